@@ -1,0 +1,138 @@
+"""Explicit random streams for the dealing kernel (numba, no global state).
+
+Each block of rounds owns a xoshiro256** generator whose state is derived from
+(master seed, block index) through splitmix64, so a block deals the same cards
+whichever thread runs it and whenever it runs. Bounded integers use Lemire's
+multiply-and-reject method on 32-bit halves of the 64-bit output: unbiased, and
+a rejection is rare (probability below ``n / 2**32``).
+
+Each 64-bit output serves two bounded draws (its high and low halves), always
+paired the same way within a round, so no "spare bits" state crosses a round.
+
+References
+----------
+Blackman and Vigna, "Scrambled linear pseudorandom number generators" (2018).
+Lemire, "Fast random integer generation in an interval", ACM TOMACS 29 (2019).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
+_U5 = np.uint64(5)
+_U7 = np.uint64(7)
+_U9 = np.uint64(9)
+_U17 = np.uint64(17)
+_U27 = np.uint64(27)
+_U30 = np.uint64(30)
+_U31 = np.uint64(31)
+_U32 = np.uint64(32)
+_U45 = np.uint64(45)
+_MASK32 = np.uint64(0xFFFFFFFF)
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_BLOCK_SALT = np.uint64(0xD1B54A32D192ED03)
+
+
+@jit(inline="always")
+def _rotl(x, k):
+    return (x << k) | (x >> (np.uint64(64) - k))
+
+
+@jit(inline="always")
+def splitmix64_mix(z):
+    """The splitmix64 output function (a bijective 64-bit mixer)."""
+    z = (z ^ (z >> _U30)) * _MIX1
+    z = (z ^ (z >> _U27)) * _MIX2
+    return z ^ (z >> _U31)
+
+
+@jit
+def block_state(seed, block):
+    """Generator state of block ``block`` in the stream of master ``seed``.
+
+    Parameters
+    ----------
+    seed : uint64
+        Master seed.
+    block : int64
+        Block index (>= 0).
+
+    Returns
+    -------
+    tuple of 4 uint64
+        xoshiro256** state (never all zero).
+    """
+    key = splitmix64_mix(splitmix64_mix(np.uint64(seed)) ^ splitmix64_mix(np.uint64(block) * _BLOCK_SALT + _GAMMA))
+    s0 = splitmix64_mix(key + _GAMMA)
+    s1 = splitmix64_mix(key + _GAMMA * np.uint64(2))
+    s2 = splitmix64_mix(key + _GAMMA * np.uint64(3))
+    s3 = splitmix64_mix(key + _GAMMA * np.uint64(4))
+    if s0 == _U0 and s1 == _U0 and s2 == _U0 and s3 == _U0:
+        s0 = _U1  # the all-zero state is xoshiro's only fixed point
+    return (s0, s1, s2, s3)
+
+
+@jit(inline="always")
+def next_u64(state):
+    """Next 64-bit output of xoshiro256**; returns ``(output, new_state)``.
+
+    The state is a tuple of scalars rather than an array so that LLVM keeps it
+    in registers inside the dealing loop.
+    """
+    s0, s1, s2, s3 = state
+    result = _rotl(s1 * _U5, _U7) * _U9
+    t = s1 << _U17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, _U45)
+    return result, (s0, s1, s2, s3)
+
+
+@jit(inline="always")
+def bounded(bits32, n, state):
+    """Uniform integer in ``[0, n)`` from 32 random bits (Lemire, unbiased).
+
+    Parameters
+    ----------
+    bits32 : uint64
+        32 fresh random bits (one half of a :func:`next_u64` output).
+    n : int
+        Range, ``1 <= n < 2**32``.
+    state : tuple of 4 uint64
+        Generator state, used only in the rare case of a rejection.
+
+    Returns
+    -------
+    (int64, state)
+    """
+    range_ = np.uint64(n)
+    m = bits32 * range_
+    low = m & _MASK32
+    if low < range_:
+        threshold = (np.uint64(0x100000000) - range_) % range_
+        while low < threshold:
+            x, state = next_u64(state)
+            m = (x >> _U32) * range_
+            low = m & _MASK32
+    return np.int64(m >> _U32), state
+
+
+@jit(inline="always")
+def high32(x):
+    """High 32 bits of a 64-bit output."""
+    return x >> _U32
+
+
+@jit(inline="always")
+def low32(x):
+    """Low 32 bits of a 64-bit output."""
+    return x & _MASK32

@@ -1,0 +1,3 @@
+"""Package version (one place; pyproject reads it)."""
+
+__version__ = "0.1.0"

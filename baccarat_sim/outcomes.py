@@ -1,0 +1,237 @@
+"""The outcome code space and the one histogram type every engine returns.
+
+Each round maps to one integer *outcome code* that carries everything any bet in
+the rule sheets (and the common bets of the field) can be settled on:
+
+=============  ======  =====================================================
+field          values  meaning
+=============  ======  =====================================================
+player_score   0-9     the Player's final score
+banker_score   0-9     the Banker's final score
+player_cards   0-1     0: two cards, 1: three cards
+banker_cards   0-1     0: two cards, 1: three cards
+player_pair    0-2     first two Player cards: 0 no pair, 1 pair, 2 suited pair
+banker_pair    0-2     first two Banker cards: 0 no pair, 1 pair, 2 suited pair
+first_card     0-3     Player's first card vs Banker's first card by rank (Ace
+                       low, King high): 0 Player higher, 1 Banker higher,
+                       2 equal rank, 3 equal rank and suit
+=============  ======  =====================================================
+
+``code = ((((((ps * 10 + bs) * 2 + pc) * 2 + bc) * 3 + pp) * 3 + bp) * 4 + fc)``,
+so there are :data:`N_CODES` = 14,400 codes. A hand with two cards and a score of
+8 or 9 is exactly a natural, so naturals need no field of their own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "FIELDS",
+    "N_CODES",
+    "OutcomeHistogram",
+    "decode",
+    "encode",
+    "field_grid",
+]
+
+#: (name, number of values) of each field, most significant first.
+FIELDS: tuple[tuple[str, int], ...] = (
+    ("player_score", 10),
+    ("banker_score", 10),
+    ("player_cards", 2),
+    ("banker_cards", 2),
+    ("player_pair", 3),
+    ("banker_pair", 3),
+    ("first_card", 4),
+)
+N_CODES = int(np.prod([size for _, size in FIELDS]))
+
+FIRST_CARD_PLAYER_HIGH = 0
+FIRST_CARD_BANKER_HIGH = 1
+FIRST_CARD_TIE = 2
+FIRST_CARD_SUITED_TIE = 3
+
+
+def encode(player_score, banker_score, player_cards, banker_cards, player_pair, banker_pair, first_card):
+    """Outcome code of a round (works on scalars and on numpy arrays).
+
+    ``player_cards``/``banker_cards`` are 0 for a two-card hand and 1 for three.
+    """
+    code = player_score
+    for value, (_, size) in zip(
+        (banker_score, player_cards, banker_cards, player_pair, banker_pair, first_card), FIELDS[1:]
+    ):
+        code = code * size + value
+    return code
+
+
+def decode(code) -> dict[str, Any]:
+    """Fields of an outcome code (scalar or array), inverse of :func:`encode`."""
+    fields = {}
+    rest = np.asarray(code)
+    for name, size in reversed(FIELDS):
+        fields[name] = rest % size
+        rest = rest // size
+    return {name: fields[name] for name, _ in FIELDS}
+
+
+def field_grid() -> dict[str, np.ndarray]:
+    """Every field evaluated over the whole code space.
+
+    Returns
+    -------
+    dict of str to ndarray(int64, shape=(N_CODES,))
+        ``grid[name][code]`` is the value of field ``name`` in outcome ``code``.
+    """
+    return decode(np.arange(N_CODES, dtype=np.int64))
+
+
+def _as_counts(counts) -> np.ndarray:
+    array = np.asarray(counts)
+    if array.dtype.kind not in "iu":
+        raise TypeError("counts must be integers (combination counts or round counts)")
+    return array.astype(np.int64, copy=False)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class OutcomeHistogram:
+    """Integer counts of rounds (or exact combination weights) per outcome code.
+
+    Both engines return this type; settlement, statistics, reports and plots
+    read only this type.
+
+    Parameters
+    ----------
+    counts : ndarray(int64, shape=(N_CODES,))
+        Rounds (Monte Carlo) or exact weights (exact engine) per outcome code.
+    engine : str
+        ``"exact"`` or ``"mc"``.
+    model : str
+        ``"exact"``, ``"fresh"`` or ``"dealt"``.
+    shoe : ndarray(int64, shape=(13, 4))
+        The shoe composition the rounds were dealt from (before burning).
+    seed : int or None
+        Master seed of a Monte Carlo run, None for the exact engine.
+    rounds : int
+        Rounds dealt (for the exact engine: the total weight).
+    shoes : int
+        Shoes dealt (dealt model), or rounds for the fresh model, 0 for exact.
+    by_position : ndarray(int64, shape=(n_positions, N_CODES)) or None
+        Dealt model: counts per round position in the shoe (row 0 is round 1; the
+        last row also holds every later round). Sums to ``counts``.
+    batches : ndarray(int64, shape=(n_batches, N_CODES)) or None
+        Counts of consecutive groups of whole blocks (whole shoes in the dealt
+        model), for batch-means standard errors and convergence plots.
+    meta : dict
+        Free-form provenance (rules id, rule hash, version, block size, ...).
+    """
+
+    counts: np.ndarray
+    engine: str
+    model: str
+    shoe: np.ndarray
+    seed: int | None = None
+    rounds: int = 0
+    shoes: int = 0
+    by_position: np.ndarray | None = None
+    batches: np.ndarray | None = None
+    meta: dict = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self):
+        counts = _as_counts(self.counts)
+        if counts.shape != (N_CODES,):
+            raise ValueError(f"counts must have shape ({N_CODES},), got {counts.shape}")
+        object.__setattr__(self, "counts", counts)
+        object.__setattr__(self, "shoe", np.asarray(self.shoe, dtype=np.int64))
+        for name in ("by_position", "batches"):
+            value = getattr(self, name)
+            if value is not None:
+                value = _as_counts(value)
+                if value.ndim != 2 or value.shape[1] != N_CODES:
+                    raise ValueError(f"{name} must have shape (n, {N_CODES}), got {value.shape}")
+                object.__setattr__(self, name, value)
+
+    @property
+    def total(self) -> int:
+        """Sum of all counts (rounds, or total combination weight)."""
+        return int(self.counts.sum())
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """Counts divided by their total, ``ndarray(float64, shape=(N_CODES,))``."""
+        return self.counts / self.total
+
+    def merge(self, other: OutcomeHistogram) -> OutcomeHistogram:
+        """Add two histograms of the same engine, model and shoe.
+
+        Counts, rounds, shoes and per-position counts add; batches stack.
+        """
+        if (self.engine, self.model) != (other.engine, other.model) or not np.array_equal(
+            self.shoe, other.shoe
+        ):
+            raise ValueError("only histograms of the same engine, model and shoe can be merged")
+        by_position = None
+        if self.by_position is not None and other.by_position is not None:
+            rows = max(len(self.by_position), len(other.by_position))
+            by_position = np.zeros((rows, N_CODES), np.int64)
+            by_position[: len(self.by_position)] += self.by_position
+            by_position[: len(other.by_position)] += other.by_position
+        batches = None
+        if self.batches is not None and other.batches is not None:
+            batches = np.concatenate([self.batches, other.batches])
+        return dataclasses.replace(
+            self,
+            counts=self.counts + other.counts,
+            rounds=self.rounds + other.rounds,
+            shoes=self.shoes + other.shoes,
+            by_position=by_position,
+            batches=batches,
+            seed=self.seed if self.seed == other.seed else None,
+        )
+
+    __add__ = merge
+
+    def marginal(self, field: str) -> np.ndarray:
+        """Counts summed over every field but ``field``."""
+        sizes = [size for _, size in FIELDS]
+        axis = [name for name, _ in FIELDS].index(field)
+        table = self.counts.reshape(sizes)
+        return table.sum(axis=tuple(i for i in range(len(sizes)) if i != axis))
+
+    def save(self, path) -> None:
+        """Write the histogram to ``.npz`` (counts, provenance, batches, positions)."""
+        import json
+
+        arrays = {"counts": self.counts, "shoe": self.shoe}
+        if self.by_position is not None:
+            arrays["by_position"] = self.by_position
+        if self.batches is not None:
+            arrays["batches"] = self.batches
+        header = {
+            "engine": self.engine,
+            "model": self.model,
+            "seed": self.seed,
+            "rounds": self.rounds,
+            "shoes": self.shoes,
+            "meta": self.meta,
+        }
+        np.savez_compressed(path, header=np.array(json.dumps(header)), **arrays)
+
+    @classmethod
+    def load(cls, path) -> OutcomeHistogram:
+        """Read a histogram written by :meth:`save`."""
+        import json
+
+        with np.load(path, allow_pickle=False) as data:
+            header = json.loads(str(data["header"]))
+            return cls(
+                counts=data["counts"],
+                shoe=data["shoe"],
+                by_position=data["by_position"] if "by_position" in data else None,
+                batches=data["batches"] if "batches" in data else None,
+                **header,
+            )

@@ -57,7 +57,9 @@ BANKER_DRAWS[4, [1 + p for p in range(2, 8)]] = 1  # 4: draws on 2-7
 BANKER_DRAWS[5, [1 + p for p in range(4, 8)]] = 1  # 5: draws on 4-7
 BANKER_DRAWS[6, [1 + 6, 1 + 7]] = 1  # 6: draws on 6-7
 # 7: always stands
-for _table in (PLAYER_DRAWS, BANKER_DRAWS):
+# numba reads these module-level arrays as compile-time constants: freeze them
+# so that a stray write cannot make the Python rules differ from compiled ones.
+for _table in (RANK_POINTS, PLAYER_DRAWS, BANKER_DRAWS):
     _table.setflags(write=False)
 
 

@@ -90,11 +90,16 @@ def field_grid() -> dict[str, np.ndarray]:
     return decode(np.arange(N_CODES, dtype=np.int64))
 
 
-def _as_counts(counts) -> np.ndarray:
+def _as_counts(counts, name: str = "counts") -> np.ndarray:
     array = np.asarray(counts)
     if array.dtype.kind not in "iu":
-        raise TypeError("counts must be integers (combination counts or round counts)")
-    return array.astype(np.int64, copy=False)
+        raise TypeError(f"{name} must be integers (combination counts or round counts), got {array.dtype}")
+    if array.dtype == np.uint64 and array.size and array.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} do not fit in int64")
+    array = array.astype(np.int64, copy=False)
+    if array.size and array.min() < 0:
+        raise ValueError(f"{name} must be >= 0")
+    return array
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -146,11 +151,14 @@ class OutcomeHistogram:
         if counts.shape != (N_CODES,):
             raise ValueError(f"counts must have shape ({N_CODES},), got {counts.shape}")
         object.__setattr__(self, "counts", counts)
-        object.__setattr__(self, "shoe", np.asarray(self.shoe, dtype=np.int64))
+        shoe = _as_counts(self.shoe, "shoe")
+        if shoe.shape != (13, 4):
+            raise ValueError(f"shoe must have shape (13, 4), got {shoe.shape}")
+        object.__setattr__(self, "shoe", shoe)
         for name in ("by_position", "batches"):
             value = getattr(self, name)
             if value is not None:
-                value = _as_counts(value)
+                value = _as_counts(value, name)
                 if value.ndim != 2 or value.shape[1] != N_CODES:
                     raise ValueError(f"{name} must have shape (n, {N_CODES}), got {value.shape}")
                 object.__setattr__(self, name, value)
@@ -168,7 +176,17 @@ class OutcomeHistogram:
     def merge(self, other: OutcomeHistogram) -> OutcomeHistogram:
         """Add two histograms of the same engine, model and shoe.
 
-        Counts, rounds, shoes and per-position counts add; batches stack.
+        Counts, rounds, shoes and per-position counts add (the shorter
+        ``by_position`` is padded with zero rows); batches stack, ``self``'s
+        first. ``by_position`` and ``batches`` are kept only when both sides
+        have them, since otherwise they would no longer add up to ``counts``.
+        The seed is kept when both sides share it, else it becomes None; the
+        metadata is ``self``'s.
+
+        Raises
+        ------
+        ValueError
+            When engine, model or shoe differ.
         """
         if (self.engine, self.model) != (other.engine, other.model) or not np.array_equal(
             self.shoe, other.shoe
@@ -196,9 +214,18 @@ class OutcomeHistogram:
     __add__ = merge
 
     def marginal(self, field: str) -> np.ndarray:
-        """Counts summed over every field but ``field``."""
+        """Counts summed over every field but ``field``.
+
+        Returns
+        -------
+        ndarray(int64, shape=(size of the field,))
+            ``marginal(field)[v]`` is the count of the codes whose ``field`` is ``v``.
+        """
         sizes = [size for _, size in FIELDS]
-        axis = [name for name, _ in FIELDS].index(field)
+        names = [name for name, _ in FIELDS]
+        if field not in names:
+            raise ValueError(f"field: must be one of {', '.join(names)}, got {field!r}")
+        axis = names.index(field)
         table = self.counts.reshape(sizes)
         return table.sum(axis=tuple(i for i in range(len(sizes)) if i != axis))
 
@@ -214,9 +241,10 @@ class OutcomeHistogram:
         header = {
             "engine": self.engine,
             "model": self.model,
-            "seed": self.seed,
-            "rounds": self.rounds,
-            "shoes": self.shoes,
+            # int(): numpy integers are not JSON serialisable.
+            "seed": None if self.seed is None else int(self.seed),
+            "rounds": int(self.rounds),
+            "shoes": int(self.shoes),
             "meta": self.meta,
         }
         np.savez_compressed(path, header=np.array(json.dumps(header)), **arrays)

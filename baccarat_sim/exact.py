@@ -10,8 +10,10 @@ from .outcomes import N_CODES, OutcomeHistogram
 
 __all__ = ["MAX_CARDS", "as_shoe", "exact_histogram", "remove_cards"]
 
-#: Largest shoe whose six-card orderings fit in a signed 64-bit integer.
-MAX_CARDS = 1440
+#: Largest shoe whose six-card orderings ``N (N-1) ... (N-5)`` fit in a signed
+#: 64-bit integer (1450 cards, 27 decks and then some); every weight and partial
+#: sum of the exact kernel is at most that total, so none can overflow.
+MAX_CARDS = 1450
 
 
 def as_shoe(shoe) -> np.ndarray:
@@ -36,7 +38,9 @@ def as_shoe(shoe) -> np.ndarray:
     total = int(array.sum())
     if not 6 <= total <= MAX_CARDS:
         raise ValueError(f"shoe: must hold 6 to {MAX_CARDS} cards, got {total}")
-    return array.astype(np.int64)
+    # A fresh C-contiguous copy: the caller's array is never aliased, and a
+    # strided view (``shoe[:, perm]``) would make numba compile a second kernel.
+    return np.array(array, dtype=np.int64, order="C")
 
 
 def remove_cards(shoe, cards: str | list) -> np.ndarray:

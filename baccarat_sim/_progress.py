@@ -56,9 +56,10 @@ def get_progress_bar(display: bool | None, total: int, initial: int = 0, unit: s
 
 
 def _in_notebook() -> bool:
-    try:
-        from IPython import get_ipython
-    except ImportError:
+    """Whether we run in a Jupyter kernel (its ``sys.stderr`` is no terminal, yet a bar is wanted)."""
+    if "IPython" not in sys.modules:  # importing IPython just to ask costs a quarter of a second
         return False
+    from IPython import get_ipython
+
     shell = get_ipython()
     return shell is not None and shell.__class__.__name__ == "ZMQInteractiveShell"

@@ -71,6 +71,7 @@ class Report:
     def bets_json(self) -> list[dict]:
         """Per-bet records of the JSON contract."""
         records = []
+        stated_holds = {c.claim.bet: c.holds for c in self.claims if c.claim.what == "bet"}
         for bet_id, row in self.table.iterrows():
             record = {
                 "id": bet_id,
@@ -87,6 +88,9 @@ class Report:
                 "push_frequency": row["push_frequency"],
                 "rounds_for_0_01pct_ci": row["rounds_for_0_01pct_ci"],
                 "max_round": None if pd.isna(row["max_round"]) else int(row["max_round"]),
+                "exact_house_edge": -row["exact_ev"],
+                "stated_holds": stated_holds.get(bet_id),
+                "se_method": None if pd.isna(row["se"]) else row["se_method"],
             }
             records.append(record)
         return records
@@ -110,47 +114,78 @@ class Report:
         return json.dumps(self.to_dict(), indent=2)
 
     def display_table(self) -> pd.DataFrame:
-        """The table people read: percentages, rounded."""
+        """The table people read: strings, percentages, rounded (index: bet id).
+
+        Monte Carlo RTP and house edge carry their 95% CI as ``± half-width``
+        (the interval is symmetric); exact-only reports show more digits.
+        """
         t = self.table
         shown = pd.DataFrame(index=t.index)
         shown["bet"] = t["name"]
-        pct = lambda col: (100 * t[col]).map(lambda v: "" if pd.isna(v) else f"{v:.4f}%")  # noqa: E731
+
+        def pct(col, digits=4):
+            return t[col].map(lambda v: "" if pd.isna(v) else f"{100 * v:.{digits}f}")
+
         if self.mc is not None:
-            shown["MC RTP"] = pct("rtp")
-            shown["95% CI"] = [
-                "" if pd.isna(lo) else f"[{100 * lo:.4f}, {100 * hi:.4f}]" for lo, hi in zip(t["ci95_low"],
-                                                                                          t["ci95_high"])
-            ]
-            shown["house edge"] = pct("house_edge")
-            shown["exact RTP"] = pct("exact_rtp")
-            shown["z"] = t["z"].map(lambda v: "" if pd.isna(v) else f"{v:+.2f}")
+            half = 100 * (t["ci95_high"] - t["ci95_low"]) / 2
+            ci = half.map(lambda v: "" if pd.isna(v) else f" ± {v:.4f}")
+            shown["RTP % (95% CI)"] = pct("rtp") + ci
+            shown["edge %"] = pct("house_edge")
+            shown["exact %"] = pct("exact_rtp")
         else:
-            shown["RTP"] = pct("rtp")
-            shown["house edge"] = pct("house_edge")
-        shown["stated"] = t["stated_text"].fillna("")
-        shown["hit freq"] = pct("hit_frequency")
+            shown["RTP %"] = pct("rtp", 6)
+            shown["edge %"] = pct("house_edge", 6)
+        failed = {c.claim.bet for c in self.claims if c.claim.what == "bet" and not c.holds}
+        shown["stated"] = [("" if text is None or pd.isna(text) else text) + (" *" if bet_id in failed else "")
+                           for bet_id, text in zip(t.index, t["stated_text"])]
+        if self.mc is not None:
+            shown["z"] = t["z"].map(lambda v: "" if pd.isna(v) else f"{v:+.2f}")
+        shown["hit %"] = pct("hit_frequency")
+        if self.mc is None:
+            shown["push %"] = pct("push_frequency")
         shown["SD"] = t["sd"].map(lambda v: f"{v:.4f}")
-        shown["rounds for ±0.01%"] = t["rounds_for_0_01pct_ci"].map(lambda v: f"{v:.3g}")
+        shown["rounds ±0.01%"] = t["rounds_for_0_01pct_ci"].map(lambda v: f"{v:.2e}".replace("e+0", "e"))
         return shown
 
     def header_lines(self) -> list[str]:
-        """Human-readable header of the run."""
+        """Human-readable header of the run: rule set, shoe, rounds, seed, threads, timing."""
         r = self.run
-        lines = [f"rule set   {r['rules']} ({self.rules.name})", f"shoe       {r['decks_text']}, model {r['model']}"]
+        lines = [f"rule set  {r['rules']}: {self.rules.name}  (sha256 {str(r.get('rules_sha256', ''))[:12]})"]
+        model = {"fresh": "shuffled before every round", "dealt": "dealt through to the cut card",
+                 "exact": "exact, every ordering of a freshly shuffled shoe"}.get(r["model"], r["model"])
+        lines.append(f"shoe      {r['decks_text']}, {model}")
         if self.mc is not None:
-            lines.append(f"rounds     {r['rounds']:,} in {r['shoes']:,} shoes" if r["model"] == "dealt"
-                         else f"rounds     {r['rounds']:,}")
-            lines.append(f"seed       {r['seed']}    threads {r['threads']}")
-            lines.append(f"time       {r['seconds']:.2f} s wall, {r['rounds_per_second'] / 1e6:.1f} M rounds/s "
-                         "(kernel)")
+            rounds = f"{r['rounds']:,}"
+            if r.get("complete") is False:
+                rounds += f" of {r.get('rounds_requested', 0):,} requested (stopped early: a partial result)"
+            if r["model"] == "dealt":
+                rounds += f" in {r['shoes']:,} shoes"
+            if r.get("resumed_from_rounds"):
+                rounds += f", resumed at {r['resumed_from_rounds']:,}"
+            lines.append(f"rounds    {rounds}")
+            lines.append(f"seed      {r['seed']}   threads {r.get('threads')}")
+            timing = f"time      {_seconds(r.get('seconds'))} wall"
+            if r.get("wall_rounds_per_second"):
+                timing += f", {r['wall_rounds_per_second'] / 1e6:,.1f} M rounds/s"
+            if r.get("rounds_per_second"):
+                timing += f" (kernel {r['rounds_per_second'] / 1e6:,.1f} M rounds/s)"
+            lines.append(timing)
         lines.append(
-            f"exact      P(Banker) {r['banker_win']:.6f}  P(Player) {r['player_win']:.6f}  P(Tie) {r['tie']:.6f}"
+            f"exact     P(Banker) {r['banker_win']:.6f}  P(Player) {r['player_win']:.6f}  P(Tie) {r['tie']:.6f}"
         )
+        if self.mc is not None and r["model"] == "dealt":
+            lines.append("note      exact % and z refer to a freshly shuffled shoe; a dealt shoe differs slightly")
         return lines
 
-    def to_text(self) -> str:
-        """Header, table and claim checks as plain text."""
-        lines = self.header_lines() + ["", self.display_table().to_string(index=False)]
+    def to_text(self, width: int = 120) -> str:
+        """Header, table and stated-RTP checks as plain text, at most ``width`` columns wide.
+
+        Bet names are shortened (with "…") when the table would be wider.
+        """
+        shown = self.display_table()
+        lines = self.header_lines() + [""] + _text_table(shown, width)
+        if any(" *" in v for v in shown["stated"]):
+            lines.append("* the exact RTP contradicts the stated one at the sheet's precision")
         if self.claims:
             lines += ["", "stated RTP checks:"] + [f"  {c.reason}" for c in self.claims]
         return "\n".join(lines)
@@ -173,6 +208,28 @@ class Report:
         return frame.to_csv(index_label="id")
 
 
+def _seconds(value) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f} s" if value < 120 else f"{value / 60:.1f} min" if value < 7200 else f"{value / 3600:.2f} h"
+
+
+def _text_table(shown: pd.DataFrame, width: int) -> list[str]:
+    """Rows of a plain-text table: first column left-aligned (shortened to fit ``width``), the rest right-aligned."""
+    columns = list(shown.columns)
+    cells = [[str(v) for v in shown[c]] for c in columns]
+    widths = [max([len(c)] + [len(v) for v in col]) for c, col in zip(columns, cells)]
+    room = width - sum(widths[1:]) - 2 * (len(columns) - 1)
+    if widths[0] > room:
+        widths[0] = max(room, len(columns[0]), 8)
+        cells[0] = [v if len(v) <= widths[0] else v[: widths[0] - 1] + "…" for v in cells[0]]
+
+    def line(values):
+        return "  ".join([values[0].ljust(widths[0])] + [v.rjust(w) for v, w in zip(values[1:], widths[1:])])
+
+    return [line(columns)] + [line([col[i] for col in cells]) for i in range(len(shown))]
+
+
 def _decks_text(hist: OutcomeHistogram) -> str:
     decks = hist.meta.get("decks")
     total = int(hist.shoe.sum())
@@ -192,14 +249,15 @@ def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | N
             "id": bet.id,
             "name": bet.name,
             "exact_rtp": ex.rtp,
+            "exact_ev": ex.ev,
             "stated_rtp": stated.fraction if stated else np.nan,
             "stated_text": stated.value if stated else None,
             "max_round": bet.max_round if bet.max_round is not None else np.nan,
         }
         if mc is None:
             row.update(rtp=ex.rtp, house_edge=ex.house_edge, ci95_low=np.nan, ci95_high=np.nan, z=np.nan,
-                       se=np.nan, hit_frequency=ex.hit_frequency, push_frequency=ex.push_frequency, sd=ex.sd,
-                       rounds_for_0_01pct_ci=ex.rounds_for_precision)
+                       se=np.nan, se_method=None, hit_frequency=ex.hit_frequency,
+                       push_frequency=ex.push_frequency, sd=ex.sd, rounds_for_0_01pct_ci=ex.rounds_for_precision)
         else:
             from .settle import settle_bet
 
@@ -207,8 +265,9 @@ def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | N
             est = estimate(mc, net_vector(bet, rules))
             low, high = est.ci95
             row.update(rtp=est.rtp, house_edge=-est.ev, ci95_low=low, ci95_high=high, z=est.z(ex.rtp), se=est.se,
-                       hit_frequency=mc_result.hit_frequency, push_frequency=mc_result.push_frequency,
-                       sd=mc_result.sd, rounds_for_0_01pct_ci=mc_result.rounds_for_precision)
+                       se_method=est.method, hit_frequency=mc_result.hit_frequency,
+                       push_frequency=mc_result.push_frequency, sd=mc_result.sd,
+                       rounds_for_0_01pct_ci=mc_result.rounds_for_precision)
         rows.append(row)
     table = pd.DataFrame(rows).set_index("id")
     probabilities = main_bet_probabilities(exact)
@@ -223,6 +282,9 @@ def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | N
         **probabilities,
     }
     if mc is not None:
-        info.update(rounds=mc.rounds, shoes=mc.shoes, seed=mc.seed)
+        info.update(rounds=mc.rounds, shoes=mc.shoes, seed=mc.seed, complete=mc.meta.get("complete", True))
+    # Every header key of the JSON contract is present; null where it does not apply (an exact-only report).
+    for key in ("rounds", "shoes", "seed", "threads", "seconds", "rounds_per_second"):
+        info.setdefault(key, None)
     info.update(run or {})
     return Report(rules, exact, mc, info, table, check_claims(rules, exact_results))

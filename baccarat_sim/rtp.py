@@ -17,9 +17,9 @@ are parsed, so ``--help`` and argument errors are instant.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,6 +28,8 @@ from ._version import __version__
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_USAGE = 2
+#: A run stopped by Ctrl-C (128 + SIGINT, the shell's convention): its report covers what was dealt.
+EXIT_INTERRUPTED = 130
 #: Largest --rounds accepted (counts stay far from 64-bit overflow); keep in step with simulate.MAX_ROUNDS.
 MAX_ROUNDS = 10**15
 DEFAULT_ROUNDS = 100_000_000
@@ -39,19 +41,28 @@ class UsageError(Exception):
 
 
 def parse_rounds(text: str) -> int:
-    """Read a round count: ``1e9``, ``2_000_000``, ``100000``."""
+    """Read a round count: ``1e9``, ``2_000_000``, ``100000``, ``2.5e6``.
+
+    Examples
+    --------
+    >>> parse_rounds("1e9"), parse_rounds("2_000_000"), parse_rounds("2.5e6")
+    (1000000000, 2000000, 2500000)
+    """
+    from decimal import Decimal
+
     cleaned = text.strip().replace("_", "")
     if not re.fullmatch(r"\d+(\.\d*)?([eE][+]?\d+)?", cleaned):
         raise argparse.ArgumentTypeError(f"must be a positive whole number such as 1e9 or 2_000_000, got {text!r}")
-    value = float(cleaned) if re.search(r"[.eE]", cleaned) else int(cleaned)
-    if value != int(value):
+    # Decimal, not float: 1e400 must not become inf, and 1e15 + 1 must not round.
+    value = Decimal(cleaned)
+    if value > MAX_ROUNDS:
+        raise argparse.ArgumentTypeError(f"must be at most 1e{len(str(MAX_ROUNDS)) - 1} (beyond what a run can "
+                                         f"count), got {text!r}")
+    if value != value.to_integral_value():
         raise argparse.ArgumentTypeError(f"must be a whole number of rounds, got {text!r}")
-    value = int(value)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
-    if value > MAX_ROUNDS:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_ROUNDS:.0e} (beyond what a run can count), got {text!r}")
-    return value
+    return int(value)
 
 
 def _positive_int(name: str, low: int = 1, high: int | None = None):
@@ -79,6 +90,16 @@ def _seed(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not 0 < value <= 86_400:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 86400 seconds, got {text!r}")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports bad input as one line and exit status 2."""
 
@@ -86,20 +107,32 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows a default only where it says something (not None/False, not already in the help)."""
+
+    def _get_help_string(self, action):
+        if action.default in (None, False) or "default" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (no heavy imports)."""
     parser = _Parser(
         prog=PROG,
         description="Exact and Monte Carlo RTP of Baccarat bets under a rule set.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_HelpFormatter,
+        epilog="Exit status: 0 done, 1 --check failed, 2 bad input, 130 stopped by Ctrl-C (checkpoint written; "
+               "continue with --resume).",
     )
     parser.add_argument("--version", action="version", version=f"baccarat_sim {__version__}")
     what = parser.add_argument_group("what to compute")
     what.add_argument("--rules", default="default", metavar="NAME|PATH",
                       help="shipped rule set name or a rule-set .toml file")
     what.add_argument("--exact", action="store_true", help="exact combinatorial figures only (no Monte Carlo)")
-    what.add_argument("--rounds", type=parse_rounds, default=DEFAULT_ROUNDS, metavar="N",
-                      help="Monte Carlo rounds (1e9 and 2_000_000 are accepted)")
+    what.add_argument("--rounds", type=parse_rounds, metavar="N",
+                      help=f"Monte Carlo rounds; 1e9 and 2_000_000 are accepted (default: {DEFAULT_ROUNDS:.0e}, "
+                           "or the checkpoint's with --resume)")
     what.add_argument("--model", choices=("fresh", "dealt"),
                       help="shoe model: fresh shuffle every round, or dealt through to the cut card "
                            "(default: the rule set's)")
@@ -110,11 +143,17 @@ def build_parser() -> argparse.ArgumentParser:
                            "or cards (Qh)")
     what.add_argument("--bets", metavar="ID[,ID...]", help="report only these bets")
     run = parser.add_argument_group("how to run")
-    run.add_argument("--seed", type=_seed, help="master seed (default: drawn at random and printed)")
+    run.add_argument("--seed", type=_seed,
+                     help="master seed (default: drawn at random and printed, or the checkpoint's with --resume)")
     run.add_argument("--threads", type=_positive_int("threads", 1), metavar="T",
                      help="kernel threads (default: all cores); results do not depend on it")
     run.add_argument("--resume", action="store_true",
-                     help="continue an interrupted run from the checkpoint in --out")
+                     help="continue an interrupted run from its checkpoint in --out (same random stream)")
+    run.add_argument("--checkpoint-every", type=_seconds, default=30.0, metavar="S",
+                     help="write the checkpoint at least every S seconds")
+    run.add_argument("--max-chunks", type=_positive_int("max-chunks", 1), metavar="K",
+                     help="stop after K chunks as Ctrl-C would (checkpoint and report of what was dealt), e.g. to "
+                          "fit a run into batch-job time slices")
     out = parser.add_argument_group("output")
     out.add_argument("--format", choices=("table", "json", "csv", "markdown"), default="table",
                      help="what to print on stdout")
@@ -132,13 +171,18 @@ def _note(args, message: str) -> None:
 
 
 def _check_out_dir(path: str) -> Path:
+    """Create ``--out`` and prove it writable now, before any work is done."""
     directory = Path(path)
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"--out: {path!r} is a file; give a directory (it is created if missing)")
     try:
         directory.mkdir(parents=True, exist_ok=True)
+        # os.access says yes to root on a read-only mount: only writing a file tells the truth.
+        with tempfile.TemporaryFile(dir=directory):
+            pass
     except OSError as error:
-        raise UsageError(f"--out: cannot create directory {path!r} ({error.strerror or error})") from None
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise UsageError(f"--out: directory {path!r} is not writable")
+        raise UsageError(f"--out: cannot write to directory {path!r} ({error.strerror or error}); "
+                         "give a writable directory or --no-files") from None
     return directory
 
 
@@ -171,72 +215,122 @@ def _load(args):
 def run(args) -> int:
     """Carry out a parsed command line; returns the exit status."""
     from .exact import exact_histogram
-    from .outputs import write_outputs
     from .report import build_report
 
+    started = time.perf_counter()
+    if args.exact and args.resume:
+        raise UsageError("--resume: only continues a Monte Carlo run; drop --exact")
     rules, shoe = _load(args)
     out_dir = None if args.no_files else _check_out_dir(args.out)
-    started = time.perf_counter()
     exact = exact_histogram(shoe)
     run_info = {"rules_path": rules.path}
     if args.remove:
         run_info["removed"] = args.remove
     mc = None
-    if not args.exact:
+    if args.exact:
+        run_info.update(rounds=None, shoes=None, seed=None, threads=None, rounds_per_second=None,
+                        seconds=time.perf_counter() - started)
+    else:
         mc, run_info_mc = _monte_carlo(args, rules, shoe, out_dir)
         run_info.update(run_info_mc)
-    else:
-        run_info["seconds"] = time.perf_counter() - started
+    run_info["total_seconds"] = time.perf_counter() - started
     report = build_report(rules, exact, mc, run_info)
-    files = write_outputs(report, out_dir) if out_dir is not None else []
+    status = EXIT_OK
+    files = []
+    if out_dir is not None:
+        from .outputs import write_outputs
+
+        try:
+            files = write_outputs(report, out_dir)
+        except OSError as error:
+            print(f"{PROG}: error: --out: cannot write result files to {args.out!r} ({error.strerror or error})",
+                  file=sys.stderr)
+            status = EXIT_USAGE
     print(_render(report, args.format))
     for path in files:
         _note(args, f"wrote {path}")
-    if mc is not None and not mc.meta.get("complete", True):
-        _note(args, f"interrupted after {mc.rounds:,} rounds; continue with --resume (same --out)")
     if args.check:
-        return _check(report, args)
-    return EXIT_OK
+        status = max(status, _check(report, args))
+    if mc is not None and not mc.meta.get("complete", True):
+        why = "stopped by Ctrl-C" if run_info.get("interrupted") else "stopped at --max-chunks"
+        where = f"; checkpoint {run_info['checkpoint']}" if run_info.get("checkpoint") else ""
+        print(f"{why} after {mc.rounds:,} of {mc.meta['rounds_requested']:,} rounds{where}; continue with "
+              f"--resume --out {args.out}", file=sys.stderr)
+        if run_info.get("interrupted"):
+            return EXIT_INTERRUPTED
+    return status
+
+
+def _checkpoint_path(out_dir: Path, rules, model: str) -> Path:
+    return out_dir / f"checkpoint-{rules.id}-{model}.npz"
 
 
 def _monte_carlo(args, rules, shoe, out_dir):
+    """Plan (or resume), deal and time the Monte Carlo run; returns (histogram, run header fields)."""
     import numba
 
-    from .checkpoint import load_checkpoint
+    from .checkpoint import PLAN_FIELDS, load_checkpoint, peek_checkpoint
     from .simulate import RunState, plan_run, run_chunks
 
     if args.threads is not None and args.threads > numba.config.NUMBA_NUM_THREADS:
         raise UsageError(f"--threads: must be from 1 to {numba.config.NUMBA_NUM_THREADS} on this machine, "
                          f"got {args.threads}")
     threads = args.threads or numba.config.NUMBA_NUM_THREADS
-    checkpoint = None if out_dir is None else out_dir / f"checkpoint-{rules.id}.npz"
+    model = rules.shoe.model
+    checkpoint = None if out_dir is None else _checkpoint_path(out_dir, rules, model)
     if args.resume:
-        if checkpoint is None or not checkpoint.exists():
-            raise UsageError(f"--resume: no checkpoint for rule set {rules.id!r} in {args.out!r}")
-        expect = plan_run(rules, args.rounds, args.seed, shoe=shoe) if args.seed is not None else None
-        plan, state = load_checkpoint(checkpoint, expect=expect, rules=rules)
-        _note(args, f"resuming seed {plan.seed} at {state.rounds:,} rounds")
+        if checkpoint is None:
+            raise UsageError("--resume: reads the checkpoint from --out; drop --no-files")
+        if not checkpoint.exists():
+            found = sorted(p.name for p in out_dir.glob("checkpoint-*.npz"))
+            raise UsageError(f"--resume: no checkpoint of rule set {rules.id!r} ({model} model) in {args.out!r}"
+                             + (f"; found: {', '.join(found)}" if found else " (the run finished or never began)"))
+        # The seed and round count the user left out come from the checkpoint; everything else must match it.
+        expect = plan_run(rules, args.rounds or 1, args.seed or 0, shoe=shoe)
+        compare = tuple(f for f in PLAN_FIELDS if (f != "seed" or args.seed is not None)
+                        and (f != "rounds_requested" or args.rounds is not None))
+        plan, state = load_checkpoint(checkpoint, expect=expect, rules=rules, compare=compare)
+        if state.next_chunk >= plan.n_chunks:
+            raise UsageError(f"--resume: the run in {checkpoint} is already complete")
+        _note(args, f"resuming seed {plan.seed} at {state.rounds:,} of {plan.rounds_requested:,} rounds")
     else:
-        plan = plan_run(rules, args.rounds, args.seed, shoe=shoe)
+        plan = plan_run(rules, args.rounds or DEFAULT_ROUNDS, args.seed, shoe=shoe)
         state = RunState.empty(plan)
+        old = peek_checkpoint(checkpoint) if checkpoint is not None and checkpoint.exists() else None
+        if old is not None:
+            _note(args, f"note: {checkpoint} holds an unfinished run (seed {old['plan']['seed']}, "
+                        f"{old['rounds']:,} rounds); this run replaces it at its first checkpoint - stop now and "
+                        "add --resume to continue that one instead")
         _note(args, f"seed {plan.seed}")
+    resumed_from = state.rounds
     _warm_up(plan)
     wall = time.perf_counter()
-    run_chunks(plan, state, threads=threads, progress=None if not args.quiet else False, checkpoint=checkpoint)
+    run_chunks(plan, state, threads=threads, progress=False if args.quiet else None, checkpoint=checkpoint,
+               checkpoint_every=args.checkpoint_every, max_chunks=args.max_chunks,
+               extra_meta={"rules_path": rules.path, "remove": args.remove, "bets": list(rules.bet_ids)})
     wall = time.perf_counter() - wall
-    if checkpoint is not None and state.next_chunk >= plan.n_chunks and checkpoint.exists():
-        checkpoint.unlink()
+    complete = state.next_chunk >= plan.n_chunks
+    if checkpoint is not None and complete and checkpoint.exists():
+        checkpoint.unlink()  # a finished run needs no checkpoint
     mc = state.histogram(plan, {"wall_seconds": wall})
+    session_rounds = state.rounds - resumed_from
     info = {
         "rounds": state.rounds,
+        "rounds_requested": plan.rounds_requested,
         "shoes": state.shoes if plan.model == "dealt" else 0,
         "seed": plan.seed,
         "threads": threads,
         "seconds": wall,
         "kernel_seconds": state.kernel_seconds,
+        # Kernel time is kept in the checkpoint, so this rate is right for a resumed run too.
         "rounds_per_second": state.rounds / state.kernel_seconds if state.kernel_seconds else None,
-        "complete": state.next_chunk >= plan.n_chunks,
+        "wall_rounds_per_second": session_rounds / wall if wall > 0 else None,
+        "resumed_from_rounds": resumed_from if args.resume else None,
+        "chunks": plan.n_chunks,
+        "chunks_done": state.next_chunk,
+        "complete": complete,
         "interrupted": state.interrupted,
+        "checkpoint": None if complete or checkpoint is None else str(checkpoint),
     }
     return mc, info
 
@@ -264,15 +358,36 @@ def _render(report, fmt: str) -> str:
     return report.to_text()
 
 
+def check_failures(report) -> dict[str, list[str]]:
+    """What ``--check`` fails on, per bet (or ``"game"`` for game-wide claims).
+
+    A Monte Carlo RTP at |z| >= 4 from the exact one (a 1-in-16,000 event for a
+    correct engine), and every stated RTP the exact figure contradicts at the
+    precision the sheet writes.
+    """
+    failures: dict[str, list[str]] = {}
+    if report.mc is not None:
+        for bet_id, row in report.table.iterrows():
+            if abs(row["z"]) >= 4:  # NaN (nothing dealt) compares False
+                failures.setdefault(bet_id, []).append(
+                    f"Monte Carlo RTP {100 * row['rtp']:.4f}% is {row['z']:+.2f} standard errors from exact "
+                    f"{100 * row['exact_rtp']:.4f}% (|z| >= 4)")
+    for claim in report.claims:
+        if not claim.holds:
+            failures.setdefault(claim.claim.bet or "game", []).append(claim.reason)
+    return failures
+
+
 def _check(report, args) -> int:
-    failures = []
-    for bet_id, row in report.table.iterrows():
-        if report.mc is not None and abs(row["z"]) >= 4:
-            failures.append(f"{bet_id}: Monte Carlo RTP {row['rtp']:.6f} is {row['z']:+.2f} SE from exact "
-                            f"{row['exact_rtp']:.6f} (|z| >= 4)")
-    failures += [c.reason for c in report.claims if not c.holds]
-    for line in failures:
-        print(f"check failed: {line}", file=sys.stderr)
+    failures = check_failures(report)
+    for bet_id in list(report.table.index) + ["game"]:
+        for line in failures.get(bet_id, []):
+            print(f"check FAILED {bet_id}: {line}", file=sys.stderr)
+        if bet_id in report.table.index and bet_id not in failures:
+            z = report.table.loc[bet_id, "z"]
+            detail = "exact only" if report.mc is None else f"z {z:+.2f}"
+            _note(args, f"check ok     {bet_id}: {detail}"
+                  + "".join(f"; {c.reason}" for c in report.claims if c.claim.bet == bet_id))
     if not failures:
         _note(args, "check passed: every Monte Carlo figure within |z| < 4 of exact, every stated RTP holds")
     return EXIT_CHECK_FAILED if failures else EXIT_OK
@@ -286,6 +401,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:  # outside the chunk loop (compiling, settling) or a second Ctrl-C
+        print(f"{PROG}: interrupted; the last checkpoint written (if any) is kept", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as error:  # known input errors become one line; anything else is a bug and raises
         from .checkpoint import CheckpointError
         from .rules import InvalidRules

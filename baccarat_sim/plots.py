@@ -1,0 +1,258 @@
+"""Plots of a run (matplotlib): per-bet RTP against exact and stated values, convergence, score distribution.
+
+Every ``plot_*`` function draws on the ``ax`` it is given (the current axes of
+pyplot when None) and returns the artists it drew, so a caller can restyle or
+test them; none calls ``plt.show()``. The ``*_figure`` helpers build a whole
+:class:`matplotlib.figure.Figure` without pyplot, for files written by a
+command-line run (no GUI backend, no global state).
+
+Examples
+--------
+>>> from matplotlib.figure import Figure
+>>> from baccarat_sim import exact_histogram
+>>> artists = plot_score_distribution(exact_histogram(8), ax=Figure().add_subplot())
+>>> sorted(artists)
+['banker', 'player']
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .outcomes import OutcomeHistogram
+from .stats import Z95, estimate
+
+__all__ = [
+    "bet_rtp_figure",
+    "convergence_figure",
+    "plot_bet_rtp",
+    "plot_convergence",
+    "plot_score_distribution",
+    "running_estimate",
+    "score_distribution_figure",
+]
+
+#: Colours of the three kinds of figure: Monte Carlo, exact, stated (colour-blind safe).
+MC_COLOR, EXACT_COLOR, STATED_COLOR = "#0072B2", "#000000", "#D55E00"
+PLAYER_COLOR, BANKER_COLOR = "#0072B2", "#D55E00"
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        ax = plt.gca()
+    return ax
+
+
+def plot_bet_rtp(report, *, ax=None, relative: bool = False) -> dict:
+    """Per-bet RTP: Monte Carlo estimate with its 95% CI, the exact value and the stated one.
+
+    Parameters
+    ----------
+    report : Report
+        From :func:`baccarat_sim.report.build_report`.
+    ax : matplotlib Axes or None
+    relative : bool
+        False: RTP in percent. True: each figure minus the exact RTP, in
+        percentage points, so CIs of a few hundredths stay visible next to
+        RTPs that differ by whole percents.
+
+    Returns
+    -------
+    dict
+        ``"exact"`` (Line2D of markers), ``"mc"`` (ErrorbarContainer, or None
+        for an exact-only report) and ``"stated"`` (Line2D, or None when the
+        sheet states no bet RTP).
+    """
+    ax = _axes(ax)
+    t = report.table
+    y = np.arange(len(t))[::-1]  # first bet on top
+    exact = 100 * t["exact_rtp"].to_numpy(float)
+    base = exact if relative else np.zeros_like(exact)
+    artists = {"mc": None, "stated": None}
+    if relative:
+        ax.axvline(0.0, color=EXACT_COLOR, lw=0.8)
+    artists["exact"] = ax.plot(exact - base, y, "|", color=EXACT_COLOR, ms=14, mew=2, label="exact")[0]
+    if report.mc is not None:
+        rtp = 100 * t["rtp"].to_numpy(float)
+        half = 100 * (t["ci95_high"] - t["ci95_low"]).to_numpy(float) / 2
+        artists["mc"] = ax.errorbar(rtp - base, y, xerr=half, fmt="o", color=MC_COLOR, ms=4, capsize=3,
+                                    label=f"Monte Carlo, 95% CI ({report.mc.rounds:,.0f} rounds)")
+    stated = 100 * t["stated_rtp"].to_numpy(float)
+    if np.isfinite(stated).any():
+        artists["stated"] = ax.plot(stated - base, y, "x", color=STATED_COLOR, ms=8, mew=2, label="stated")[0]
+    ax.set_yticks(y, [str(name) for name in t["name"]])
+    ax.set_xlabel("RTP minus exact RTP (percentage points)" if relative else "RTP (%)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    return artists
+
+
+def running_estimate(hist: OutcomeHistogram, net: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """RTP estimate and standard error after each batch of a Monte Carlo run.
+
+    Batches are consecutive groups of whole chunks in stream order, so the
+    k-th point is exactly what the run would have reported had it stopped
+    after batch k.
+
+    Parameters
+    ----------
+    hist : OutcomeHistogram
+        A Monte Carlo histogram with ``batches``.
+    net : ndarray(float64, shape=(N_CODES,))
+        Net result per unit staked of each outcome code
+        (:func:`baccarat_sim.settle.net_vector`).
+
+    Returns
+    -------
+    (ndarray(int64), ndarray(float64), ndarray(float64))
+        Rounds dealt, RTP and its standard error after each non-empty batch.
+    """
+    if hist.batches is None or len(hist.batches) == 0:
+        raise ValueError("a convergence plot needs a Monte Carlo histogram with batches")
+    batches = hist.batches[hist.batches.sum(axis=1) > 0]
+    cumulative = np.cumsum(batches, axis=0)
+    rounds = cumulative.sum(axis=1)
+    rtp = np.empty(len(batches))
+    se = np.empty(len(batches))
+    for k in range(len(batches)):
+        est = estimate(hist, net, counts=cumulative[k], batches=batches[: k + 1])
+        rtp[k], se[k] = est.rtp, est.se
+    return rounds, rtp, se
+
+
+def plot_convergence(hist: OutcomeHistogram, net: np.ndarray, *, exact_rtp: float | None = None,
+                     stated_rtp: float | None = None, ax=None, label: str = "") -> dict:
+    """Running RTP estimate of one bet with its 95% CI band, against the exact (and stated) RTP.
+
+    Parameters
+    ----------
+    hist : OutcomeHistogram
+        A Monte Carlo histogram with ``batches``.
+    net : ndarray(float64, shape=(N_CODES,))
+        The bet's net result per outcome code.
+    exact_rtp, stated_rtp : float or None
+        Reference lines (fractions, not percents).
+    ax : matplotlib Axes or None
+    label : str
+        Title of the panel (the bet's name).
+
+    Returns
+    -------
+    dict
+        ``"estimate"`` (Line2D), ``"band"`` (PolyCollection), ``"exact"`` and
+        ``"stated"`` (Line2D or None).
+    """
+    ax = _axes(ax)
+    rounds, rtp, se = running_estimate(hist, net)
+    artists = {"exact": None, "stated": None}
+    artists["band"] = ax.fill_between(rounds, 100 * (rtp - Z95 * se), 100 * (rtp + Z95 * se), color=MC_COLOR,
+                                      alpha=0.2, lw=0, label="95% CI")
+    artists["estimate"] = ax.plot(rounds, 100 * rtp, "-", color=MC_COLOR, lw=1.2, label="Monte Carlo")[0]
+    if exact_rtp is not None:
+        artists["exact"] = ax.axhline(100 * exact_rtp, color=EXACT_COLOR, lw=1, ls="--", label="exact")
+    if stated_rtp is not None and np.isfinite(stated_rtp):
+        artists["stated"] = ax.axhline(100 * stated_rtp, color=STATED_COLOR, lw=1, ls=":", label="stated")
+    if len(rounds) > 1 and rounds[-1] > 10 * rounds[0]:
+        ax.set_xscale("log")
+    ax.set_xlabel("rounds dealt")
+    ax.set_ylabel("RTP (%)")
+    if label:
+        ax.set_title(label, fontsize="medium")
+    ax.grid(alpha=0.3)
+    return artists
+
+
+def plot_score_distribution(hist: OutcomeHistogram, *, exact: OutcomeHistogram | None = None, ax=None) -> dict:
+    """Probability of each final score (0-9) of the Player and the Banker hand.
+
+    Bars show ``exact`` when given (else ``hist``); a Monte Carlo ``hist``
+    drawn over exact bars appears as points with 95% Wilson intervals.
+
+    Returns
+    -------
+    dict
+        ``"player"``, ``"banker"`` (BarContainer) and, when ``hist`` is Monte
+        Carlo and ``exact`` is given, ``"mc_player"``, ``"mc_banker"``
+        (ErrorbarContainer).
+    """
+    from .stats import wilson_interval
+
+    ax = _axes(ax)
+    bars_from = exact if exact is not None else hist
+    scores = np.arange(10)
+    width = 0.4
+    artists = {}
+    for side, offset, color in (("player", -width / 2, PLAYER_COLOR), ("banker", width / 2, BANKER_COLOR)):
+        probability = 100 * bars_from.marginal(f"{side}_score") / bars_from.total
+        label = f"{side.capitalize()}" + (" (exact)" if bars_from.engine == "exact" else "")
+        artists[side] = ax.bar(scores + offset, probability, width, color=color, alpha=0.55, label=label)
+        if exact is not None and hist is not exact and hist.engine == "mc":
+            counts = hist.marginal(f"{side}_score")
+            n = hist.total
+            share = 100 * counts / n
+            low, high = np.array([wilson_interval(int(c), n) for c in counts]).T * 100
+            artists[f"mc_{side}"] = ax.errorbar(scores + offset, share, yerr=[share - low, high - share], fmt=".",
+                                                color=color, ms=5, capsize=2,
+                                                label=f"{side.capitalize()} (Monte Carlo, 95% CI)")
+    ax.set_xticks(scores)
+    ax.set_xlabel("final score")
+    ax.set_ylabel("probability (%)")
+    ax.legend(fontsize="small")
+    ax.grid(axis="y", alpha=0.3)
+    return artists
+
+
+# --------------------------------------------------------------------------- whole figures (no pyplot)
+
+
+def _figure(width: float, height: float):
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def bet_rtp_figure(report):
+    """Per-bet RTP in percent (left) and minus the exact RTP (right), one figure."""
+    height = 1.2 + 0.35 * len(report.table)
+    fig = _figure(12, height)
+    left, right = fig.subplots(1, 2, sharey=True)
+    plot_bet_rtp(report, ax=left)
+    plot_bet_rtp(report, ax=right, relative=True)
+    right.get_legend().remove()
+    fig.suptitle(f"{report.rules.name}: RTP per bet", fontsize="medium")
+    return fig
+
+
+def convergence_figure(report, columns: int = 3):
+    """Running RTP of every bet of a Monte Carlo report, one panel per bet."""
+    from .settle import net_vector
+
+    if report.mc is None:
+        raise ValueError("a convergence figure needs a Monte Carlo report")
+    bets = report.rules.bets
+    columns = max(1, min(columns, len(bets)))
+    rows = -(-len(bets) // columns)
+    fig = _figure(4.2 * columns, 3.0 * rows)
+    axes = np.atleast_1d(fig.subplots(rows, columns, squeeze=False)).ravel()
+    for ax, bet in zip(axes, bets):
+        row = report.table.loc[bet.id]
+        plot_convergence(report.mc, net_vector(bet, report.rules), exact_rtp=row["exact_rtp"],
+                         stated_rtp=row["stated_rtp"], ax=ax, label=bet.name)
+    for ax in axes[len(bets):]:
+        ax.set_visible(False)
+    axes[0].legend(fontsize="small")
+    fig.suptitle(f"{report.rules.name}: convergence of the Monte Carlo RTP (seed {report.mc.seed})",
+                 fontsize="medium")
+    return fig
+
+
+def score_distribution_figure(report):
+    """Final-score distribution of the report's run (Monte Carlo over exact bars, or exact)."""
+    fig = _figure(8, 4)
+    ax = fig.add_subplot()
+    hist = report.mc if report.mc is not None else report.exact
+    plot_score_distribution(hist, exact=report.exact, ax=ax)
+    ax.set_title(f"{report.rules.name}: final scores", fontsize="medium")
+    return fig

@@ -12,6 +12,8 @@ The public names are imported lazily, so that ``python -m baccarat_sim.rtp
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 from ._version import __version__
 
@@ -51,6 +53,24 @@ def __getattr__(name):
     if name in _HOME:
         return getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _Package(types.ModuleType):
+    """The package module: keeps ``settle`` and ``simulate`` the functions.
+
+    Importing a submodule binds it on its package (``baccarat_sim.settle`` would
+    become the module ``settle.py`` as soon as anything imports it), which would
+    shadow the public function of the same name. The submodule itself stays
+    importable as usual (``from baccarat_sim.settle import settle_bet``).
+    """
+
+    def __setattr__(self, name, value):
+        if isinstance(value, types.ModuleType) and _HOME.get(name) == name:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __dir__():

@@ -159,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="what to print on stdout")
     out.add_argument("--out", default="results", metavar="DIR", help="directory for result files and checkpoints")
     out.add_argument("--no-files", action="store_true", help="print only; write nothing to --out")
+    out.add_argument("--no-plots", action="store_true", help="write the data files but no PNG plots (faster)")
     out.add_argument("--check", action="store_true",
                      help="exit 1 if a Monte Carlo figure is |z| >= 4 from exact or a stated RTP does not hold")
     out.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
@@ -241,7 +242,7 @@ def run(args) -> int:
         from .outputs import write_outputs
 
         try:
-            files = write_outputs(report, out_dir)
+            files = write_outputs(report, out_dir, plots=not args.no_plots)
         except OSError as error:
             print(f"{PROG}: error: --out: cannot write result files to {args.out!r} ({error.strerror or error})",
                   file=sys.stderr)
@@ -394,8 +395,11 @@ def _check(report, args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    """Entry point; returns the exit status (also for ``--help`` and bad arguments, instead of exiting)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     try:
         return run(args)
     except UsageError as error:

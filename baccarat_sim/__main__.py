@@ -1,0 +1,8 @@
+"""``python -m baccarat_sim``: the same analyzer as ``python -m baccarat_sim.rtp``."""
+
+import sys
+
+from .rtp import main
+
+if __name__ == "__main__":
+    sys.exit(main())

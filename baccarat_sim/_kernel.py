@@ -263,3 +263,24 @@ def deal_blocks(canonical, model, seed, first_block, n_blocks, units_per_block, 
             rounds, shoes = deal_block(canonical, model, seed, block, units, shoe_params, lane_counts[lane])
             lane_totals[lane, 0] += rounds
             lane_totals[lane, 1] += shoes
+
+
+@jit
+def deal_blocks_serial(canonical, model, seed, first_block, n_blocks, units_per_block, last_units, total_blocks,
+                       shoe_params, counts, totals):
+    """Deal blocks ``first_block .. first_block + n_blocks - 1`` one after another on the calling thread.
+
+    The distributed backend's task kernel: a Dask worker runs several tasks at
+    once from its own threads, and a ``parallel=True`` kernel launched from
+    several threads aborts under numba's workqueue threading layer. It lives
+    here, beside :func:`deal_block`, because numba's on-disk cache is keyed on
+    the defining file: a caller in another file could keep running a stale
+    ``deal_block``. ``counts`` (``(n_positions, N_CODES)``) and ``totals``
+    (rounds, shoes) are added to, block by block, exactly as one lane of
+    :func:`deal_blocks` would.
+    """
+    for block in range(first_block, first_block + n_blocks):
+        units = last_units if block == total_blocks - 1 else units_per_block
+        rounds, shoes = deal_block(canonical, model, seed, block, units, shoe_params, counts)
+        totals[0] += rounds
+        totals[1] += shoes

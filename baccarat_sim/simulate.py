@@ -204,7 +204,12 @@ def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str |
 
 @dataclasses.dataclass
 class RunState:
-    """What a run has dealt so far (the mutable part of a checkpoint)."""
+    """What a run has dealt so far (the mutable part of a checkpoint).
+
+    Chunks ``0 .. next_chunk - 1`` are done, and so are those in
+    ``done_ahead``: a distributed run finishes chunks out of order, so a
+    checkpoint may hold a few chunks past a gap (a local run leaves it empty).
+    """
 
     by_position: np.ndarray
     batches: np.ndarray
@@ -213,6 +218,7 @@ class RunState:
     next_chunk: int = 0
     kernel_seconds: float = 0.0
     interrupted: bool = False
+    done_ahead: set = dataclasses.field(default_factory=set)
 
     @classmethod
     def empty(cls, plan: RunPlan) -> RunState:
@@ -222,9 +228,26 @@ class RunState:
             batches=np.zeros((plan.n_batches, N_CODES), np.int64),
         )
 
+    def is_done(self, chunk: int) -> bool:
+        """Whether chunk ``chunk`` has been dealt into the state."""
+        return chunk < self.next_chunk or chunk in self.done_ahead
+
+    @property
+    def chunks_done(self) -> int:
+        """Chunks dealt into the state."""
+        return self.next_chunk + len(self.done_ahead)
+
+    def mark_done(self, first_chunk: int, n_chunks: int = 1) -> None:
+        """Record chunks ``first_chunk .. first_chunk + n_chunks - 1`` as dealt."""
+        self.done_ahead.update(range(first_chunk, first_chunk + n_chunks))
+        while self.next_chunk in self.done_ahead:
+            self.done_ahead.discard(self.next_chunk)
+            self.next_chunk += 1
+
     def histogram(self, plan: RunPlan, meta: dict | None = None) -> OutcomeHistogram:
         """The histogram of what has been dealt."""
-        done_batches = plan.batch_of_chunk(self.next_chunk - 1) + 1 if self.next_chunk else 0
+        last_done = max(self.done_ahead, default=self.next_chunk - 1)
+        done_batches = plan.batch_of_chunk(last_done) + 1 if last_done >= 0 else 0
         return OutcomeHistogram(
             counts=self.by_position.sum(axis=0),
             engine="mc",
@@ -239,7 +262,7 @@ class RunState:
                 "rules": plan.rules_id,
                 "rules_sha256": plan.rules_sha256,
                 "rounds_requested": plan.rounds_requested,
-                "chunks_done": self.next_chunk,
+                "chunks_done": self.chunks_done,
                 "chunks": plan.n_chunks,
                 "complete": self.next_chunk >= plan.n_chunks,
                 "kernel_seconds": self.kernel_seconds,
@@ -288,15 +311,27 @@ def run_chunk(plan: RunPlan, chunk: int, threads: int = 1) -> tuple[np.ndarray, 
     return lane_counts.sum(axis=0), int(totals[0]), int(totals[1])
 
 
-def add_chunk_result(plan: RunPlan, state: RunState, chunk: int, counts: np.ndarray, rounds: int, shoes: int):
-    """Fold one chunk's result into ``state`` (chunks must come in order)."""
-    if chunk != state.next_chunk:
-        raise ValueError(f"chunk {chunk} arrived, expected {state.next_chunk}")
+def add_chunk_result(plan: RunPlan, state: RunState, chunk: int, counts: np.ndarray, rounds: int, shoes: int,
+                     n_chunks: int = 1):
+    """Fold the result of chunks ``chunk .. chunk + n_chunks - 1`` into ``state``.
+
+    The chunks may come in any order (integer sums do not depend on it), but
+    each only once, and one result may not straddle two batches (its counts
+    go to a single batch row).
+    """
+    last = chunk + n_chunks - 1
+    if n_chunks < 1 or chunk < 0 or last >= plan.n_chunks:
+        raise ValueError(f"chunks {chunk}..{last}: outside the run's {plan.n_chunks} chunks")
+    if plan.batch_of_chunk(chunk) != plan.batch_of_chunk(last):
+        raise ValueError(f"chunks {chunk}..{last} straddle two batches")
+    done = [c for c in range(chunk, last + 1) if state.is_done(c)]
+    if done:
+        raise ValueError(f"chunk {done[0]} arrived twice")
     state.by_position += counts
     state.batches[plan.batch_of_chunk(chunk)] += counts.sum(axis=0)
     state.rounds += rounds
     state.shoes += shoes
-    state.next_chunk += 1
+    state.mark_done(chunk, n_chunks)
 
 
 class _StopFlag:
@@ -350,6 +385,11 @@ def run_chunks(plan: RunPlan, state: RunState, *, threads: int | None = None, pr
         # batch boundaries, checkpoints and the end, not after every chunk.
         pending_from = state.next_chunk
         while state.next_chunk < end_chunk and not flag.stop:
+            if state.next_chunk in state.done_ahead:  # dealt by a distributed run before this resume
+                _fold(plan, state, pending_from, lane_counts, lane_totals)
+                state.mark_done(state.next_chunk)
+                pending_from = state.next_chunk
+                continue
             chunk = state.next_chunk
             started = time.perf_counter()
             deal_chunks(plan, chunk, 1, lane_counts, lane_totals)

@@ -18,19 +18,26 @@ The grammar (no ``eval``; rule files are data and can never run code)::
     value    := INTEGER | NAME      (a name is a symbolic value of the feature, e.g. banker)
 
 A bare feature is true where it is non-zero. Every condition evaluates to a
-boolean ``ndarray(shape=(N_CODES,))`` over all outcome codes at once.
+boolean ``ndarray(shape=(N_CODES,))`` over all outcome codes at once, so a pay
+table is settled by a handful of vectorised comparisons, never per round.
+
+Not every code can happen at the table (a Banker natural beside a three-card
+Player hand cannot): :func:`possible_codes` says which can, and the rule-set
+validator uses it to reject pay-table lines that could never pay.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 
 import numpy as np
 
-from .outcomes import field_grid
+from .cards import BANKER_DRAWS, N_RANKS, RANK_POINTS
+from .outcomes import FIELDS, N_CODES, encode, field_grid
 
-__all__ = ["FEATURES", "ConditionError", "evaluate", "feature_table"]
+__all__ = ["FEATURES", "ConditionError", "evaluate", "feature_table", "possible_codes"]
 
 
 class ConditionError(ValueError):
@@ -43,6 +50,7 @@ FEATURES: dict[str, tuple[str, dict[str, int] | None, tuple[int, int]]] = {
     "player_score": ("the Player's final score", None, (0, 9)),
     "banker_score": ("the Banker's final score", None, (0, 9)),
     "winner_score": ("the winning hand's score (the tied score on a tie)", None, (0, 9)),
+    "loser_score": ("the losing hand's score (the tied score on a tie)", None, (0, 9)),
     "margin": ("winning score minus losing score (0 on a tie)", None, (0, 9)),
     "player_cards": ("cards in the Player's hand", None, (2, 3)),
     "banker_cards": ("cards in the Banker's hand", None, (2, 3)),
@@ -78,6 +86,7 @@ def feature_table() -> dict[str, np.ndarray]:
         "player_score": ps,
         "banker_score": bs,
         "winner_score": np.maximum(ps, bs),
+        "loser_score": np.minimum(ps, bs),
         "margin": np.abs(ps - bs),
         "player_cards": g["player_cards"] + 2,
         "banker_cards": g["banker_cards"] + 2,
@@ -100,6 +109,63 @@ def feature_table() -> dict[str, np.ndarray]:
         table[name] = values
     assert set(table) == set(FEATURES)
     return table
+
+
+@functools.lru_cache(maxsize=1)
+def possible_codes() -> np.ndarray:
+    """Which outcome codes can happen at the table.
+
+    A code is possible when some deal of cards produces it under the drawing
+    rules. The answer is worked out from the rules of play alone (no shoe, no
+    numba): every rank of the first four cards, every point value of the two
+    third cards. Whether the first cards also match in suit (perfect pairs, a
+    suited first-card tie) is free given equal ranks, because the three suit
+    relations (Player's two cards, Banker's two cards, the two first cards)
+    form a tree and never constrain one another. Every standard shoe of four or
+    more decks deals every possible code (fewer decks cannot deal, for example,
+    two perfect pairs on a suited first-card tie: four identical cards).
+
+    Returns
+    -------
+    ndarray(bool, shape=(N_CODES,))
+        Read-only.
+
+    Examples
+    --------
+    >>> int(possible_codes().sum())
+    5388
+    """
+    ranks = np.arange(N_RANKS)
+    p1, b1, p2, b2 = (a.ravel() for a in np.meshgrid(ranks, ranks, ranks, ranks, indexing="ij"))
+    player_two = (RANK_POINTS[p1] + RANK_POINTS[p2]) % 10
+    banker_two = (RANK_POINTS[b1] + RANK_POINTS[b2]) % 10
+    pair_p = (p1 == p2).astype(np.int64)
+    pair_b = (b1 == b2).astype(np.int64)
+    first = np.where(p1 > b1, 0, np.where(b1 > p1, 1, 2))
+    # Only these five numbers of the first four cards matter from here on.
+    signature = np.unique(np.stack([player_two, banker_two, pair_p, pair_b, first], axis=1), axis=0)
+    pt, bt, pp, bp, fc = (signature[:, i, None, None] for i in range(5))
+    third_p, third_b = np.arange(10)[None, :, None], np.arange(10)[None, None, :]
+    natural = (pt >= 8) | (bt >= 8)
+    player_draws = ~natural & (pt <= 5)
+    player_score = np.where(player_draws, (pt + third_p) % 10, pt)
+    column = np.where(player_draws, 1 + third_p, 0)
+    banker_draws = ~natural & (BANKER_DRAWS[bt, column] == 1)
+    banker_score = np.where(banker_draws, (bt + third_b) % 10, bt)
+    shape = np.broadcast_shapes(player_score.shape, banker_score.shape)
+    fields = [player_score, banker_score, player_draws, banker_draws, pp, bp, fc]
+    codes = encode(*(np.broadcast_to(f, shape).astype(np.int64) for f in fields))
+    possible = np.zeros(N_CODES, bool)
+    possible[codes.ravel()] = True
+    # Equal ranks may also be equal suits: pair 1 -> 2, tie 2 -> 3, independently.
+    grid = field_grid()
+    for name, plain, suited in (("player_pair", 1, 2), ("banker_pair", 1, 2), ("first_card", 2, 3)):
+        names = [field for field, _ in FIELDS]
+        step = int(np.prod([size for _, size in FIELDS[names.index(name) + 1:]]))
+        from_plain = np.flatnonzero(possible & (grid[name] == plain))
+        possible[from_plain + (suited - plain) * step] = True
+    possible.setflags(write=False)
+    return possible
 
 
 _TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z_0-9]*)|(==|!=|<=|>=|<|>|\(|\)|\[|\]|,))")
@@ -179,10 +245,14 @@ class _Parser:
             self.take(")")
             return result
         if token in ("true", "false"):
-            return np.full(len(self.table["winner"]), token == "true")
+            return np.full(N_CODES, token == "true")
         if token not in FEATURES:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", token):
+                raise ConditionError(f"expected a feature name but found {token!r} in {self.text!r}")
+            close = difflib.get_close_matches(token, FEATURES, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
             raise ConditionError(
-                f"unknown feature {token!r} in {self.text!r}; known features: {', '.join(sorted(FEATURES))}"
+                f"unknown feature {token!r} in {self.text!r}; {hint}known features: {', '.join(sorted(FEATURES))}"
             )
         values = self.table[token]
         operator = self.peek()
@@ -225,6 +295,7 @@ def evaluate(condition: str) -> np.ndarray:
     Returns
     -------
     ndarray(bool, shape=(N_CODES,))
+        Read-only (masks are cached per condition text).
 
     Raises
     ------
@@ -238,4 +309,13 @@ def evaluate(condition: str) -> np.ndarray:
     """
     if not isinstance(condition, str):
         raise ConditionError(f"a condition must be a string, got {condition!r}")
-    return _Parser(condition).parse()
+    return _evaluate(condition)
+
+
+@functools.lru_cache(maxsize=1024)
+def _evaluate(condition: str) -> np.ndarray:
+    # Pay tables are settled again and again (per report, per deck count):
+    # parse each condition once. The mask is shared, so it is read-only.
+    mask = _Parser(condition).parse()
+    mask.setflags(write=False)
+    return mask

@@ -10,6 +10,7 @@ format is documented in ``baccarat_sim/rulesets/README.md``.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import re
 import tomllib
@@ -20,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .conditions import ConditionError, evaluate
-from .outcomes import N_CODES
+from .conditions import ConditionError, evaluate, possible_codes
+from .outcomes import N_CODES, decode
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -52,18 +53,29 @@ class InvalidRules(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class CutCard:
-    """Where the cut card sits: ``cards_from_end`` drawn uniformly per shoe.
+    """Where the cut card sits, in cards from the end of the shoe.
 
-    ``low == high`` for a fixed position.
+    The position is drawn uniformly from ``low..high`` for every shoe (``low ==
+    high`` for a fixed position). ``fraction`` keeps a position the rule file
+    gave as a fraction of the shoe (e.g. "approximately half": ``(0.45, 0.55)``)
+    so that it scales when the number of decks is changed.
     """
 
     low: int
     high: int
+    fraction: tuple[Fraction, Fraction] | None = None
 
     @property
     def mean(self) -> float:
         """Mean distance of the cut card from the end of the shoe, in cards."""
         return (self.low + self.high) / 2
+
+    def for_cards(self, n_cards: int) -> CutCard:
+        """The same rule for a shoe of ``n_cards`` (only a fraction rescales)."""
+        if self.fraction is None:
+            return self
+        low, high = (round(f * n_cards) for f in self.fraction)
+        return CutCard(int(low), int(high), self.fraction)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,12 +169,34 @@ class Commission:
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
-    """Table limits, in units of the minimum bet."""
+    """Table limits; stakes and maxima are in units of the minimum bet.
+
+    Attributes
+    ----------
+    min_bet : Fraction
+        The minimum bet in lowest chips (stakes are multiples of it).
+    max_bet : tuple of (bet id, Fraction)
+        Largest stake per bet, as a multiple of the minimum bet.
+    equal_player_banker : bool
+        False where the same amount may not be staked on Player and Banker.
+    player_banker_min_difference : Fraction
+        Smallest allowed difference of the Player and Banker stakes when both
+        are staked (rng-6deck-single-hand.txt: one minimum bet).
+    player_banker_limit : str
+        ``"each"``: the Player and Banker maxima cap each stake;
+        ``"difference"``: they cap the *difference* of the two stakes
+        (live-8deck-side-bets.txt: "a bet on Player will adjust and increase the
+        Banker limit by the same amount").
+    side_bets_need_main_bet : bool
+        Whether a side bet (group ``"side"``) may only be placed with a main bet.
+    """
 
     min_bet: Fraction = Fraction(1)
     max_bet: tuple[tuple[str, Fraction], ...] = ()
     equal_player_banker: bool = True
     player_banker_min_difference: Fraction = Fraction(0)
+    player_banker_limit: str = "each"
+    side_bets_need_main_bet: bool = False
 
     def max_for(self, bet_id: str) -> Fraction | None:
         """Largest stake on ``bet_id`` (in units of the minimum bet), or None."""
@@ -171,7 +205,12 @@ class Limits:
 
 @dataclasses.dataclass(frozen=True)
 class Case:
-    """One line of a pay table: where ``when`` holds, the bet's net result is ``net``."""
+    """One line of a pay table: where ``when`` holds, the bet's net result is ``net``.
+
+    ``net`` is per unit staked (11 for "11:1", -1 for a loss, 0 for a push,
+    -1/2 for half the stake lost); ``pays`` is the payout as the file writes it;
+    ``commission`` marks a win from which the rule set's commission is taken.
+    """
 
     when: str
     net: Fraction
@@ -198,6 +237,10 @@ class Bet:
         "Max Round Availability": the bet is offered only in rounds 1..max_round of a shoe.
     stated_rtp : str or None
         The RTP the rule sheet states, as written (e.g. ``"98.76%"``).
+    group : str
+        ``"main"`` (Player, Banker, Tie) or ``"side"``.
+    description : str
+        The bet's rule in words, as the sheet words it.
     """
 
     id: str
@@ -206,7 +249,8 @@ class Bet:
     otherwise: Case
     max_round: int | None = None
     stated_rtp: str | None = None
-    group: str = ""
+    group: str = "side"
+    description: str = ""
 
     def net_results(self, commission_rate: Fraction) -> np.ndarray:
         """Net result per unit staked for every outcome code.
@@ -243,6 +287,9 @@ class Claim:
     value: str  # as written, e.g. "98.94%"
     bet: str | None = None
     text: str = ""
+    #: Bets a game-wide claim (maximum/minimum RTP) is about: every bet of the
+    #: rule set as loaded, so that a report of fewer bets does not check it.
+    scope: tuple[str, ...] = ()
 
     @property
     def fraction(self) -> float:
@@ -272,6 +319,7 @@ class Rules:
     path: str
     sha256: str
     description: str = ""
+    assumptions: tuple[str, ...] = ()
 
     def bet(self, bet_id: str) -> Bet:
         """The bet with id ``bet_id``."""
@@ -290,8 +338,14 @@ class Rules:
         return dataclasses.replace(self, bets=tuple(self.bet(bet_id) for bet_id in bet_ids))
 
     def with_shoe(self, **changes) -> Rules:
-        """A copy with shoe fields changed (e.g. ``model="dealt"``, ``decks=6``)."""
-        return dataclasses.replace(self, shoe=dataclasses.replace(self.shoe, **changes))
+        """A copy with shoe fields changed (e.g. ``model="dealt"``, ``decks=6``).
+
+        A cut card given as a fraction of the shoe moves with the deck count.
+        """
+        shoe = dataclasses.replace(self.shoe, **changes)
+        if "decks" in changes and "cut_card" not in changes:
+            shoe = dataclasses.replace(shoe, cut_card=shoe.cut_card.for_cards(shoe.n_cards))
+        return dataclasses.replace(self, shoe=shoe)
 
 
 # --------------------------------------------------------------------------- loading
@@ -347,12 +401,40 @@ def parse_rules(data: bytes | str, label: str = "<rules>") -> Rules:
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _RULES_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
-_PAYS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(:|to|for)\s*(\d+(?:\.\d+)?)\s*$")
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_PAYS = re.compile(rf"^{_NUMBER}\s*(:|to|for)\s*{_NUMBER}$")
 _PERCENT = re.compile(r"^\d{1,3}(\.\d+)?%$")
+#: Payout words a pay-table line may use instead of odds, and their net result.
+PAYOUT_WORDS = {"lose": Fraction(-1), "push": Fraction(0), "lose half": Fraction(-1, 2),
+                "even money": Fraction(1)}
+#: Largest net win per unit staked that a pay table may state.
+MAX_ODDS = 100_000
+
+_TOP_KEYS = {"schema_version", "id", "name", "source", "description", "assumptions", "payout_notation", "shoe",
+             "commission", "limits", "bets", "claims"}
+_SHOE_KEYS = {"decks", "shuffle", "burn", "burn_cards", "ten_value", "discard_turned", "cut_card", "after_cut"}
+_COMMISSION_KEYS = {"rate", "rounding", "unit", "lowest_chip"}
+_LIMIT_KEYS = {"min_bet", "max_bet", "equal_player_banker", "player_banker_min_difference", "player_banker_limit",
+               "side_bets_need_main_bet"}
+_BET_KEYS = {"id", "name", "description", "group", "pays", "otherwise", "max_round", "stated_rtp"}
+_CASE_KEYS = {"when", "pays", "net", "commission", "name"}
+_CLAIM_KEYS = {"what", "value", "bet", "text"}
+
+
+def _describe_code(code: int) -> str:
+    """A short description of one outcome, for error messages."""
+    fields = decode(code)
+    ps, bs = int(fields["player_score"]), int(fields["banker_score"])
+    pc, bc = int(fields["player_cards"]) + 2, int(fields["banker_cards"]) + 2
+    pairs = {0: "", 1: " pair", 2: " perfect pair"}
+    first = ("Player's first card higher", "Banker's first card higher", "first cards of equal rank",
+             "first cards identical")[int(fields["first_card"])]
+    return (f"Player {ps} ({pc} cards{pairs[int(fields['player_pair'])]}) v Banker {bs} "
+            f"({bc} cards{pairs[int(fields['banker_pair'])]}), {first}")
 
 
 class _Validator:
-    """Walks a parsed TOML document; every error names ``file: key.path``."""
+    """Walks a parsed TOML document; every error is one line ``file: key.path: message``."""
 
     def __init__(self, label: str):
         self.label = label
@@ -364,26 +446,29 @@ class _Validator:
 
     def table(self, value, key) -> dict:
         if not isinstance(value, dict):
-            self.fail(key, f"must be a table, got {type(value).__name__}")
+            self.fail(key, f"must be a table, got {_kind(value)}")
         return value
 
     def known(self, table: dict, key: str, allowed: set[str]):
         for name in table:
             if name not in allowed:
-                self.fail(f"{key}.{name}" if key else name, f"unknown key; allowed: {', '.join(sorted(allowed))}")
+                close = difflib.get_close_matches(name, allowed, n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                self.fail(f"{key}.{name}" if key else name, f"unknown key; {hint}allowed: {', '.join(sorted(allowed))}")
 
     def integer(self, value, key, low, high) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(key, f"must be a whole number from {low} to {high}, got {value!r}")
+            self.fail(key, f"must be a whole number from {low} to {high}, got {_kind(value)} {value!r}")
         if not low <= value <= high:
             self.fail(key, f"must be from {low} to {high}, got {value}")
         return value
 
     def number(self, value, key, low, high, *, open_low=False) -> Fraction:
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-            self.fail(key, f"must be a number, got {value!r}")
+            self.fail(key, f"must be a number, got {_kind(value)} {value!r}")
         try:
-            number = Fraction(str(value))
+            # str() first: 0.05 becomes exactly 1/20, not the nearest binary double.
+            number = Fraction(str(value).strip())
         except (ValueError, ZeroDivisionError):
             self.fail(key, f"must be a number, got {value!r}")
         if number < low or number > high or (open_low and number == low):
@@ -391,14 +476,24 @@ class _Validator:
             self.fail(key, f"must be {bound} and <= {high}, got {value}")
         return number
 
+    def boolean(self, value, key) -> bool:
+        if not isinstance(value, bool):
+            self.fail(key, f"must be true or false, got {_kind(value)} {value!r}")
+        return value
+
     def choice(self, value, key, allowed) -> str:
         if value not in allowed:
-            self.fail(key, f"must be one of {', '.join(map(str, allowed))}; got {value!r}")
+            self.fail(key, f"must be one of {', '.join(map(repr, allowed))}; got {value!r}")
         return value
 
     def string(self, value, key) -> str:
         if not isinstance(value, str):
-            self.fail(key, f"must be a string, got {value!r}")
+            self.fail(key, f"must be a string, got {_kind(value)} {value!r}")
+        return value
+
+    def list(self, value, key) -> list:
+        if not isinstance(value, list):
+            self.fail(key, f"must be an array, got {_kind(value)}")
         return value
 
     def percent(self, value, key) -> str:
@@ -409,16 +504,14 @@ class _Validator:
     # -- sections
 
     def rules(self, doc: dict, sha256: str) -> Rules:
-        self.known(
-            doc,
-            "",
-            {"schema_version", "id", "name", "source", "description", "payout_notation", "shoe", "commission",
-             "limits", "bets", "claims"},
-        )
         if "schema_version" not in doc:
             self.fail("schema_version", f"missing; this version reads schema_version = {SCHEMA_VERSION}")
-        if doc["schema_version"] != SCHEMA_VERSION:
-            self.fail("schema_version", f"must be {SCHEMA_VERSION}, got {doc['schema_version']!r}")
+        version = doc["schema_version"]
+        if isinstance(version, bool) or not isinstance(version, int) or version != SCHEMA_VERSION:
+            newer = isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION
+            hint = " (written for a newer baccarat_sim)" if newer else ""
+            self.fail("schema_version", f"must be {SCHEMA_VERSION}, got {version!r}{hint}")
+        self.known(doc, "", _TOP_KEYS)
         if "id" not in doc:
             self.fail("id", "missing; give the rule set a name such as \"my-table\"")
         rules_id = self.string(doc["id"], "id")
@@ -430,19 +523,23 @@ class _Validator:
         bets_raw = doc.get("bets")
         if not isinstance(bets_raw, list) or not bets_raw:
             self.fail("bets", "must be a non-empty array of tables ([[bets]])")
-        bets = tuple(self.bet(self.table(b, f"bets[{i}]"), f"bets[{i}]", notation) for i, b in enumerate(bets_raw))
-        seen = set()
+        bets = tuple(self.bet(self.table(b, f"bets[{i}]"), f"bets[{i}]", notation, commission)
+                     for i, b in enumerate(bets_raw))
+        seen: dict[str, int] = {}
         for i, bet in enumerate(bets):
             if bet.id in seen:
-                self.fail(f"bets[{i}].id", f"duplicate bet id {bet.id!r}")
-            seen.add(bet.id)
-        limits = self.limits(self.table(doc.get("limits", {}), "limits"), seen)
+                self.fail(f"bets[{i}].id", f"duplicate bet id {bet.id!r} (also bets[{seen[bet.id]}])")
+            seen[bet.id] = i
+        limits = self.limits(self.table(doc.get("limits", {}), "limits"), bets)
+        bet_ids = tuple(seen)
         claims = tuple(
-            self.claim(self.table(c, f"claims[{i}]"), f"claims[{i}]", seen)
+            self.claim(self.table(c, f"claims[{i}]"), f"claims[{i}]", bet_ids)
             for i, c in enumerate(self.list(doc.get("claims", []), "claims"))
         )
         claims += tuple(Claim("bet", bet.stated_rtp, bet.id, f"{bet.name}: {bet.stated_rtp}") for bet in bets
                         if bet.stated_rtp)
+        assumptions = tuple(self.string(a, f"assumptions[{i}]")
+                            for i, a in enumerate(self.list(doc.get("assumptions", []), "assumptions")))
         return Rules(
             id=rules_id,
             name=self.string(doc.get("name", rules_id), "name"),
@@ -456,27 +553,29 @@ class _Validator:
             claims=claims,
             path=self.label,
             sha256=sha256,
+            assumptions=assumptions,
         )
 
-    def list(self, value, key) -> list:
-        if not isinstance(value, list):
-            self.fail(key, "must be an array")
-        return value
-
     def shoe(self, t: dict) -> Shoe:
-        self.known(t, "shoe", {"decks", "shuffle", "burn", "burn_cards", "ten_value", "discard_turned", "cut_card",
-                               "after_cut"})
+        self.known(t, "shoe", _SHOE_KEYS)
         decks = self.integer(t.get("decks", 8), "shoe.decks", 1, 16)
         model = self.choice(t.get("shuffle", "fresh"), "shoe.shuffle", ("fresh", "dealt"))
         burn = self.choice(t.get("burn", "none"), "shoe.burn", ("none", "face_value", "fixed"))
         burn_cards = self.integer(t.get("burn_cards", 0), "shoe.burn_cards", 0, 52)
         if burn != "fixed" and "burn_cards" in t:
             self.fail("shoe.burn_cards", "only goes with burn = \"fixed\"")
+        if burn != "face_value":
+            for name in ("ten_value", "discard_turned"):
+                if name in t:
+                    self.fail(f"shoe.{name}", "only goes with burn = \"face_value\"")
         ten_value = self.integer(t.get("ten_value", 10), "shoe.ten_value", 0, 52)
-        discard = t.get("discard_turned", True)
-        if not isinstance(discard, bool):
-            self.fail("shoe.discard_turned", f"must be true or false, got {discard!r}")
+        discard = self.boolean(t.get("discard_turned", True), "shoe.discard_turned")
         after = self.choice(t.get("after_cut", "finish_round"), "shoe.after_cut", ("finish_round", "one_more_round"))
+        if model == "fresh":
+            for name in ("burn", "cut_card", "after_cut"):
+                if name in t:
+                    self.fail(f"shoe.{name}", "only goes with shuffle = \"dealt\" (a fresh shoe is shuffled before "
+                                              "every round)")
         n_cards = 52 * decks
         cut = self.cut_card(t.get("cut_card", {"cards_from_end": 14}), n_cards)
         shoe = Shoe(decks, model, burn, burn_cards, ten_value, discard, cut, 1 if after == "one_more_round" else 0)
@@ -495,49 +594,66 @@ class _Validator:
         (name, raw), = t.items()
         bounds = raw if isinstance(raw, list) else [raw, raw]
         if len(bounds) != 2:
-            self.fail(f"{key}.{name}", "must be a number or a [low, high] pair")
+            self.fail(f"{key}.{name}", f"must be a number or a [low, high] pair, got {raw!r}")
         if name == "cards_from_end":
             low, high = (self.integer(b, f"{key}.{name}", 0, n_cards - 6) for b in bounds)
+            fraction = None
         else:
-            low, high = (round(self.number(b, f"{key}.{name}", 0, 1) * n_cards) for b in bounds)
+            fraction = tuple(self.number(b, f"{key}.{name}", 0, 1, open_low=True) for b in bounds)
+            if fraction[1] >= 1:
+                self.fail(f"{key}.{name}", f"must be below 1 (the cut card cannot come before the first card), "
+                                           f"got {raw!r}")
+            low, high = (round(f * n_cards) for f in fraction)
         if low > high:
-            self.fail(f"{key}.{name}", f"low must not exceed high, got {bounds}")
-        return CutCard(int(low), int(high))
+            self.fail(f"{key}.{name}", f"low must not exceed high, got {raw!r}")
+        return CutCard(int(low), int(high), fraction)
 
     def commission(self, t: dict) -> Commission:
-        self.known(t, "commission", {"rate", "rounding", "unit", "lowest_chip"})
-        rate = self.number(t.get("rate", 0.05), "commission.rate", 0, Fraction(1, 2))
+        self.known(t, "commission", _COMMISSION_KEYS)
+        rate = self.number(t.get("rate", "0.05"), "commission.rate", 0, Fraction(1, 2))
         rounding = self.choice(t.get("rounding", "none"), "commission.rounding", ("none", "up", "down", "nearest"))
-        unit = self.number(t.get("unit", 0.25), "commission.unit", 0, 1000, open_low=True)
+        if rounding == "none":
+            for name in ("unit", "lowest_chip"):
+                if name in t:
+                    self.fail(f"commission.{name}", "only goes with rounding = \"up\", \"down\" or \"nearest\"")
+        unit = self.number(t.get("unit", "0.25"), "commission.unit", 0, 1000, open_low=True)
         chip = self.number(t.get("lowest_chip", 1), "commission.lowest_chip", 0, 10**9, open_low=True)
         return Commission(rate, rounding, unit, chip)
 
-    def limits(self, t: dict, bet_ids: set[str]) -> Limits:
-        self.known(t, "limits", {"min_bet", "max_bet", "equal_player_banker", "player_banker_min_difference"})
+    def limits(self, t: dict, bets: tuple[Bet, ...]) -> Limits:
+        self.known(t, "limits", _LIMIT_KEYS)
+        bet_ids = [bet.id for bet in bets]
         min_bet = self.number(t.get("min_bet", 1), "limits.min_bet", 0, 10**9, open_low=True)
         maxima = self.table(t.get("max_bet", {}), "limits.max_bet")
         for bet_id in maxima:
             if bet_id not in bet_ids:
-                self.fail(f"limits.max_bet.{bet_id}", f"no such bet; bets: {', '.join(sorted(bet_ids))}")
+                self.fail(f"limits.max_bet.{bet_id}", f"no such bet; bets: {', '.join(bet_ids)}")
         max_bet = tuple(
             (bet_id, self.number(v, f"limits.max_bet.{bet_id}", 1, 10**9)) for bet_id, v in maxima.items()
         )
-        equal = t.get("equal_player_banker", True)
-        if not isinstance(equal, bool):
-            self.fail("limits.equal_player_banker", f"must be true or false, got {equal!r}")
+        equal = self.boolean(t.get("equal_player_banker", True), "limits.equal_player_banker")
         difference = self.number(t.get("player_banker_min_difference", 0), "limits.player_banker_min_difference",
                                  0, 10**9)
-        return Limits(min_bet, max_bet, equal, difference)
+        pb_limit = self.choice(t.get("player_banker_limit", "each"), "limits.player_banker_limit",
+                               ("each", "difference"))
+        needs_main = self.boolean(t.get("side_bets_need_main_bet", False), "limits.side_bets_need_main_bet")
+        for name in ("equal_player_banker", "player_banker_min_difference", "player_banker_limit"):
+            if name in t and not {"player", "banker"} <= set(bet_ids):
+                self.fail(f"limits.{name}", "needs bets with ids 'player' and 'banker'")
+        if pb_limit == "difference" and not {"player", "banker"} <= dict(max_bet).keys():
+            self.fail("limits.player_banker_limit", "\"difference\" needs max_bet.player and max_bet.banker (the "
+                                                    "largest difference allowed)")
+        if needs_main and not any(bet.group == "main" for bet in bets):
+            self.fail("limits.side_bets_need_main_bet", "no bet has group = \"main\"")
+        return Limits(min_bet, max_bet, equal, difference, pb_limit, needs_main)
 
     def pays(self, value, key, notation) -> tuple[Fraction, str]:
         """Net result per unit staked of a payout written as the sheet writes it."""
         if isinstance(value, str):
-            word = value.strip().lower()
-            if word == "push":
-                return Fraction(0), "push"
-            if word == "lose":
-                return Fraction(-1), "lose"
-            match = _PAYS.match(word)
+            text = " ".join(value.strip().lower().split())
+            if text in PAYOUT_WORDS:
+                return PAYOUT_WORDS[text], text
+            match = _PAYS.match(text)
             if match:
                 a, sep, b = Fraction(match.group(1)), match.group(2), Fraction(match.group(3))
                 if b == 0:
@@ -546,40 +662,43 @@ class _Validator:
                 net = a / b - 1 if style == "for" else a / b
                 if net <= 0:
                     self.fail(key, f"impossible odds {value!r}: a win must pay more than the stake back "
-                                   f"(payout_notation = {notation!r}); use \"push\" or net for refunds")
-                if net > 100000:
-                    self.fail(key, f"impossible odds {value!r}: more than 100000 to 1")
+                                   f"(payout_notation = {notation!r}); use \"push\", \"lose half\" or net for refunds")
+                if net > MAX_ODDS:
+                    self.fail(key, f"impossible odds {value!r}: more than {MAX_ODDS} to 1")
                 return net, value.strip()
-        self.fail(key, f"must be \"X:Y\", \"X to Y\", \"X for Y\", \"push\" or \"lose\"; got {value!r}")
+        words = ", ".join(f'"{w}"' for w in PAYOUT_WORDS)
+        self.fail(key, f"must be \"X:Y\", \"X to Y\", \"X for Y\" or one of {words}; got {value!r}")
 
-    def case(self, t: dict, key: str, notation: str, need_when: bool) -> Case:
-        self.known(t, key, {"when", "pays", "net", "commission", "name"})
-        when = t.get("when", "true")
+    def case(self, t: dict, key: str, notation: str, need_when: bool) -> tuple[Case, np.ndarray]:
+        self.known(t, key, _CASE_KEYS if need_when else _CASE_KEYS - {"when"})
         if need_when and "when" not in t:
             self.fail(f"{key}.when", "missing: every pay-table line needs a condition")
+        when = self.string(t.get("when", "true"), f"{key}.when")
         if "pays" in t and "net" in t:
             self.fail(key, "give either pays or net, not both")
         if "pays" in t:
             net, label = self.pays(t["pays"], f"{key}.pays", notation)
         elif "net" in t:
-            net = self.number(t["net"], f"{key}.net", -1, 100000)
+            net = self.number(t["net"], f"{key}.net", -1, MAX_ODDS)
             label = f"net {t['net']}"
         else:
             self.fail(f"{key}.pays", "missing: say what the line pays (\"X:1\", \"push\", \"lose\") or its net")
-        commission = t.get("commission", False)
-        if not isinstance(commission, bool):
-            self.fail(f"{key}.commission", f"must be true or false, got {commission!r}")
+        commission = self.boolean(t.get("commission", False), f"{key}.commission")
+        if commission and net <= 0:
+            self.fail(f"{key}.commission", "commission is only taken from a win; this line does not win")
         name = self.string(t.get("name", ""), f"{key}.name")
         try:
-            mask = evaluate(self.string(when, f"{key}.when"))
+            mask = evaluate(when)
         except ConditionError as error:
-            self.fail(f"{key}.when", str(error))
-        if need_when and not mask.any():
-            self.fail(f"{key}.when", f"{when!r} can never happen")
-        return Case(when, net, label, commission, name or when)
+            mask, problem = None, str(error)
+        if mask is None:  # raised outside the handler: one clean error, no chained traceback
+            self.fail(f"{key}.when", problem)
+        if need_when and not (mask & possible_codes()).any():
+            self.fail(f"{key}.when", f"{when!r} can never happen at the table")
+        return Case(when, net, label, commission, name or when), mask
 
-    def bet(self, t: dict, key: str, notation: str) -> Bet:
-        self.known(t, key, {"id", "name", "pays", "otherwise", "max_round", "stated_rtp", "group"})
+    def bet(self, t: dict, key: str, notation: str, commission: Commission) -> Bet:
+        self.known(t, key, _BET_KEYS)
         if "id" not in t:
             self.fail(f"{key}.id", "missing")
         bet_id = self.string(t["id"], f"{key}.id")
@@ -589,56 +708,75 @@ class _Validator:
         cases_raw = t.get("pays")
         if not isinstance(cases_raw, list) or not cases_raw:
             self.fail(f"{key}.pays", "must be a non-empty array of {when = ..., pays = ...} tables")
-        cases = tuple(
-            self.case(self.table(c, f"{key}.pays[{i}]"), f"{key}.pays[{i}]", notation, True)
-            for i, c in enumerate(cases_raw)
-        )
+        possible = possible_codes()
         covered = np.zeros(N_CODES, bool)
-        for i, case in enumerate(cases):
-            mask = evaluate(case.when)
-            overlap = covered & mask
+        owner = np.full(N_CODES, -1)
+        cases = []
+        for i, raw in enumerate(cases_raw):
+            case, mask = self.case(self.table(raw, f"{key}.pays[{i}]"), f"{key}.pays[{i}]", notation, True)
+            overlap = covered & mask & possible
             if overlap.any():
-                self.fail(f"{key}.pays[{i}].when", f"{case.when!r} overlaps an earlier line of the pay table")
+                first = int(np.flatnonzero(overlap)[0])
+                self.fail(f"{key}.pays[{i}].when", f"{case.when!r} overlaps pays[{owner[first]}] "
+                                                   f"({cases[owner[first]].when!r}), e.g. {_describe_code(first)}")
+            owner[mask & ~covered] = i
             covered |= mask
+            cases.append(case)
         if "otherwise" in t:
-            otherwise_raw = t["otherwise"]
-            if isinstance(otherwise_raw, str):
-                otherwise_raw = {"pays": otherwise_raw}
-            otherwise = self.case(self.table(otherwise_raw, f"{key}.otherwise"), f"{key}.otherwise", notation, False)
-            otherwise = dataclasses.replace(otherwise, when="otherwise", name=otherwise.name if otherwise.name
-                                            != "true" else "otherwise")
+            raw = t["otherwise"]
+            if isinstance(raw, str):
+                raw = {"pays": raw}
+            otherwise, _ = self.case(self.table(raw, f"{key}.otherwise"), f"{key}.otherwise", notation, False)
+            otherwise = dataclasses.replace(otherwise, when="otherwise",
+                                            name=otherwise.name if otherwise.name != "true" else "otherwise")
         else:
-            if not covered.all():
-                self.fail(f"{key}.otherwise", "missing cases: some outcomes match no line; add otherwise = \"lose\" "
-                                              "or lines that cover them")
+            missing = possible & ~covered
+            if missing.any():
+                self.fail(f"{key}.otherwise", "missing cases: some outcomes match no line, e.g. "
+                                              f"{_describe_code(int(np.flatnonzero(missing)[0]))}; add otherwise = "
+                                              "\"lose\" or lines that cover them")
             otherwise = Case("otherwise", Fraction(-1), "lose", False, "otherwise")
-        max_round = t.get("max_round")
-        if max_round is not None:
-            max_round = self.integer(max_round, f"{key}.max_round", 1, 10000)
-        stated = t.get("stated_rtp")
-        if stated is not None:
-            stated = self.percent(stated, f"{key}.stated_rtp")
-        return Bet(
+        group = self.choice(t.get("group", "side"), f"{key}.group", ("main", "side"))
+        bet = Bet(
             id=bet_id,
             name=self.string(t.get("name", bet_id), f"{key}.name"),
-            cases=cases,
+            cases=tuple(cases),
             otherwise=otherwise,
-            max_round=max_round,
-            stated_rtp=stated,
-            group=self.string(t.get("group", ""), f"{key}.group"),
+            max_round=None if t.get("max_round") is None else self.integer(t["max_round"], f"{key}.max_round", 1,
+                                                                          10000),
+            stated_rtp=None if t.get("stated_rtp") is None else self.percent(t["stated_rtp"], f"{key}.stated_rtp"),
+            group=group,
+            description=self.string(t.get("description", ""), f"{key}.description"),
         )
+        nets = np.array([float(v) for v in bet.net_results(commission.rate)])[possible]
+        if not (nets > 0).any():
+            self.fail(f"{key}.pays", "the bet can never win: no line pays more than the stake back")
+        if not (nets < 0).any():
+            self.fail(f"{key}.pays", "the bet can never lose: every outcome wins or pushes")
+        return bet
 
-    def claim(self, t: dict, key: str, bet_ids: set[str]) -> Claim:
-        self.known(t, key, {"what", "value", "bet", "text"})
-        what = self.choice(t.get("what"), f"{key}.what", ("max_rtp", "min_rtp", "bet"))
-        value = self.percent(t.get("value"), f"{key}.value")
+    def claim(self, t: dict, key: str, bet_ids: tuple[str, ...]) -> Claim:
+        self.known(t, key, _CLAIM_KEYS)
+        if "what" not in t:
+            self.fail(f"{key}.what", "missing: one of 'max_rtp', 'min_rtp', 'bet'")
+        what = self.choice(t["what"], f"{key}.what", ("max_rtp", "min_rtp", "bet"))
+        if "value" not in t:
+            self.fail(f"{key}.value", "missing: the RTP as the sheet writes it, e.g. \"98.94%\"")
+        value = self.percent(t["value"], f"{key}.value")
         bet = t.get("bet")
         if what == "bet":
             if bet not in bet_ids:
-                self.fail(f"{key}.bet", f"must name a bet of this rule set: {', '.join(sorted(bet_ids))}")
+                self.fail(f"{key}.bet", f"must name a bet of this rule set ({', '.join(bet_ids)}), got {bet!r}")
         elif bet is not None:
             self.fail(f"{key}.bet", f"only goes with what = \"bet\", not {what!r}")
-        return Claim(what, value, bet, self.string(t.get("text", ""), f"{key}.text"))
+        text = self.string(t.get("text", ""), f"{key}.text")
+        return Claim(what, value, bet, text, () if what == "bet" else bet_ids)
+
+
+def _kind(value) -> str:
+    """TOML type name of a parsed value, for error messages."""
+    return {bool: "boolean", int: "integer", float: "float", str: "string", list: "array",
+            dict: "table"}.get(type(value), type(value).__name__)
 
 
 def rules_summary(rules: Rules) -> dict[str, Any]:

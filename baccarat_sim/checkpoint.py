@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -82,11 +83,12 @@ def load_checkpoint(path: str | Path, expect: RunPlan | None = None, rules=None,
         One line naming the file and the mismatch.
     """
     try:
-        with np.load(path, allow_pickle=False) as data:
+        # Our own handle: np.load leaks the one it opens when the file is no zip at all.
+        with open(path, "rb") as stream, np.load(stream, allow_pickle=False) as data:
             header = json.loads(str(data["header"]))
             by_position = data["by_position"]
             batches = data["batches"]
-    except (OSError, ValueError, KeyError) as error:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise CheckpointError(f"--resume: cannot read checkpoint {path} ({error})") from None
     if not isinstance(header, dict) or header.get("format") != "baccarat_sim-checkpoint":
         raise CheckpointError(f"--resume: {path} is not a baccarat_sim checkpoint")
@@ -131,9 +133,10 @@ def peek_checkpoint(path: str | Path) -> dict | None:
     Cheap: the arrays are not read. Used to say what a new run would replace.
     """
     try:
-        with np.load(path, allow_pickle=False) as data:
+        # Our own handle: np.load leaks the one it opens when the file is no zip at all.
+        with open(path, "rb") as stream, np.load(stream, allow_pickle=False) as data:
             header = json.loads(str(data["header"]))
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return None
     return header if isinstance(header, dict) and header.get("format") == "baccarat_sim-checkpoint" else None
 

@@ -144,7 +144,7 @@ class Report:
         if self.mc is None:
             shown["push %"] = pct("push_frequency")
         shown["SD"] = t["sd"].map(lambda v: f"{v:.4f}")
-        shown["rounds ±0.01%"] = t["rounds_for_0_01pct_ci"].map(lambda v: f"{v:.2e}".replace("e+0", "e"))
+        shown["rounds ±0.01%"] = t["rounds_for_0_01pct_ci"].map(_sci)
         return shown
 
     def header_lines(self) -> list[str]:
@@ -183,7 +183,8 @@ class Report:
         Bet names are shortened (with "…") when the table would be wider.
         """
         shown = self.display_table()
-        lines = self.header_lines() + [""] + _text_table(shown, width)
+        header = [line if len(line) <= width else line[: width - 1] + "…" for line in self.header_lines()]
+        lines = header + [""] + _text_table(shown, width)
         if any(" *" in v for v in shown["stated"]):
             lines.append("* the exact RTP contradicts the stated one at the sheet's precision")
         if self.claims:
@@ -206,6 +207,14 @@ class Report:
         for key in ("rules", "model", "decks", "rounds", "shoes", "seed", "threads", "version", "rules_sha256"):
             frame[key] = self.run.get(key)
         return frame.to_csv(index_label="id")
+
+
+def _sci(value) -> str:
+    """3.48e8 rather than 3.48e+08: short, and still read by float()."""
+    if pd.isna(value):
+        return ""
+    mantissa, exponent = f"{value:.2e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def _seconds(value) -> str:

@@ -1,0 +1,233 @@
+"""Long runs never lose work (issue 5): checkpoints, Ctrl-C, --resume.
+
+The identity that matters: half a run, stopped and resumed, gives a histogram
+bit-identical to the same run done in one go (counts, per-position counts and
+the batches the convergence plot and batch-means errors are built from).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from baccarat_sim.checkpoint import CheckpointError, load_checkpoint, peek_checkpoint, save_checkpoint
+from baccarat_sim.outcomes import OutcomeHistogram
+from baccarat_sim.rtp import EXIT_INTERRUPTED, EXIT_USAGE, main
+from baccarat_sim.rules import load_rules
+from baccarat_sim.simulate import RunState, plan_run, run_chunks
+
+DEFAULT_TOML = Path(__file__).resolve().parents[1] / "baccarat_sim" / "rulesets" / "default.toml"
+QUIET = ["--quiet", "--no-plots", "--format", "json"]
+
+
+def cli(capsys, *args):
+    status = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def _histogram(out_dir: Path) -> OutcomeHistogram:
+    (path,) = out_dir.glob("*-histogram.npz")
+    return OutcomeHistogram.load(path)
+
+
+def _assert_identical(a: OutcomeHistogram, b: OutcomeHistogram):
+    assert (a.rounds, a.shoes, a.seed, a.model) == (b.rounds, b.shoes, b.seed, b.model)
+    assert np.array_equal(a.counts, b.counts)
+    assert np.array_equal(a.batches, b.batches)
+    assert (a.by_position is None) == (b.by_position is None)
+    if a.by_position is not None:
+        assert np.array_equal(a.by_position, b.by_position)
+
+
+@pytest.mark.parametrize(("model", "rounds", "stop_after"), [("fresh", "1e6", 5), ("dealt", "3e5", 7)])
+def test_half_run_and_resume_equals_one_full_run(capsys, tmp_path, model, rounds, stop_after):
+    common = ["--rounds", rounds, "--seed", "20240601", "--model", model, *QUIET]
+    status, out, _ = cli(capsys, *common, "--out", tmp_path / "full")
+    assert status == 0
+    full = json.loads(out)
+    assert full["run"]["complete"] is True
+
+    half_dir = tmp_path / "half"
+    # First half on one thread, the rest on every thread: neither the stop nor the threads may change the stream.
+    status, out, err = cli(capsys, *common, "--out", half_dir, "--max-chunks", stop_after, "--threads", 1)
+    assert status == 0
+    half = json.loads(out)
+    checkpoint = half_dir / f"checkpoint-default-{model}.npz"
+    assert half["run"]["complete"] is False and checkpoint.exists()
+    assert 0 < half["run"]["rounds"] < full["run"]["rounds"]
+    assert "--resume" in err
+    # The partial report's files are written too (a report of what was done).
+    assert _histogram(half_dir).rounds == half["run"]["rounds"]
+
+    status, out, _ = cli(capsys, "--resume", "--model", model, "--out", half_dir, *QUIET)
+    assert status == 0
+    resumed = json.loads(out)
+    assert resumed["run"]["complete"] is True and resumed["run"]["resumed_from_rounds"] == half["run"]["rounds"]
+    assert resumed["run"]["seed"] == 20240601
+    assert not checkpoint.exists()  # a finished run leaves no checkpoint behind
+    _assert_identical(_histogram(half_dir), _histogram(tmp_path / "full"))
+    assert [b["rtp"] for b in resumed["bets"]] == [b["rtp"] for b in full["bets"]]
+    assert [b["ci95"] for b in resumed["bets"]] == [b["ci95"] for b in full["bets"]]
+
+
+@pytest.fixture(scope="module")
+def interrupted(tmp_path_factory):
+    """An out directory holding the checkpoint of a run stopped after 2 of 16 chunks."""
+    out = tmp_path_factory.mktemp("interrupted")
+    assert main(["--rounds", "1e6", "--seed", "99", "--out", str(out), "--max-chunks", "2", *QUIET]) == 0
+    assert (out / "checkpoint-default-fresh.npz").exists()
+    return out
+
+
+@pytest.fixture
+def stopped(interrupted, tmp_path):
+    """A private copy of ``interrupted``."""
+    copy = tmp_path / "out"
+    shutil.copytree(interrupted, copy)
+    return copy
+
+
+def _one_line_error(status, err, *words):
+    assert status == EXIT_USAGE
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    for word in words:
+        assert word in err, (word, err)
+
+
+def test_resume_takes_seed_and_rounds_from_the_checkpoint(capsys, stopped):
+    status, out, err = cli(capsys, "--resume", "--out", stopped, "--max-chunks", "1", *QUIET)
+    assert status == 0
+    run = json.loads(out)["run"]
+    assert run["seed"] == 99 and run["rounds_requested"] == 1_000_000 and run["chunks_done"] == 3
+    assert "resuming seed 99" not in err  # --quiet
+
+
+def test_resume_with_another_seed_is_refused(capsys, stopped):
+    status, _, err = cli(capsys, "--resume", "--seed", "98", "--out", stopped, *QUIET)
+    _one_line_error(status, err, "--resume", "seed = 99", "seed = 98")
+
+
+def test_resume_with_another_shoe_is_refused(capsys, stopped):
+    status, _, err = cli(capsys, "--resume", "--remove", "6,6,7", "--out", stopped, *QUIET)
+    _one_line_error(status, err, "--resume", "416 cards", "413 cards")
+
+
+def test_resume_with_another_version_of_the_rule_set_is_refused(capsys, stopped, tmp_path):
+    edited = tmp_path / "default.toml"  # same id, different content (Tie pays 9 to 1): a different hash
+    edited.write_text(DEFAULT_TOML.read_text().replace('"8:1"', '"9:1"'))
+    status, _, err = cli(capsys, "--resume", "--rules", edited, "--out", stopped, *QUIET)
+    _one_line_error(status, err, "--resume", "another version of rule set 'default'")
+
+
+def test_resume_with_a_checkpoint_of_another_rule_set_is_refused(capsys, stopped, tmp_path):
+    other = tmp_path / "other.toml"
+    other.write_text(DEFAULT_TOML.read_text().replace('id = "default"', 'id = "other"'))
+    (stopped / "checkpoint-default-fresh.npz").rename(stopped / "checkpoint-other-fresh.npz")
+    status, _, err = cli(capsys, "--resume", "--rules", other, "--out", stopped, *QUIET)
+    _one_line_error(status, err, "--resume", "rule set 'default'", "'other'")
+
+
+def test_resume_with_a_checkpoint_of_another_version_is_refused(capsys, stopped):
+    path = stopped / "checkpoint-default-fresh.npz"
+    with np.load(path) as data:
+        arrays = dict(data)
+    header = json.loads(str(arrays.pop("header")))
+    header["version"] = "0.0.1"
+    np.savez_compressed(path, header=np.array(json.dumps(header)), **arrays)
+    status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
+    _one_line_error(status, err, "--resume", "baccarat_sim 0.0.1")
+
+
+def test_resume_without_a_checkpoint(capsys, tmp_path):
+    status, _, err = cli(capsys, "--resume", "--out", tmp_path, *QUIET)
+    _one_line_error(status, err, "--resume", "no checkpoint")
+    status, _, err = cli(capsys, "--resume", "--model", "dealt", "--out", tmp_path, *QUIET)
+    _one_line_error(status, err, "--resume", "dealt")
+
+
+def test_damaged_checkpoint_is_refused(capsys, stopped):
+    (stopped / "checkpoint-default-fresh.npz").write_bytes(b"PK\x03\x04 not really a zip")
+    status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
+    _one_line_error(status, err, "--resume", "cannot read checkpoint")
+
+
+def test_new_run_warns_before_replacing_an_unfinished_one(capsys, stopped):
+    status, _, err = cli(capsys, "--rounds", "1e5", "--seed", "1", "--out", stopped, "--no-plots", "--format", "json")
+    assert status == 0
+    assert "holds an unfinished run (seed 99" in err
+
+
+def test_checkpoint_round_trip_and_atomic_replace(tmp_path):
+    rules = load_rules("default")
+    plan = plan_run(rules, 300_000, seed=4)
+    state = RunState.empty(plan)
+    run_chunks(plan, state, threads=1, max_chunks=2)
+    path = tmp_path / "c.npz"
+    save_checkpoint(path, plan, state)
+    first = path.read_bytes()
+    run_chunks(plan, state, threads=1, max_chunks=1)
+    save_checkpoint(path, plan, state)  # over the old one: renamed into place, no temporary left behind
+    assert path.read_bytes() != first and [p.name for p in tmp_path.iterdir()] == ["c.npz"]
+    loaded_plan, loaded = load_checkpoint(path, expect=plan, rules=rules)
+    assert loaded_plan == plan and loaded.next_chunk == 3 and loaded.rounds == state.rounds
+    assert np.array_equal(loaded.by_position, state.by_position) and np.array_equal(loaded.batches, state.batches)
+    assert peek_checkpoint(path)["rounds"] == state.rounds
+    with pytest.raises(CheckpointError, match="seed = 4"):
+        load_checkpoint(path, expect=plan_run(rules, 300_000, seed=5), rules=rules)
+
+
+def test_checkpoint_written_at_least_every_interval(tmp_path):
+    rules = load_rules("default")
+    plan = plan_run(rules, 2_000_000, seed=8)
+    state = RunState.empty(plan)
+    path = tmp_path / "c.npz"
+    seen = []
+
+    def watch(state):  # after every chunk: what the file on disk says
+        seen.append(peek_checkpoint(path)["next_chunk"] if path.exists() else 0)
+
+    # An interval of 0 s: due after every chunk.
+    run_chunks(plan, state, threads=1, checkpoint=path, checkpoint_every=1e-9, max_chunks=4, on_chunk=watch)
+    assert seen == [1, 2, 3, 4]
+
+
+def test_ctrl_c_stops_at_a_chunk_boundary_and_reports(tmp_path):
+    """A real SIGINT to a real process: checkpoint written, partial report printed, exit 130, then resumable."""
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "baccarat_sim.rtp", "--rounds", "1e12", "--seed", "31", "--threads", "1",
+               "--out", str(out), "--no-plots", "--format", "json", "--checkpoint-every", "0.2"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    checkpoint = out / "checkpoint-default-fresh.npz"
+    try:
+        deadline = time.monotonic() + 240  # includes compiling the kernel if the cache is cold
+        while not checkpoint.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert checkpoint.exists(), "no checkpoint appeared"
+        os.kill(process.pid, signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == EXIT_INTERRUPTED, stderr
+    assert "Traceback" not in stderr and "stopped by Ctrl-C" in stderr
+    report = json.loads(stdout)
+    run = report["run"]
+    assert run["interrupted"] is True and run["complete"] is False and run["rounds"] > 0
+    assert run["rounds"] % (1 << 16) == 0  # whole blocks: it stopped at a chunk boundary
+    header = peek_checkpoint(checkpoint)
+    assert header["rounds"] == run["rounds"] and header["plan"]["seed"] == 31
+    # The report's histogram is the checkpoint's.
+    assert _histogram(out).rounds == run["rounds"]
+    # And it continues from there.
+    assert main(["--resume", "--out", str(out), "--max-chunks", "1", *QUIET]) == 0
+    assert peek_checkpoint(checkpoint)["next_chunk"] == header["next_chunk"] + 1

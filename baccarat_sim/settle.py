@@ -20,9 +20,11 @@ from .rules import Bet, Rules
 
 __all__ = [
     "BetResult",
+    "LimitError",
     "SlipResult",
     "breakdown",
     "commission_table",
+    "covariance",
     "net_vector",
     "payout_matrix",
     "settle",
@@ -88,13 +90,37 @@ class BetResult:
         return math.ceil((1.959963984540054 * self.sd / 1e-4) ** 2)
 
 
-def settle_bet(hist: OutcomeHistogram, bet: Bet, rules: Rules, counts: np.ndarray | None = None) -> BetResult:
-    """Settle one bet over ``hist`` (or over ``counts`` from the same code space)."""
+def settle_bet(hist: OutcomeHistogram, bet: Bet | str, rules: Rules, counts: np.ndarray | None = None,
+               stake=None) -> BetResult:
+    """Settle one bet over ``hist`` (or over ``counts`` from the same code space).
+
+    Parameters
+    ----------
+    hist : OutcomeHistogram
+    bet : Bet or str
+        The bet, or its id in ``rules``.
+    rules : Rules
+    counts : ndarray(int64, shape=(N_CODES,)), optional
+        Counts to settle instead of ``hist.counts`` (e.g. one round position).
+    stake : number, optional
+        Stake in lowest chips. Only matters where the rule set rounds the
+        commission (``commission.rounding``): the commission on a win is then
+        worked out for this stake. Without it the nominal rate applies.
+
+    Returns
+    -------
+    BetResult
+        Per unit staked; exact (``ev_exact`` a Fraction) for the exact engine.
+    """
+    bet = rules.bet(bet) if isinstance(bet, str) else bet
     counts = hist.counts if counts is None else counts
-    index, values = _net_exact(bet, rules.commission.rate)
-    # Exact integer sums per distinct net value (each fits int64: they are at
-    # most the histogram total).
-    weights = [int(counts[index == i].sum()) for i in range(len(values))]
+    nets = _line_nets(bet, rules, stake)
+    line_weights = np.zeros(len(nets), np.int64)
+    np.add.at(line_weights, bet.case_index(), counts)
+    by_net: dict[Fraction, int] = {}
+    for net, weight in zip(nets, line_weights):
+        by_net[net] = by_net.get(net, 0) + int(weight)
+    values, weights = sorted(by_net), [by_net[v] for v in sorted(by_net)]
     total = sum(weights)
     if total == 0:
         raise ValueError("cannot settle an empty histogram")
@@ -129,55 +155,177 @@ def settle(hist: OutcomeHistogram, rules: Rules) -> list[BetResult]:
     return [settle_bet(hist, bet, rules) for bet in rules.bets]
 
 
-def breakdown(hist: OutcomeHistogram, bet: Bet, rules: Rules) -> pd.DataFrame:
+def breakdown(hist: OutcomeHistogram, bet: Bet | str, rules: Rules) -> pd.DataFrame:
     """The per-outcome table casino mathematicians publish for a bet.
+
+    One row per line of the pay table (in file order, ``otherwise`` last) and a
+    ``total`` row, as in the Wizard of Odds return tables.
+
+    Parameters
+    ----------
+    hist : OutcomeHistogram
+        Exact (combinations are exact integer weights over six-card orderings)
+        or Monte Carlo (combinations are rounds).
+    bet : Bet or str
+        The bet, or its id in ``rules``.
+    rules : Rules
 
     Returns
     -------
     DataFrame
-        One row per pay-table line: ``event``, ``pays``, ``net``, ``combinations``
-        (exact weights or rounds), ``probability``, ``return`` (net x
-        probability), and a ``total`` row whose return is the EV.
+        Columns ``event``, ``pays`` (as the rule file writes it), ``net`` (per
+        unit staked), ``combinations``, ``probability`` and ``return`` (net x
+        probability). The total row's ``return`` is the bet's exact EV.
+
+    Examples
+    --------
+    >>> from baccarat_sim import exact_histogram, load_rules
+    >>> table = breakdown(exact_histogram(8), "tie", load_rules("default"))
+    >>> print(table[["event", "net", "combinations"]].to_string(index=False))
+                   event  net     combinations
+                     Tie  8.0  475627426473216
+    Player or Banker win -1.0 4522770849030144
+                   total  NaN 4998398275503360
     """
+    bet = rules.bet(bet) if isinstance(bet, str) else bet
     case_of_code = bet.case_index()
-    cases = list(bet.cases) + [bet.otherwise]
-    counts_by_case = [int(hist.counts[case_of_code == i].sum()) for i in range(len(cases))]
-    total = sum(counts_by_case)
-    rows = []
-    for case, combos in zip(cases, counts_by_case):
+    cases = [*bet.cases, bet.otherwise]
+    combos = np.zeros(len(cases), np.int64)
+    np.add.at(combos, case_of_code, hist.counts)
+    total = int(combos.sum())
+    if total == 0:
+        raise ValueError("cannot settle an empty histogram")
+    rows, ev = [], Fraction(0)
+    for case, weight in zip(cases, combos):
         net = Bet._case_net(case, rules.commission.rate)
-        probability = Fraction(int(combos), total)
-        rows.append(
-            {
-                "event": case.name,
-                "pays": case.pays + (" less commission" if case.commission else ""),
-                "net": float(net),
-                "combinations": int(combos),
-                "probability": float(probability),
-                "return": float(net * probability),
-            }
-        )
-    frame = pd.DataFrame(rows)
-    total_row = {
-        "event": "total",
-        "pays": "",
-        "net": np.nan,
-        "combinations": total,
-        "probability": 1.0,
-        "return": float(sum(Fraction(r["combinations"], total) * Fraction(r["net"]) for r in rows)),
-    }
-    return pd.concat([frame, pd.DataFrame([total_row])], ignore_index=True)
+        probability = Fraction(int(weight), total)
+        ev += net * probability
+        rows.append({
+            "event": case.name,
+            "pays": case.pays + (" less commission" if case.commission else ""),
+            "net": float(net),
+            "combinations": int(weight),
+            "probability": float(probability),
+            "return": float(net * probability),
+        })
+    rows.append({"event": "total", "pays": "", "net": np.nan, "combinations": total, "probability": 1.0,
+                 "return": float(ev)})
+    return pd.DataFrame(rows)
+
+
+def _joint(bets: list[Bet], counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Joint distribution of the pay-table lines of several bets.
+
+    Returns
+    -------
+    (ndarray(int64, shape=(n_groups, n_bets)), ndarray(int64, shape=(n_groups,)))
+        Each row is one combination of lines (index into ``cases + [otherwise]``
+        per bet) that some outcome settles on, and its total weight. Weights are
+        summed in int64 (exact: they never exceed the histogram total).
+    """
+    lines = np.stack([bet.case_index() for bet in bets], axis=1)
+    groups, inverse = np.unique(lines, axis=0, return_inverse=True)
+    weights = np.zeros(len(groups), np.int64)
+    np.add.at(weights, inverse.ravel(), counts)
+    keep = weights > 0
+    return groups[keep], weights[keep]
+
+
+def _line_nets(bet: Bet, rules: Rules, stake=None) -> list[Fraction]:
+    """Net result per unit staked of each line of a bet (``otherwise`` last).
+
+    With ``stake`` (lowest chips) and a rounded commission, the commission on
+    each winning line is the rounded amount on that stake's win.
+    """
+    commission = rules.commission
+    if stake is None or commission.rounding == "none":
+        return [Bet._case_net(case, commission.rate) for case in (*bet.cases, bet.otherwise)]
+    stake = Fraction(str(stake)) if not isinstance(stake, Fraction) else stake
+    if stake <= 0:
+        raise ValueError(f"stake: must be > 0, got {stake}")
+    nets = []
+    for case in (*bet.cases, bet.otherwise):
+        if case.commission and case.net > 0:
+            nets.append(case.net - commission.amount(stake * case.net) / stake)
+        else:
+            nets.append(case.net)
+    return nets
+
+
+def covariance(hist: OutcomeHistogram, rules: Rules, bet_ids=None) -> pd.DataFrame:
+    """Covariance of the per-unit results of bets over one round.
+
+    Exact (from integer weights) for the exact engine; for a Monte Carlo
+    histogram it is the covariance of the rounds counted.
+
+    Parameters
+    ----------
+    bet_ids : sequence of str, optional
+        Default: every bet of ``rules``.
+
+    Returns
+    -------
+    DataFrame
+        Square, indexed by bet id both ways; the diagonal holds the variances.
+
+    Examples
+    --------
+    >>> from baccarat_sim import exact_histogram, load_rules
+    >>> cov = covariance(exact_histogram(8), load_rules("default"), ["player", "banker"])
+    >>> round(float(cov.loc["player", "banker"]), 3)  # one wins when the other loses
+    -0.882
+    """
+    bet_ids = list(rules.bet_ids if bet_ids is None else bet_ids)
+    bets = [rules.bet(bet_id) for bet_id in bet_ids]
+    groups, weights = _joint(bets, hist.counts)
+    total = int(weights.sum())
+    if total == 0:
+        raise ValueError("cannot settle an empty histogram")
+    nets = [[_line_nets(bet, rules)[line] for line in groups[:, i]] for i, bet in enumerate(bets)]
+    means = [sum((v * int(w) for v, w in zip(column, weights)), Fraction(0)) / total for column in nets]
+    matrix = np.zeros((len(bets), len(bets)))
+    for i in range(len(bets)):
+        for j in range(i, len(bets)):
+            second = sum((a * b * int(w) for a, b, w in zip(nets[i], nets[j], weights)), Fraction(0)) / total
+            matrix[i, j] = matrix[j, i] = float(second - means[i] * means[j])
+    return pd.DataFrame(matrix, index=bet_ids, columns=bet_ids)
 
 
 @dataclasses.dataclass(frozen=True)
 class SlipResult:
-    """Settlement of several bets placed together (stakes in units of the minimum bet)."""
+    """Settlement of several bets placed together on one round.
+
+    Stakes are amounts in the unit of ``rules.limits.min_bet`` (e.g. chips).
+    ``ev``, ``sd`` and ``distribution`` are of the slip's net result in that
+    unit; the SD includes the covariance between the bets (a Player and a
+    Banker stake largely cancel).
+
+    Attributes
+    ----------
+    stakes : dict of str to Fraction
+    total_stake : float
+    ev : float
+        Expected net result of the slip (exact value in ``ev_exact``).
+    sd : float
+        Standard deviation of the slip's net result.
+    hit_frequency, push_frequency : float
+        Probability that the slip as a whole wins, or breaks even.
+    distribution : tuple of (Fraction, float)
+        Every net result of the slip and its probability.
+    covariance : DataFrame
+        Per-unit covariance matrix of the staked bets.
+    ev_exact : Fraction
+    """
 
     stakes: dict
     total_stake: float
     ev: float
     sd: float
     hit_frequency: float
+    push_frequency: float
+    distribution: tuple[tuple[Fraction, float], ...]
+    covariance: pd.DataFrame
+    ev_exact: Fraction
 
     @property
     def rtp(self) -> float:
@@ -189,96 +337,203 @@ class SlipResult:
         """Expected loss per unit staked over the whole slip."""
         return -self.ev / self.total_stake
 
+    @property
+    def loss_frequency(self) -> float:
+        """Probability that the slip as a whole loses."""
+        return 1.0 - self.hit_frequency - self.push_frequency
+
 
 class LimitError(ValueError):
-    """A bet slip that breaks a table limit of the rule set."""
+    """A bet slip that breaks a table limit of the rule set; the message names the limit."""
 
 
-def check_limits(rules: Rules, stakes: dict[str, float]) -> None:
-    """Raise :class:`LimitError` naming the limit a bet slip breaks."""
-    limits = rules.limits
-    for bet_id, stake in stakes.items():
-        rules.bet(bet_id)
-        if stake < 0:
-            raise LimitError(f"stakes.{bet_id}: must be >= 0, got {stake}")
-        if 0 < stake < limits.min_bet:
-            raise LimitError(f"stakes.{bet_id}: {stake} is below the minimum bet {limits.min_bet}")
-        maximum = limits.max_for(bet_id)
-        if maximum is not None and stake > maximum * limits.min_bet:
-            raise LimitError(
-                f"stakes.{bet_id}: {stake} exceeds the limit of {maximum}x the minimum bet ({rules.id})"
-            )
-    player, banker = stakes.get("player", 0), stakes.get("banker", 0)
-    if player and banker:
-        if not limits.equal_player_banker and player == banker:
-            raise LimitError(f"stakes: the same amount on player and banker is not allowed ({rules.id})")
-        if abs(player - banker) < limits.player_banker_min_difference * limits.min_bet:
-            raise LimitError(
-                f"stakes: player and banker must differ by at least {limits.player_banker_min_difference}x the "
-                f"minimum bet ({rules.id})"
-            )
+def _amount(value, key: str) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction, np.integer, np.floating)):
+        raise LimitError(f"{key}: a stake must be a number, got {value!r}")
+    try:
+        return Fraction(str(value)) if not isinstance(value, Fraction) else value
+    except (ValueError, ZeroDivisionError):
+        raise LimitError(f"{key}: a stake must be a number, got {value!r}") from None
 
 
-def settle_slip(hist: OutcomeHistogram, rules: Rules, stakes: dict[str, float], check: bool = True) -> SlipResult:
-    """Settle a bet slip: EV and SD of the combined result, covariances included.
+def _fmt(amount: Fraction) -> str:
+    return str(amount.numerator) if amount.denominator == 1 else f"{float(amount):g}"
+
+
+def check_limits(rules: Rules, stakes: dict) -> dict[str, Fraction]:
+    """Check a bet slip against the rule set's table limits.
 
     Parameters
     ----------
-    stakes : dict of str to float
-        Stake per bet id, in units of the minimum bet.
-    check : bool
-        Check the slip against the rule set's table limits first.
+    rules : Rules
+    stakes : dict of str to number
+        Stake per bet id, in the unit of ``limits.min_bet``; 0 means not staked.
+
+    Returns
+    -------
+    dict of str to Fraction
+        The stakes as exact amounts.
+
+    Raises
+    ------
+    LimitError
+        Naming the limit broken (its rule-file key) and the rule set.
+
+    Examples
+    --------
+    >>> from baccarat_sim import load_rules
+    >>> check_limits(load_rules("rng-6deck-single-hand"), {"tie": 20})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    baccarat_sim.settle.LimitError: limits.max_bet.tie: a stake of 20 on tie is over the limit of 15x the minimum ...
     """
-    if check:
-        check_limits(rules, stakes)
-    combined = np.zeros(N_CODES)
-    for bet_id, stake in stakes.items():
-        combined += stake * net_vector(rules.bet(bet_id), rules)
-    probability = hist.probabilities
-    ev = float(probability @ combined)
-    variance = float(probability @ (combined - ev) ** 2)
+    limits = rules.limits
+    where = f"in {rules.id}"
+    if not isinstance(stakes, dict) or not stakes:
+        raise LimitError("stakes: give at least one bet id and its stake")
+    amounts = {}
+    for bet_id, raw in stakes.items():
+        if bet_id not in rules.bet_ids:
+            raise LimitError(f"stakes.{bet_id}: no such bet {where}; bets: {', '.join(rules.bet_ids)}")
+        amounts[bet_id] = stake = _amount(raw, f"stakes.{bet_id}")
+        if stake < 0:
+            raise LimitError(f"stakes.{bet_id}: a stake must be >= 0, got {_fmt(stake)}")
+        if 0 < stake < limits.min_bet:
+            raise LimitError(f"limits.min_bet: a stake of {_fmt(stake)} on {bet_id} is below the minimum bet "
+                             f"({_fmt(limits.min_bet)}) {where}")
+    if not any(amounts.values()):
+        raise LimitError("stakes: every stake is 0")
+    player, banker = amounts.get("player", Fraction(0)), amounts.get("banker", Fraction(0))
+    difference_rule = limits.player_banker_limit == "difference"
+    for bet_id, stake in amounts.items():
+        maximum = limits.max_for(bet_id)
+        if maximum is None or (difference_rule and bet_id in ("player", "banker")):
+            continue
+        if stake > maximum * limits.min_bet:
+            raise LimitError(f"limits.max_bet.{bet_id}: a stake of {_fmt(stake)} on {bet_id} is over the limit of "
+                             f"{_fmt(maximum)}x the minimum bet ({_fmt(maximum * limits.min_bet)}) {where}")
+    if difference_rule:
+        cap = min(limits.max_for("player"), limits.max_for("banker")) * limits.min_bet
+        if abs(player - banker) > cap:
+            raise LimitError(f"limits.player_banker_limit: the Player and Banker stakes ({_fmt(player)} and "
+                             f"{_fmt(banker)}) differ by {_fmt(abs(player - banker))}, over the limit of "
+                             f"{_fmt(cap)} on their difference {where}")
+    if player and banker:
+        if not limits.equal_player_banker and player == banker:
+            raise LimitError(f"limits.equal_player_banker: the same amount ({_fmt(player)}) may not be staked on "
+                             f"Player and Banker {where}")
+        gap = limits.player_banker_min_difference * limits.min_bet
+        if abs(player - banker) < gap:
+            raise LimitError(f"limits.player_banker_min_difference: the Player and Banker stakes must differ by at "
+                             f"least {_fmt(gap)}, got {_fmt(player)} and {_fmt(banker)} {where}")
+    if limits.side_bets_need_main_bet:
+        main = any(stake and rules.bet(bet_id).group == "main" for bet_id, stake in amounts.items())
+        side = [bet_id for bet_id, stake in amounts.items() if stake and rules.bet(bet_id).group == "side"]
+        if side and not main:
+            raise LimitError(f"limits.side_bets_need_main_bet: {', '.join(side)} may only be staked with a main "
+                             f"bet {where}")
+    return amounts
+
+
+def settle_slip(hist: OutcomeHistogram, rules: Rules, stakes: dict, check: bool = True) -> SlipResult:
+    """Settle a bet slip: the distribution of the combined result of several bets.
+
+    Parameters
+    ----------
+    hist : OutcomeHistogram
+        Exact or Monte Carlo.
+    rules : Rules
+    stakes : dict of str to number
+        Stake per bet id, in the unit of ``rules.limits.min_bet``.
+    check : bool
+        Check the slip against the rule set's table limits first
+        (:func:`check_limits`).
+
+    Examples
+    --------
+    >>> from baccarat_sim import exact_histogram, load_rules
+    >>> slip = settle_slip(exact_histogram(8), load_rules("rng-6deck-single-hand"), {"banker": 10, "tie": 1})
+    >>> round(slip.ev, 6), round(slip.sd, 4)
+    (-0.249387, 9.6518)
+    """
+    amounts = check_limits(rules, stakes) if check else {k: _amount(v, f"stakes.{k}") for k, v in stakes.items()}
+    staked = {bet_id: stake for bet_id, stake in amounts.items() if stake}
+    bets = [rules.bet(bet_id) for bet_id in staked]
+    groups, weights = _joint(bets, hist.counts)
+    total = int(weights.sum())
+    if total == 0:
+        raise ValueError("cannot settle an empty histogram")
+    line_nets = [_line_nets(bet, rules) for bet in bets]
+    by_net: dict[Fraction, int] = {}
+    for row, weight in zip(groups, weights):
+        net = sum((stake * nets[line] for stake, nets, line in zip(staked.values(), line_nets, row)), Fraction(0))
+        by_net[net] = by_net.get(net, 0) + int(weight)
+    ev = sum((v * w for v, w in by_net.items()), Fraction(0)) / total
+    variance = sum((v * v * w for v, w in by_net.items()), Fraction(0)) / total - ev * ev
     return SlipResult(
-        stakes=dict(stakes),
-        total_stake=float(sum(stakes.values())),
-        ev=ev,
-        sd=math.sqrt(variance),
-        hit_frequency=float(probability[combined > 0].sum()),
+        stakes=amounts,
+        total_stake=float(sum(staked.values())),
+        ev=float(ev),
+        sd=math.sqrt(float(variance)),
+        hit_frequency=sum(w for v, w in by_net.items() if v > 0) / total,
+        push_frequency=sum(w for v, w in by_net.items() if v == 0) / total,
+        distribution=tuple((v, by_net[v] / total) for v in sorted(by_net)),
+        covariance=covariance(hist, rules, list(staked)),
+        ev_exact=ev,
     )
 
 
 def commission_table(hist: OutcomeHistogram, rules: Rules, bet_id: str = "banker",
                      stakes=range(1, 101)) -> pd.DataFrame:
-    """RTP of a commission bet by stake, with the commission rounded per the rule set.
+    """RTP of a commission bet by stake, with the commission rounded as the rule set says.
 
-    Stakes are in lowest-chip units. A win pays ``stake - commission(stake)``
-    where the commission is ``rate x stake`` rounded as ``rules.commission`` says
-    (e.g. up to a quarter of the lowest chip, online-commission-rounding.txt).
+    online-commission-rounding.txt: "Commission is rounded up to a quarter of the
+    lowest chip denomination". A one-chip Banker win then pays 1 - 0.25 = 0.75
+    chips (an effective 25% commission) and only multiples of 5 chips pay the
+    nominal 5%. The rows are the plot data of RTP against stake.
+
+    Parameters
+    ----------
+    hist : OutcomeHistogram
+    rules : Rules
+    bet_id : str
+        A bet with a commission line (``commission = true``).
+    stakes : iterable of number
+        Stakes in lowest chips (default 1 to 100).
 
     Returns
     -------
     DataFrame
-        ``stake``, ``commission``, ``effective_rate``, ``rtp``, ``house_edge``.
+        ``stake`` (lowest chips), ``commission`` (lowest chips, on a win of the
+        stake), ``payout`` (net win), ``effective_rate`` (commission / win),
+        ``rtp``, ``house_edge`` and ``rtp_nominal`` (at the unrounded rate).
+
+    Examples
+    --------
+    >>> from baccarat_sim import exact_histogram, load_rules
+    >>> table = commission_table(exact_histogram(8), load_rules("online-commission-rounding"), stakes=[1, 2, 5])
+    >>> print(table[["stake", "commission", "payout", "effective_rate"]].to_string(index=False))
+     stake  commission  payout  effective_rate
+       1.0        0.25    0.75           0.250
+       2.0        0.25    1.75           0.125
+       5.0        0.25    4.75           0.050
     """
     bet = rules.bet(bet_id)
-    commission = rules.commission
-    nominal = settle_bet(hist, bet, rules)
-    # Split the bet's EV into its commissioned wins and the rest, exactly.
-    base = dataclasses.replace(rules, commission=dataclasses.replace(commission, rate=Fraction(0)))
-    gross = settle_bet(hist, bet, base).ev_exact
-    win_weight = (gross - nominal.ev_exact) / commission.rate if commission.rate else Fraction(0)
+    if not any(case.commission for case in bet.cases):
+        raise ValueError(f"bet_id: {bet_id!r} has no commission line in rule set {rules.id!r}")
+    nominal = settle_bet(hist, bet, rules).rtp
     rows = []
     for stake in stakes:
-        stake = Fraction(stake)
-        fee = commission.amount(stake)
-        effective = fee / stake
-        ev = gross - win_weight * effective
-        rows.append(
-            {
-                "stake": float(stake * commission.lowest_chip),
-                "commission": float(fee * commission.lowest_chip),
-                "effective_rate": float(effective),
-                "rtp": float(1 + ev),
-                "house_edge": float(-ev),
-            }
-        )
+        stake = Fraction(str(stake))
+        result = settle_bet(hist, bet, rules, stake=stake if rules.commission.rounding != "none" else None)
+        fee = rules.commission.amount(stake) if rules.commission.rounding != "none" else rules.commission.rate * stake
+        rows.append({
+            "stake": float(stake),
+            "commission": float(fee),
+            "payout": float(stake - fee),
+            "effective_rate": float(fee / stake),
+            "rtp": result.rtp,
+            "house_edge": result.house_edge,
+            "rtp_nominal": nominal,
+        })
     return pd.DataFrame(rows)

@@ -163,7 +163,9 @@ class Report:
             if r.get("resumed_from_rounds"):
                 rounds += f", resumed at {r['resumed_from_rounds']:,}"
             lines.append(f"rounds    {rounds}")
-            lines.append(f"seed      {r['seed']}   threads {r.get('threads')}")
+            cluster = (f"   dask: {r.get('workers')} workers via {r.get('scheduler')}" if r.get("backend") == "dask"
+                       else "")
+            lines.append(f"seed      {r['seed']}   threads {r.get('threads')}{cluster}")
             timing = f"time      {_seconds(r.get('seconds'))} wall"
             if r.get("wall_rounds_per_second"):
                 timing += f", {r['wall_rounds_per_second'] / 1e6:,.1f} M rounds/s"

@@ -147,6 +147,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="master seed (default: drawn at random and printed, or the checkpoint's with --resume)")
     run.add_argument("--threads", type=_positive_int("threads", 1), metavar="T",
                      help="kernel threads (default: all cores); results do not depend on it")
+    run.add_argument("--backend", choices=("local", "dask"), default="local",
+                     help="where to deal: this machine (numba threads) or a Dask cluster (needs the dask extra); "
+                          "the histogram is the same bit for bit")
+    run.add_argument("--scheduler", metavar="ADDRESS",
+                     help="--backend dask: address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786")
+    run.add_argument("--workers", type=_positive_int("workers", 1), metavar="N",
+                     help="--backend dask: start a local cluster of N worker processes for this run (--threads "
+                          "threads each, default 1)")
     run.add_argument("--resume", action="store_true",
                      help="continue an interrupted run from its checkpoint in --out (same random stream)")
     run.add_argument("--checkpoint-every", type=_seconds, default=30.0, metavar="S",
@@ -221,6 +229,7 @@ def run(args) -> int:
     started = time.perf_counter()
     if args.exact and args.resume:
         raise UsageError("--resume: only continues a Monte Carlo run; drop --exact")
+    _check_backend(args)
     rules, shoe = _load(args)
     out_dir = None if args.no_files else _check_out_dir(args.out)
     exact = exact_histogram(shoe)
@@ -262,6 +271,27 @@ def run(args) -> int:
     return status
 
 
+def _check_backend(args) -> None:
+    """Backend options that fit together, and Dask importable when asked for, before any work is done."""
+    if args.backend == "local":
+        if args.scheduler is not None or args.workers is not None:
+            raise UsageError(f"--{'scheduler' if args.scheduler is not None else 'workers'}: needs --backend dask")
+        return
+    if args.exact:
+        raise UsageError("--backend dask: deals Monte Carlo rounds; drop --exact (exact figures need no cluster)")
+    if (args.scheduler is None) == (args.workers is None):
+        raise UsageError("--backend dask: give --scheduler ADDRESS (a running cluster) or --workers N (a local "
+                         "cluster started for this run), not " + ("both" if args.workers else "neither"))
+    if args.scheduler is not None and args.threads is not None:
+        raise UsageError("--threads: a cluster's workers have their own threads (dask worker --nthreads); drop it")
+    from .distributed import BackendError, _require_distributed
+
+    try:
+        _require_distributed()
+    except BackendError as error:
+        raise UsageError(str(error)) from None
+
+
 def _checkpoint_path(out_dir: Path, rules, model: str) -> Path:
     return out_dir / f"checkpoint-{rules.id}-{model}.npz"
 
@@ -273,7 +303,7 @@ def _monte_carlo(args, rules, shoe, out_dir):
     from .checkpoint import PLAN_FIELDS, load_checkpoint, peek_checkpoint
     from .simulate import RunState, plan_run, run_chunks
 
-    if args.threads is not None and args.threads > numba.config.NUMBA_NUM_THREADS:
+    if args.backend == "local" and args.threads is not None and args.threads > numba.config.NUMBA_NUM_THREADS:
         raise UsageError(f"--threads: must be from 1 to {numba.config.NUMBA_NUM_THREADS} on this machine, "
                          f"got {args.threads}")
     threads = args.threads or numba.config.NUMBA_NUM_THREADS
@@ -304,12 +334,26 @@ def _monte_carlo(args, rules, shoe, out_dir):
                         "add --resume to continue that one instead")
         _note(args, f"seed {plan.seed}")
     resumed_from = state.rounds
-    _warm_up(plan)
-    wall = time.perf_counter()
-    run_chunks(plan, state, threads=threads, progress=False if args.quiet else None, checkpoint=checkpoint,
-               checkpoint_every=args.checkpoint_every, max_chunks=args.max_chunks,
-               extra_meta={"rules_path": rules.path, "remove": args.remove, "bets": list(rules.bet_ids)})
-    wall = time.perf_counter() - wall
+    extra_meta = {"rules_path": rules.path, "remove": args.remove, "bets": list(rules.bet_ids)}
+    cluster = {"backend": args.backend}
+    if args.backend == "dask":
+        from .distributed import BackendError, run_from_cli
+
+        try:
+            wall, dask_info = run_from_cli(plan, state, scheduler=args.scheduler, workers=args.workers,
+                                           threads_per_worker=args.threads or 1,
+                                           progress=False if args.quiet else None, checkpoint=checkpoint,
+                                           checkpoint_every=args.checkpoint_every, max_chunks=args.max_chunks,
+                                           extra_meta=extra_meta, note=lambda text: _note(args, text))
+        except BackendError as error:
+            raise UsageError(str(error)) from None
+        cluster.update(dask_info)
+    else:
+        _warm_up(plan)
+        wall = time.perf_counter()
+        run_chunks(plan, state, threads=threads, progress=False if args.quiet else None, checkpoint=checkpoint,
+                   checkpoint_every=args.checkpoint_every, max_chunks=args.max_chunks, extra_meta=extra_meta)
+        wall = time.perf_counter() - wall
     complete = state.next_chunk >= plan.n_chunks
     if checkpoint is not None and complete and checkpoint.exists():
         checkpoint.unlink()  # a finished run needs no checkpoint
@@ -328,10 +372,11 @@ def _monte_carlo(args, rules, shoe, out_dir):
         "wall_rounds_per_second": session_rounds / wall if wall > 0 else None,
         "resumed_from_rounds": resumed_from if args.resume else None,
         "chunks": plan.n_chunks,
-        "chunks_done": state.next_chunk,
+        "chunks_done": state.chunks_done,
         "complete": complete,
         "interrupted": state.interrupted,
         "checkpoint": None if complete or checkpoint is None else str(checkpoint),
+        **cluster,  # backend; for dask also workers (processes that dealt), threads, scheduler, tasks
     }
     return mc, info
 

@@ -1,0 +1,330 @@
+"""Issue 8: the Dask backend deals the local backend's histogram bit for bit, also through faults.
+
+One LocalCluster of two worker processes (one thread each) serves the module;
+the test that kills a worker runs last and waits for the nanny to replace it.
+Reference histograms come from the local numba backend (``simulate``), the
+very thing the cluster must reproduce.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from baccarat_sim import load_rules  # noqa: E402
+from baccarat_sim.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
+from baccarat_sim.distributed import (  # noqa: E402
+    BackendError,
+    _task_ranges,
+    connect,
+    kernel_fingerprint,
+    prepare_workers,
+    run_dask,
+    simulate_dask,
+)
+from baccarat_sim.rtp import main  # noqa: E402
+from baccarat_sim.simulate import (  # noqa: E402
+    RunState,
+    add_chunk_result,
+    plan_run,
+    run_chunk,
+    run_chunks,
+    simulate,
+)
+
+#: Fresh model: 40 blocks of 2**16 rounds plus one round, so the last block deals a single round and the run
+#: has 21 chunks in 21 batches (chunks of 2 blocks: at least MIN_CHUNKS=32 would need 64 blocks).
+FRESH_ROUNDS = 40 * 2**16 + 1
+#: Dealt model: 5 blocks of 16 shoes, per-position rows (105 positions for 8 decks: 12 MB a task).
+DEALT_ROUNDS = 100_000
+TIMEOUT = 120  # seconds: generous, the machine is shared and small
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return load_rules("default")
+
+
+@pytest.fixture(scope="module")
+def client(rules):
+    # Compile (or load) the worker kernel here first: the workers then load numba's cache instead of
+    # compiling side by side on a two-core machine.
+    from baccarat_sim.distributed import _prepare_worker
+
+    _prepare_worker(kernel_fingerprint())
+    with connect(workers=2, threads_per_worker=1) as client:
+        prepare_workers(client)
+        yield client
+
+
+@pytest.fixture(scope="module")
+def fresh_reference(rules):
+    return simulate(rules, FRESH_ROUNDS, seed=7, threads=2)
+
+
+@pytest.fixture(scope="module")
+def dealt_reference(rules):
+    return simulate(rules, DEALT_ROUNDS, seed=3, model="dealt", threads=2)
+
+
+def assert_same(hist, reference):
+    """Bit-identical histograms: counts, per-position rows, batch rows, rounds and shoes."""
+    assert hist.rounds == reference.rounds
+    assert hist.shoes == reference.shoes
+    np.testing.assert_array_equal(hist.counts, reference.counts)
+    np.testing.assert_array_equal(hist.batches, reference.batches)
+    if reference.by_position is None:
+        assert hist.by_position is None
+    else:
+        np.testing.assert_array_equal(hist.by_position, reference.by_position)
+    assert hist.meta["complete"] and hist.meta["chunks_done"] == reference.meta["chunks_done"]
+
+
+# --- without a cluster: the bookkeeping that lets chunks arrive in any order -----------------------------------
+
+
+def test_task_ranges_cover_each_undone_chunk_once_within_a_batch(rules):
+    plan = plan_run(rules, 10**9, seed=1)  # 120 chunks in 100 batches: some batches hold two chunks
+    state = RunState.empty(plan)
+    state.mark_done(0, 3)
+    state.mark_done(10, 2)  # a gap: chunks 3..9 undone, 10 and 11 done ahead
+    for per_task in (1, 3, 8):
+        tasks = list(_task_ranges(plan, state, per_task, None))
+        covered = [c for first, n in tasks for c in range(first, first + n)]
+        assert covered == [c for c in range(plan.n_chunks) if not state.is_done(c)]
+        assert all(1 <= n <= per_task for _, n in tasks)
+        assert all(plan.batch_of_chunk(f) == plan.batch_of_chunk(f + n - 1) for f, n in tasks)
+    limited = list(_task_ranges(plan, state, 3, 5))
+    assert sum(n for _, n in limited) == 5
+
+
+def test_out_of_order_chunks_checkpoint_and_local_resume_equal_one_run(rules, fresh_reference, tmp_path):
+    """A distributed run's checkpoint can have a gap; resuming it locally must skip the chunks done ahead."""
+    plan = plan_run(rules, FRESH_ROUNDS, seed=7)
+    state = RunState.empty(plan)
+    for chunk in (4, 0, 2, 3, 9):  # out of order, leaving chunk 1 and 5..8 undone
+        add_chunk_result(plan, state, chunk, *run_chunk(plan, chunk))
+    assert state.next_chunk == 1 and state.done_ahead == {2, 3, 4, 9}
+    with pytest.raises(ValueError, match="twice"):
+        add_chunk_result(plan, state, 3, *run_chunk(plan, 3))
+    path = tmp_path / "gap.npz"
+    save_checkpoint(path, plan, state)
+    plan2, state2 = load_checkpoint(path, expect=plan, rules=rules)
+    assert state2.done_ahead == {2, 3, 4, 9}
+    partial = state2.histogram(plan2)
+    assert partial.batches.sum() == partial.counts.sum() == state2.rounds  # batch rows hold chunks done ahead
+    run_chunks(plan2, state2, threads=2)
+    assert state2.done_ahead == set()
+    assert_same(state2.histogram(plan2), fresh_reference)
+
+
+# --- on the cluster ------------------------------------------------------------------------------------------
+
+
+def test_fresh_run_is_bit_identical_to_local(rules, client, fresh_reference):
+    plan = plan_run(rules, FRESH_ROUNDS, seed=7)
+    state = RunState.empty(plan)
+    run = run_dask(plan, state, client)
+    assert_same(state.histogram(plan), fresh_reference)
+    assert run.tasks == plan.n_chunks  # one chunk per batch here, so one chunk per task
+    # The scheduler gives the first two tasks to the two idle workers, so both deal.
+    assert len(run.workers) == 2 and run.threads == 2
+
+
+@pytest.mark.parametrize("chunks_per_task", [None, 3])
+def test_tasks_of_several_chunks_fill_the_same_batches(rules, client, chunks_per_task):
+    """Runs past 100 chunks share batches between chunks; tasks then hold several, never across a batch."""
+    # One dealt block (16 shoes) per chunk gives 400 chunks in 100 batches at a modest size; no position rows
+    # keep the 400 task results small.
+    plan = dataclasses.replace(plan_run(rules, 520_000, seed=5, model="dealt", by_position=False),
+                               blocks_per_chunk=1)
+    assert plan.n_chunks > 3 * plan.n_batches
+    local = RunState.empty(plan)
+    run_chunks(plan, local, threads=2)
+    state = RunState.empty(plan)
+    run = run_dask(plan, state, client, chunks_per_task=chunks_per_task)
+    assert_same(state.histogram(plan), local.histogram(plan))
+    expected_tasks = len(list(_task_ranges(plan, RunState.empty(plan), chunks_per_task or 8, None)))
+    assert run.tasks == expected_tasks
+    if chunks_per_task != 1:
+        assert expected_tasks < plan.n_chunks
+
+
+def test_dealt_run_with_position_rows_is_bit_identical_to_local(rules, client, dealt_reference):
+    hist = simulate_dask(rules, DEALT_ROUNDS, seed=3, model="dealt", client=client)
+    assert hist.by_position is not None and hist.by_position.shape[0] == 105
+    assert_same(hist, dealt_reference)
+    assert hist.meta["backend"] == "dask" and hist.meta["workers"] >= 1
+
+
+def test_ctrl_c_stops_with_a_checkpoint_and_resume_on_the_cluster_is_identical(rules, client, fresh_reference,
+                                                                               tmp_path):
+    """SIGINT after the first task: in-flight tasks are dropped, finished ones kept, and --resume completes it."""
+    path = tmp_path / "interrupted.npz"
+    plan = plan_run(rules, FRESH_ROUNDS, seed=7)
+    state = RunState.empty(plan)
+    fired = []
+
+    def interrupt(_state):
+        if not fired:
+            fired.append(True)
+            signal.raise_signal(signal.SIGINT)  # what Ctrl-C does; the run's handler turns it into a stop flag
+
+    run_dask(plan, state, client, chunks_per_task=1, checkpoint=path, on_chunk=interrupt)
+    assert state.interrupted and 1 <= state.chunks_done < plan.n_chunks
+    plan2, state2 = load_checkpoint(path, expect=plan, rules=rules)
+    assert state2.chunks_done == state.chunks_done and state2.rounds == state.rounds
+    run_dask(plan2, state2, client, checkpoint=path)
+    assert_same(state2.histogram(plan2), fresh_reference)
+
+
+def test_max_chunks_on_the_cluster_then_finish_locally(rules, client, fresh_reference, tmp_path):
+    path = tmp_path / "partial.npz"
+    plan = plan_run(rules, FRESH_ROUNDS, seed=7)
+    state = RunState.empty(plan)
+    run_dask(plan, state, client, chunks_per_task=2, checkpoint=path, max_chunks=7)
+    assert state.chunks_done == 7 and not state.interrupted
+    plan2, state2 = load_checkpoint(path, expect=plan, rules=rules)
+    run_chunks(plan2, state2, threads=2)
+    assert_same(state2.histogram(plan2), fresh_reference)
+
+
+def test_worker_of_another_version_is_refused(rules, client, monkeypatch, tmp_path):
+    """A worker whose kernel differs would deal another stream: the run must stop, not sum it in."""
+    import baccarat_sim.distributed as backend
+
+    monkeypatch.setattr(backend, "kernel_fingerprint", lambda: "0.0.0+another-kernel")
+    with pytest.raises(BackendError, match="another baccarat_sim"):
+        prepare_workers(client)
+    plan = plan_run(rules, FRESH_ROUNDS, seed=7)
+    state = RunState.empty(plan)
+    path = tmp_path / "refused.npz"
+    with pytest.raises(BackendError, match="failed on the cluster.*install the same version") as caught:
+        run_dask(plan, state, client, retries=0, checkpoint=path)
+    assert "\n" not in str(caught.value)
+    assert state.rounds == 0 and path.exists()  # nothing summed in, and a (trivial) checkpoint kept
+
+
+def test_cli_scheduler_matches_local_and_reports_the_workers(client, capsys, tmp_path):
+    common = ["--rounds", str(FRESH_ROUNDS), "--seed", "7", "--format", "json", "--no-files", "--quiet"]
+    assert main(common + ["--threads", "1"]) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert main(common + ["--backend", "dask", "--scheduler", client.scheduler.address]) == 0
+    cluster = json.loads(capsys.readouterr().out)
+    assert cluster["bets"] == local["bets"]
+    run = cluster["run"]
+    assert run["backend"] == "dask" and run["workers"] == 2 and run["threads"] == 2
+    assert run["scheduler"] == client.scheduler.address and run["rounds"] == FRESH_ROUNDS
+    assert local["run"]["backend"] == "local"
+
+
+def test_cli_workers_starts_and_stops_a_local_cluster(capsys):
+    """--workers 1 --threads 2: one process running two tasks at once from two threads (the nogil kernel)."""
+    common = ["--rounds", str(FRESH_ROUNDS), "--seed", "11", "--format", "json", "--no-files", "--quiet"]
+    assert main(common) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert main(common + ["--backend", "dask", "--workers", "1", "--threads", "2"]) == 0
+    cluster = json.loads(capsys.readouterr().out)
+    assert cluster["bets"] == local["bets"]
+    assert cluster["run"]["workers"] == 1 and cluster["run"]["threads"] == 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--backend", "dask"], "give --scheduler ADDRESS .* or --workers N"),
+    (["--backend", "dask", "--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "not both"),
+    (["--workers", "2"], "--workers: needs --backend dask"),
+    (["--scheduler", "tcp://127.0.0.1:8786"], "--scheduler: needs --backend dask"),
+    (["--backend", "dask", "--scheduler", "tcp://127.0.0.1:8786", "--threads", "2"], "--threads: a cluster"),
+    (["--backend", "dask", "--workers", "2", "--exact"], "drop --exact"),
+])
+def test_cli_backend_usage_errors_are_one_line(argv, message, capsys):
+    assert main(argv + ["--rounds", "1000", "--no-files"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert __import__("re").search(message, err), err
+
+
+def test_cli_unreachable_scheduler_is_a_one_line_error(capsys):
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        status = main(["--backend", "dask", "--scheduler", "tcp://127.0.0.1:9", "--rounds", "1000", "--no-files",
+                       "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and "--scheduler: cannot connect to tcp://127.0.0.1:9" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_without_dask_the_local_backend_runs_and_dask_is_a_one_line_error(tmp_path):
+    """Dask is an optional extra: blocked here as if not installed."""
+    script = textwrap.dedent("""
+        import sys
+        for name in ("dask", "distributed"):
+            sys.modules[name] = None  # import now raises ImportError
+        from baccarat_sim.rtp import main
+        local = main(["--rounds", "1000", "--seed", "1", "--no-files", "--quiet", "--format", "json"])
+        print("STATUS", local, "baccarat_sim.distributed" in sys.modules, file=sys.stderr)
+        sys.exit(main(["--backend", "dask", "--workers", "2", "--rounds", "1000", "--no-files"]))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT,
+                          cwd=tmp_path)
+    assert "STATUS 0 False" in done.stderr, done.stderr
+    assert done.returncode == 2
+    error_lines = [line for line in done.stderr.splitlines() if "error:" in line]
+    assert len(error_lines) == 1 and "pip install 'baccarat_sim[dask]'" in error_lines[0], done.stderr
+
+
+class _DieOnFirstTask(distributed.WorkerPlugin):
+    """Makes the first worker that starts its second baccarat_sim task exit on the spot (once per cluster).
+
+    ``os._exit`` skips every cleanup, like a machine losing power or the OOM killer: the scheduler only sees the
+    connection drop, and must hand the task (and the worker's others) to another worker. A marker file created
+    with O_EXCL makes it happen once even though the nanny restarts the worker and the plugin comes back.
+    """
+
+    def __init__(self, marker: str):
+        self.marker = marker
+        self.started = 0
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish == "executing" and str(key).startswith("baccarat_sim-chunks"):
+            self.started += 1
+            if self.started == 2:
+                try:
+                    handle = os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+                except FileExistsError:
+                    return
+                os.write(handle, str(key).encode())
+                os.close(handle)
+                os._exit(1)
+
+
+def test_a_worker_killed_mid_task_does_not_change_the_result(rules, client, fresh_reference, tmp_path):
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this test module
+    marker = tmp_path / "killed"
+    client.register_plugin(_DieOnFirstTask(str(marker)), name="die-on-first-task")
+    try:
+        plan = plan_run(rules, FRESH_ROUNDS, seed=7)
+        state = RunState.empty(plan)
+        run = run_dask(plan, state, client, chunks_per_task=1)
+        assert marker.exists(), "no worker died: the fault was not injected"
+        killed_key = marker.read_text()
+        assert killed_key.startswith("baccarat_sim-chunks-")
+        assert_same(state.histogram(plan), fresh_reference)
+        assert run.tasks == plan.n_chunks
+    finally:
+        client.unregister_worker_plugin("die-on-first-task")
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+        client.wait_for_workers(2, timeout=TIMEOUT)

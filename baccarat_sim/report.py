@@ -190,7 +190,11 @@ class Report:
         if any(" *" in v for v in shown["stated"]):
             lines.append("* the exact RTP contradicts the stated one at the sheet's precision")
         if self.claims:
-            lines += ["", "stated RTP checks:"] + [f"  {c.reason}" for c in self.claims]
+            import textwrap
+
+            lines += ["", "stated RTP checks:"]
+            lines += [textwrap.fill(c.reason, width, initial_indent="  ", subsequent_indent="    ")
+                      for c in self.claims]
         return "\n".join(lines)
 
     def to_markdown(self) -> str:

@@ -21,15 +21,9 @@ from baccarat_sim.rtp import DEFAULT_ROUNDS, EXIT_CHECK_FAILED, EXIT_USAGE, buil
 from baccarat_sim.rules import load_rules
 from baccarat_sim.settle import settle
 
-DEFAULT_TOML = Path(__file__).resolve().parents[1] / "baccarat_sim" / "rulesets" / "default.toml"
+from .cli_helpers import cli, rules_text
+
 FAST = ["--quiet", "--no-files"]
-
-
-def cli(capsys, *args):
-    """Run the command in-process: (exit status, stdout, stderr)."""
-    status = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
 
 
 # --------------------------------------------------------------------------- defaults and parsing
@@ -116,9 +110,8 @@ def test_bets_subset_and_formats(capsys):
 
 def test_table_fits_120_columns(capsys, tmp_path):
     # A bet name far longer than the table has room for is shortened, never wrapped.
-    text = DEFAULT_TOML.read_text().replace('name = "Tie"', f'name = "Tie {"with a very long name " * 5}"')
     path = tmp_path / "long.toml"
-    path.write_text(text)
+    path.write_text(rules_text(tie_name=f"Tie {'with a very long name ' * 5}"))
     status, out, _ = cli(capsys, "--rules", path, "--rounds", "1e5", "--seed", "1", *FAST)
     assert status == 0
     lines = out.splitlines()
@@ -141,16 +134,16 @@ def test_check_passes_on_a_sound_run(capsys):
 
 def test_check_fails_on_a_wrong_stated_rtp(capsys, tmp_path):
     # Banker's exact 8-deck RTP is 98.9421%; a sheet stating 98.99% is wrong at its own precision (+/-0.005%).
-    text = DEFAULT_TOML.read_text() + '\n[[claims]]\nwhat = "bet"\nbet = "banker"\nvalue = "98.99%"\n'
+    claim = '\n[[claims]]\nwhat = "bet"\nbet = "banker"\nvalue = "{}"\n'
     path = tmp_path / "wrong-stated.toml"
-    path.write_text(text)
+    path.write_text(rules_text(extra=claim.format("98.99%")))
     status, out, err = cli(capsys, "--rules", path, "--exact", "--check", "--no-files")
     assert status == EXIT_CHECK_FAILED
     failed = [line for line in err.splitlines() if line.startswith("check FAILED")]
     assert len(failed) == 1 and "banker" in failed[0] and "98.99%" in failed[0] and "does NOT hold" in failed[0]
     assert "98.99% *" in out  # flagged in the table too
     # The same sheet stating the right figure passes.
-    path.write_text(text.replace("98.99%", "98.94%"))
+    path.write_text(rules_text(extra=claim.format("98.94%")))
     assert cli(capsys, "--rules", path, "--exact", "--check", "--no-files")[0] == 0
 
 
@@ -211,14 +204,14 @@ def test_bad_option_is_one_line_exit_2(capsys, args, names):
 
 def test_malformed_toml_names_the_file(capsys, tmp_path):
     path = tmp_path / "broken.toml"
-    path.write_text(DEFAULT_TOML.read_text().replace('rate = 0.05', 'rate = = 0.05'))
+    path.write_text(rules_text().replace("rate = 0.05", "rate = = 0.05"))
     status, _, err = cli(capsys, "--rules", path, "--exact", *FAST)
     _one_line_error(status, err, str(path), "malformed TOML", "line")
 
 
 def test_invalid_rule_value_names_the_key(capsys, tmp_path):
     path = tmp_path / "bad-decks.toml"
-    path.write_text(DEFAULT_TOML.read_text().replace("decks = 8", "decks = 0"))
+    path.write_text(rules_text(decks=0))
     status, _, err = cli(capsys, "--rules", path, "--exact", *FAST)
     _one_line_error(status, err, str(path), "shoe.decks")
 

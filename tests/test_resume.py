@@ -25,14 +25,9 @@ from baccarat_sim.rtp import EXIT_INTERRUPTED, EXIT_USAGE, main
 from baccarat_sim.rules import load_rules
 from baccarat_sim.simulate import RunState, plan_run, run_chunks
 
-DEFAULT_TOML = Path(__file__).resolve().parents[1] / "baccarat_sim" / "rulesets" / "default.toml"
+from .cli_helpers import cli, rules_text
+
 QUIET = ["--quiet", "--no-plots", "--format", "json"]
-
-
-def cli(capsys, *args):
-    status = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
 
 
 def _histogram(out_dir: Path) -> OutcomeHistogram:
@@ -123,15 +118,20 @@ def test_resume_with_another_shoe_is_refused(capsys, stopped):
 
 
 def test_resume_with_another_version_of_the_rule_set_is_refused(capsys, stopped, tmp_path):
-    edited = tmp_path / "default.toml"  # same id, different content (Tie pays 9 to 1): a different hash
-    edited.write_text(DEFAULT_TOML.read_text().replace('"8:1"', '"9:1"'))
-    status, _, err = cli(capsys, "--resume", "--rules", edited, "--out", stopped, *QUIET)
-    _one_line_error(status, err, "--resume", "another version of rule set 'default'")
+    # The checkpoint of a run under one rule file; then the file is edited (Tie pays 9 to 1): same id, new hash.
+    path = tmp_path / "table.toml"
+    path.write_text(rules_text())
+    assert main(["--rules", str(path), "--rounds", "1e6", "--seed", "1", "--out", str(stopped), "--max-chunks", "1",
+                 *QUIET]) == 0
+    capsys.readouterr()
+    path.write_text(rules_text(tie_pays="9:1"))
+    status, _, err = cli(capsys, "--resume", "--rules", path, "--out", stopped, *QUIET)
+    _one_line_error(status, err, "--resume", "another version of rule set 'test-table'")
 
 
 def test_resume_with_a_checkpoint_of_another_rule_set_is_refused(capsys, stopped, tmp_path):
     other = tmp_path / "other.toml"
-    other.write_text(DEFAULT_TOML.read_text().replace('id = "default"', 'id = "other"'))
+    other.write_text(rules_text("other"))
     (stopped / "checkpoint-default-fresh.npz").rename(stopped / "checkpoint-other-fresh.npz")
     status, _, err = cli(capsys, "--resume", "--rules", other, "--out", stopped, *QUIET)
     _one_line_error(status, err, "--resume", "rule set 'default'", "'other'")

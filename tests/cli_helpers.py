@@ -1,0 +1,57 @@
+"""Shared by the CLI tests: in-process runs and a small rule file written by the test itself.
+
+The rule text is kept here rather than read from the shipped ``default.toml``,
+so that editing the shipped set never changes what these tests check.
+"""
+
+from __future__ import annotations
+
+from baccarat_sim.rtp import main
+
+
+def cli(capsys, *args):
+    """Run the command in-process: (exit status, stdout, stderr)."""
+    status = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def rules_text(rules_id: str = "test-table", *, tie_name: str = "Tie", tie_pays: str = "8:1", decks: int = 8,
+               extra: str = "") -> str:
+    """A punto banco rule set with the three main bets (the common payouts unless told otherwise)."""
+    return f'''schema_version = 1
+id = "{rules_id}"
+name = "Test table, {decks} decks"
+source = "tests/cli_helpers.py"
+
+[shoe]
+decks = {decks}
+shuffle = "fresh"
+
+[commission]
+rate = 0.05
+
+[[bets]]
+id = "player"
+name = "Player"
+pays = [
+  {{ when = "winner == player", pays = "1:1" }},
+  {{ when = "winner == tie", pays = "push" }},
+]
+otherwise = "lose"
+
+[[bets]]
+id = "banker"
+name = "Banker"
+pays = [
+  {{ when = "winner == banker", pays = "1:1", commission = true }},
+  {{ when = "winner == tie", pays = "push" }},
+]
+otherwise = "lose"
+
+[[bets]]
+id = "tie"
+name = "{tie_name}"
+pays = [{{ when = "winner == tie", pays = "{tie_pays}" }}]
+otherwise = "lose"
+{extra}'''

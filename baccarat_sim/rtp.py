@@ -312,6 +312,12 @@ def _monte_carlo(args, rules, shoe, out_dir):
     if args.resume:
         if checkpoint is None:
             raise UsageError("--resume: reads the checkpoint from --out; drop --no-files")
+        if not checkpoint.exists() and args.model is None:
+            # Resuming a --model dealt run of a fresh-shuffle rule set (or the reverse) without repeating --model.
+            other = "dealt" if model == "fresh" else "fresh"
+            if _checkpoint_path(out_dir, rules, other).exists():
+                model, checkpoint = other, _checkpoint_path(out_dir, rules, other)
+                rules = rules.with_shoe(model=other)
         if not checkpoint.exists():
             found = sorted(p.name for p in out_dir.glob("checkpoint-*.npz"))
             raise UsageError(f"--resume: no checkpoint of rule set {rules.id!r} ({model} model) in {args.out!r}"

@@ -151,9 +151,11 @@ def plot_convergence(hist: OutcomeHistogram, net: np.ndarray, *, exact_rtp: floa
                                       alpha=0.2, lw=0, label="95% CI")
     artists["estimate"] = ax.plot(rounds, 100 * rtp, "-", color=MC_COLOR, lw=1.2, label="Monte Carlo")[0]
     if exact_rtp is not None:
-        artists["exact"] = ax.axhline(100 * exact_rtp, color=EXACT_COLOR, lw=1, ls="--", label="exact")
+        artists["exact"] = ax.axhline(100 * exact_rtp, color=EXACT_COLOR, lw=1, ls="--",
+                                      label=f"exact {100 * exact_rtp:.4f}%")
     if stated_rtp is not None and np.isfinite(stated_rtp):
-        artists["stated"] = ax.axhline(100 * stated_rtp, color=STATED_COLOR, lw=1, ls=":", label="stated")
+        artists["stated"] = ax.axhline(100 * stated_rtp, color=STATED_COLOR, lw=1, ls=":",
+                                       label=f"stated {100 * stated_rtp:.4g}%")
     if len(rounds) > 1 and rounds[-1] > 10 * rounds[0]:
         ax.set_xscale("log")
     ax.set_xlabel("rounds dealt")
@@ -242,7 +244,8 @@ def convergence_figure(report, columns: int = 3):
                          stated_rtp=row["stated_rtp"], ax=ax, label=bet.name)
     for ax in axes[len(bets):]:
         ax.set_visible(False)
-    axes[0].legend(fontsize="small")
+    for ax in axes[: len(bets)]:  # each panel names its own exact figure
+        ax.legend(fontsize="x-small", loc="best")
     fig.suptitle(f"{report.rules.name}: convergence of the Monte Carlo RTP (seed {report.mc.seed})",
                  fontsize="medium")
     return fig

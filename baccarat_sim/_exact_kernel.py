@@ -6,10 +6,22 @@ round that uses fewer than six cards stands for every ordering of the unused
 positions. The weights therefore total ``N (N-1) ... (N-5)`` for a shoe of ``N``
 cards, and each weight is an exact integer.
 
-The first four cards are enumerated by rank (13**4 tuples). Suits matter only
-for suited pairs and the suited first-card tie, so they are enumerated only for
-cards whose rank repeats among the four; third cards matter only by point value
-and are enumerated over the ten point values.
+The outcome code splits where the information splits
+(``code = prefix * 36 + tail``):
+
+* the *tail* (pairs and the first-card comparison, 3 x 3 x 4 values) depends on
+  the ranks and suits of the first four cards only;
+* the *prefix* (final scores and card counts, 400 values) depends on the point
+  values of the first four cards and of the third cards only.
+
+So the kernel runs over the point values of the first four cards, each hand's
+two taken as an unordered pair (55 x 55 cases: the third cards see only the
+two-card totals and which point values have left the shoe). For each case it
+sums the ordered ways to draw those cards by rank and suit into a 36-entry tail
+(:func:`_add_tail_weights`), resolves the third cards once by point value
+(:func:`_third_card_stage`), and adds the product of the two to the histogram.
+Suits tie cards together only within a rank, so they are worked out once per
+rank and shoe (:func:`_rank_suit_ways`) and ranks combine by multiplication.
 """
 
 from __future__ import annotations
@@ -20,57 +32,126 @@ from ._jit import jit
 from .cards import BANKER_DRAWS, PLAYER_DRAWS, RANK_POINTS
 from .outcomes import N_CODES
 
+#: Values of the code's tail: player_pair (3) x banker_pair (3) x first_card (4).
+N_TAIL = 36
+
 
 @jit
-def _suit_class_weights(shoe, r, out):
-    """Ordered ways to draw four cards of ranks ``r[0..3]`` (P1, B1, P2, B2).
+def _rank_suit_ways(shoe, ways):
+    """Ordered ways to draw cards of one rank into some of the first four positions.
 
-    Fills ``out[k]`` (k = 4*player_suited + 2*banker_suited + first_suited) with
-    the number of ordered draws in which the Player's pair is suited, the
-    Banker's pair is suited and the two first cards share rank and suit.
+    Suits tie cards together only within a rank, so they are worked out here
+    once per rank and shoe, and the kernel combines ranks by multiplication.
+
+    Parameters
+    ----------
+    shoe : ndarray(int64, shape=(13, 4))
+        Cards per rank and suit.
+    ways : ndarray(int64, shape=(13, 16, 8))
+        Zeroed output: ``ways[r, mask, k]`` is the number of ordered ways to draw cards
+        of rank ``r`` into the positions in ``mask`` (bit ``i`` for position ``i``
+        of P1, B1, P2, B2) such that ``k = 4 * [P1, P2 same suit] + 2 * [B1, B2
+        same suit] + [P1, B1 same suit]`` (a flag is only set when both of its
+        positions are in ``mask``).
     """
-    for k in range(8):
-        out[k] = 0
-    shared = np.zeros(4, np.bool_)
-    for i in range(4):
-        for j in range(4):
-            if i != j and r[i] == r[j]:
-                shared[i] = True
-    n0 = 4 if shared[0] else 1
-    n1 = 4 if shared[1] else 1
-    n2 = 4 if shared[2] else 1
-    n3 = 4 if shared[3] else 1
     s = np.zeros(4, np.int64)
-    for s0 in range(n0):
-        s[0] = s0
-        for s1 in range(n1):
-            s[1] = s1
-            for s2 in range(n2):
-                s[2] = s2
-                for s3 in range(n3):
-                    s[3] = s3
-                    weight = np.int64(1)
-                    for i in range(4):
-                        if shared[i]:
-                            used = 0
-                            for j in range(i):
-                                if shared[j] and r[j] == r[i] and s[j] == s[i]:
-                                    used += 1
-                            available = shoe[r[i], s[i]] - used
-                        else:
-                            available = 0
-                            for suit in range(4):
-                                available += shoe[r[i], suit]
-                        if available <= 0:
-                            weight = 0
-                            break
-                        weight *= available
-                    if weight == 0:
-                        continue
-                    player_suited = 1 if (r[0] == r[2] and s[0] == s[2]) else 0
-                    banker_suited = 1 if (r[1] == r[3] and s[1] == s[3]) else 0
-                    first_suited = 1 if (r[0] == r[1] and s[0] == s[1]) else 0
-                    out[4 * player_suited + 2 * banker_suited + first_suited] += weight
+    for r in range(13):
+        for mask in range(16):
+            for s0 in range(4 if mask & 1 else 1):
+                s[0] = s0
+                for s1 in range(4 if mask & 2 else 1):
+                    s[1] = s1
+                    for s2 in range(4 if mask & 4 else 1):
+                        s[2] = s2
+                        for s3 in range(4 if mask & 8 else 1):
+                            s[3] = s3
+                            weight = np.int64(1)
+                            for i in range(4):
+                                if mask & (1 << i):
+                                    drawn = 0
+                                    for j in range(i):
+                                        if mask & (1 << j) and s[j] == s[i]:
+                                            drawn += 1
+                                    weight *= max(shoe[r, s[i]] - drawn, 0)
+                            k = 0
+                            if mask & 5 == 5 and s[0] == s[2]:
+                                k += 4
+                            if mask & 10 == 10 and s[1] == s[3]:
+                                k += 2
+                            if mask & 3 == 3 and s[0] == s[1]:
+                                k += 1
+                            ways[r, mask, k] += weight
+
+
+@jit
+def _add_tail_weights(rank_total, rank_ways, r, classes, scratch, tail):
+    """Add the ordered ways to draw four cards of ranks ``r`` (P1, B1, P2, B2).
+
+    Parameters
+    ----------
+    rank_total : ndarray(int64, shape=(13,))
+        Cards per rank.
+    rank_ways : ndarray(int64, shape=(13, 16, 8))
+        From :func:`_rank_suit_ways`.
+    r : ndarray(int64, shape=(4,))
+        Ranks of Player 1, Banker 1, Player 2, Banker 2.
+    classes, scratch : ndarray(int64, shape=(8,))
+        Scratch space.
+    tail : ndarray(int64, shape=(36,))
+        Receives the ways at ``(player_pair * 3 + banker_pair) * 4 + first_card``.
+    """
+    first_cmp = 0 if r[0] > r[1] else (1 if r[0] < r[1] else 2)
+    if r[0] != r[2] and r[1] != r[3] and first_cmp != 2:
+        # No pair and no first-card tie: suits are invisible, draw by rank
+        # (the common case, so it skips the suit classes).
+        weight = rank_total[r[0]]
+        weight *= rank_total[r[1]] - (r[1] == r[0])
+        weight *= rank_total[r[2]] - (r[2] == r[0]) - (r[2] == r[1])
+        weight *= rank_total[r[3]] - (r[3] == r[0]) - (r[3] == r[1]) - (r[3] == r[2])
+        if weight > 0:
+            tail[first_cmp] += weight
+        return
+    # Some cards share a rank and a bet can see their suits. Take each rank
+    # once, with the set of positions holding it; suits tie cards together only
+    # within a rank, so ranks combine by multiplication.
+    by_rank = np.int64(1)  # ranks whose suits no bet sees
+    for a in range(8):
+        classes[a] = 0
+    classes[0] = 1
+    for i in range(4):
+        mask = 0
+        for j in range(4):
+            if r[j] == r[i]:
+                if j < i:
+                    mask = -1  # this rank was taken at position j
+                    break
+                mask |= 1 << j
+        if mask < 0:
+            continue
+        rank = r[i]
+        if mask & 5 != 5 and mask & 10 != 10 and mask & 3 != 3:
+            by_rank *= rank_ways[rank, mask, 0]  # no pair, no first-card tie here
+            continue
+        # Each suit flag belongs to one pair of positions, hence to one rank:
+        # the combined flags are the bitwise or of each rank's.
+        for a in range(8):
+            scratch[a] = 0
+        for a in range(8):
+            if classes[a]:
+                for b in range(8):
+                    scratch[a | b] += classes[a] * rank_ways[rank, mask, b]
+        for a in range(8):
+            classes[a] = scratch[a]
+    if by_rank <= 0:
+        return
+    for k in range(8):
+        weight = classes[k] * by_rank
+        if weight == 0:
+            continue
+        player_pair = 0 if r[0] != r[2] else (2 if k & 4 else 1)
+        banker_pair = 0 if r[1] != r[3] else (2 if k & 2 else 1)
+        first_card = first_cmp if first_cmp != 2 else (3 if k & 1 else 2)
+        tail[(player_pair * 3 + banker_pair) * 4 + first_card] += weight
 
 
 @jit
@@ -146,64 +227,71 @@ def exact_counts(shoe, out):
     """
     rank_total = np.zeros(13, np.int64)
     value_total = np.zeros(10, np.int64)
+    # ranks_of[p, :n_ranks_of[p]]: the ranks worth p points (0: 10, J, Q, K)
+    ranks_of = np.zeros((10, 4), np.int64)
+    n_ranks_of = np.zeros(10, np.int64)
     n_cards = 0
     for rank in range(13):
         for suit in range(4):
             rank_total[rank] += shoe[rank, suit]
-        value_total[RANK_POINTS[rank]] += rank_total[rank]
+        point = RANK_POINTS[rank]
+        value_total[point] += rank_total[rank]
+        ranks_of[point, n_ranks_of[point]] = rank
+        n_ranks_of[point] += 1
         n_cards += rank_total[rank]
+    rank_ways = np.zeros((13, 16, 8), np.int64)
+    _rank_suit_ways(shoe, rank_ways)
     r = np.zeros(4, np.int64)
-    class_weights = np.zeros(8, np.int64)
+    classes = np.zeros(8, np.int64)
+    scratch = np.zeros(8, np.int64)
+    tail = np.zeros(N_TAIL, np.int64)
     remaining = np.zeros(10, np.int64)
     bases = np.zeros(128, np.int64)
     stage_weights = np.zeros(128, np.int64)
-    for r0 in range(13):
-        if rank_total[r0] == 0:
-            continue
-        for r1 in range(13):
-            if rank_total[r1] - (r1 == r0) <= 0:
-                continue
-            first_cmp = 0 if r0 > r1 else (1 if r0 < r1 else 2)
-            for r2 in range(13):
-                if rank_total[r2] - (r2 == r0) - (r2 == r1) <= 0:
-                    continue
-                for r3 in range(13):
-                    if rank_total[r3] - (r3 == r0) - (r3 == r1) - (r3 == r2) <= 0:
-                        continue
-                    r[0] = r0
-                    r[1] = r1
-                    r[2] = r2
-                    r[3] = r3
-                    _suit_class_weights(shoe, r, class_weights)
+    # The third cards see only the two-card totals and which point values have
+    # left the shoe, not the order the first cards came in: gather the tails of
+    # both orders of each hand's two cards, then resolve the third cards once.
+    for p_lo in range(10):
+        for p_hi in range(p_lo, 10):
+            for b_lo in range(10):
+                for b_hi in range(b_lo, 10):
                     for v in range(10):
                         remaining[v] = value_total[v]
-                    p0 = RANK_POINTS[r0]
-                    b0 = RANK_POINTS[r1]
-                    p1 = RANK_POINTS[r2]
-                    b1 = RANK_POINTS[r3]
-                    remaining[p0] -= 1
-                    remaining[b0] -= 1
-                    remaining[p1] -= 1
-                    remaining[b1] -= 1
-                    n_stage = _third_card_stage(
-                        (p0 + p1) % 10, (b0 + b1) % 10, remaining, n_cards - 4, bases, stage_weights
-                    )
-                    for k in range(8):
-                        w4 = class_weights[k]
+                    remaining[p_lo] -= 1
+                    remaining[p_hi] -= 1
+                    remaining[b_lo] -= 1
+                    remaining[b_hi] -= 1
+                    if remaining[p_lo] < 0 or remaining[p_hi] < 0 or remaining[b_lo] < 0 or remaining[b_hi] < 0:
+                        continue  # not enough cards of these point values
+                    for t in range(N_TAIL):
+                        tail[t] = 0
+                    for flip_p in range(1 if p_lo == p_hi else 2):
+                        p0, p1 = (p_hi, p_lo) if flip_p else (p_lo, p_hi)
+                        for flip_b in range(1 if b_lo == b_hi else 2):
+                            b0, b1 = (b_hi, b_lo) if flip_b else (b_lo, b_hi)
+                            for i0 in range(n_ranks_of[p0]):
+                                r[0] = ranks_of[p0, i0]
+                                for i1 in range(n_ranks_of[b0]):
+                                    r[1] = ranks_of[b0, i1]
+                                    for i2 in range(n_ranks_of[p1]):
+                                        r[2] = ranks_of[p1, i2]
+                                        for i3 in range(n_ranks_of[b1]):
+                                            r[3] = ranks_of[b1, i3]
+                                            _add_tail_weights(rank_total, rank_ways, r, classes, scratch, tail)
+                    n_stage = _third_card_stage((p_lo + p_hi) % 10, (b_lo + b_hi) % 10, remaining, n_cards - 4,
+                                                bases, stage_weights)
+                    for t in range(N_TAIL):
+                        w4 = tail[t]
                         if w4 == 0:
                             continue
-                        player_pair = 0 if r0 != r2 else (2 if k & 4 else 1)
-                        banker_pair = 0 if r1 != r3 else (2 if k & 2 else 1)
-                        first_card = first_cmp if first_cmp != 2 else (3 if k & 1 else 2)
-                        tail = (player_pair * 3 + banker_pair) * 4 + first_card
                         for i in range(n_stage):
-                            out[bases[i] * 36 + tail] += w4 * stage_weights[i]
+                            out[bases[i] * N_TAIL + t] += w4 * stage_weights[i]
 
 
 def _check_code_space():
-    # The kernel hard-codes 36 = 3 * 3 * 4 (pair x pair x first-card) as the
-    # tail of the code; fail loudly at import if the code space ever changes.
-    assert N_CODES == 400 * 36
+    # The kernel splits a code as prefix * 36 + tail with a 400-value prefix;
+    # fail loudly at import if the code space ever changes.
+    assert N_CODES == 400 * N_TAIL
 
 
 _check_code_space()

@@ -195,6 +195,13 @@ class Report:
             lines += ["", "stated RTP checks:"]
             lines += [textwrap.fill(c.reason, width, initial_indent="  ", subsequent_indent="    ")
                       for c in self.claims]
+        for title, items in (("notes:", self.run.get("notes")),
+                             ("assumed where the rule sheet is silent:", self.run.get("assumptions"))):
+            if items:
+                import textwrap
+
+                lines += ["", title] + [textwrap.fill(item, width, initial_indent="  ", subsequent_indent="    ")
+                                        for item in items]
         return "\n".join(lines)
 
     def to_markdown(self) -> str:
@@ -301,5 +308,31 @@ def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | N
     # Every header key of the JSON contract is present; null where it does not apply (an exact-only report).
     for key in ("rounds", "shoes", "seed", "threads", "seconds", "rounds_per_second"):
         info.setdefault(key, None)
+    info["assumptions"] = list(rules.assumptions)
+    info["notes"] = _commission_notes(rules, exact)
     info.update(run or {})
     return Report(rules, exact, mc, info, table, check_claims(rules, exact_results))
+
+
+def _commission_notes(rules: Rules, exact: OutcomeHistogram) -> list[str]:
+    """Where the commission is rounded, what that does to the RTP by stake (exact)."""
+    from .settle import commission_table
+
+    commission = rules.commission
+    if commission.rounding == "none":
+        return []
+    notes = []
+    for bet in rules.bets:
+        if not any(case.commission for case in bet.cases):
+            continue
+        by_stake = commission_table(exact, rules, bet.id)
+        worst = by_stake.loc[by_stake["rtp"].idxmin()]
+        at_nominal = by_stake.loc[(by_stake["rtp"] - by_stake["rtp_nominal"]).abs() < 1e-15, "stake"]
+        notes.append(
+            f"{bet.id}: commission {float(commission.rate):.0%} rounded {commission.rounding} to "
+            f"{float(commission.unit):g} of the lowest chip, so the RTP depends on the stake: "
+            f"{100 * worst['rtp']:.4f}% at {worst['stake']:g} chip(s), the nominal {100 * worst['rtp_nominal']:.4f}% "
+            f"only at {', '.join(f'{v:g}' for v in at_nominal[:4])}{', ...' if len(at_nominal) > 4 else ''} chips "
+            "(table: baccarat_sim.settle.commission_table)"
+        )
+    return notes

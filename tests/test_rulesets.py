@@ -216,3 +216,16 @@ def test_every_possible_outcome_is_settled_by_exactly_one_line():
             table = breakdown(hist, bet, rules)
             assert table["combinations"].iloc[:-1].sum() == hist.total == table["combinations"].iloc[-1]
             assert np.isclose(table["return"].iloc[:-1].sum(), table["return"].iloc[-1])
+
+
+def test_report_prints_assumptions_and_commission_rounding(capsys):
+    assert main(["--exact", "--rules", "online-commission-rounding", "--no-files", "--quiet"]) == 0
+    out, _ = capsys.readouterr()
+    assert "assumed where the rule sheet is silent:" in out and "8 decks are assumed" in out
+    assert "banker: commission 5% rounded up to 0.25 of the lowest chip" in out
+    assert "89.7701% at 1 chip(s)" in out  # 1-chip win pays 0.75: 1 - 0.25 x P(Banker win) off the nominal RTP
+    assert main(["--exact", "--rules", "online-commission-rounding", "--no-files", "--quiet", "--format",
+                 "json"]) == 0
+    run = json.loads(capsys.readouterr()[0])["run"]
+    assert run["assumptions"] == list(load_rules("online-commission-rounding").assumptions)
+    assert len(run["notes"]) == 1

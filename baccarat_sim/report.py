@@ -328,11 +328,12 @@ def _commission_notes(rules: Rules, exact: OutcomeHistogram) -> list[str]:
         by_stake = commission_table(exact, rules, bet.id)
         worst = by_stake.loc[by_stake["rtp"].idxmin()]
         at_nominal = by_stake.loc[(by_stake["rtp"] - by_stake["rtp_nominal"]).abs() < 1e-15, "stake"]
+        where = (f"only at {', '.join(f'{v:g}' for v in at_nominal[:4])}{', ...' if len(at_nominal) > 4 else ''} "
+                 "chips" if len(at_nominal) else "at no stake of 1-100 chips")
         notes.append(
             f"{bet.id}: commission {float(commission.rate):.0%} rounded {commission.rounding} to "
             f"{float(commission.unit):g} of the lowest chip, so the RTP depends on the stake: "
             f"{100 * worst['rtp']:.4f}% at {worst['stake']:g} chip(s), the nominal {100 * worst['rtp_nominal']:.4f}% "
-            f"only at {', '.join(f'{v:g}' for v in at_nominal[:4])}{', ...' if len(at_nominal) > 4 else ''} chips "
-            "(table: baccarat_sim.settle.commission_table)"
+            f"{where} (table: baccarat_sim.settle.commission_table)"
         )
     return notes

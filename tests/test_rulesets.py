@@ -229,3 +229,14 @@ def test_report_prints_assumptions_and_commission_rounding(capsys):
     run = json.loads(capsys.readouterr()[0])["run"]
     assert run["assumptions"] == list(load_rules("online-commission-rounding").assumptions)
     assert len(run["notes"]) == 1
+
+
+def test_main_readme_shows_the_real_exact_figures():
+    # README.md shows the output of --exact --rules live-8deck-side-bets; its RTP column must be the exact one.
+    text = (REPO / "README.md").read_text()
+    block = text[text.index("--exact --rules live-8deck-side-bets`"):]
+    block = block[block.index("```text"):block.index("```", block.index("```text") + 3)]
+    rules = load_rules("live-8deck-side-bets")
+    for result in settle(exact_histogram(8), rules):
+        line = next(line for line in block.splitlines() if line.startswith(result.name + "  "))
+        assert f"{100 * result.rtp:.6f}" in line.split(), line

@@ -748,7 +748,11 @@ class _Validator:
             group=group,
             description=self.string(t.get("description", ""), f"{key}.description"),
         )
-        nets = np.array([float(v) for v in bet.net_results(commission.rate)])[possible]
+        # Every line can happen (checked above); otherwise applies where some possible outcome is left.
+        nets = [Bet._case_net(case, commission.rate) for case in cases]
+        if (possible & ~covered).any():
+            nets.append(Bet._case_net(bet.otherwise, commission.rate))
+        nets = np.array([float(v) for v in nets])
         if not (nets > 0).any():
             self.fail(f"{key}.pays", "the bet can never win: no line pays more than the stake back")
         if not (nets < 0).any():

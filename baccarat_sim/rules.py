@@ -305,7 +305,25 @@ class Claim:
 
 @dataclasses.dataclass(frozen=True)
 class Rules:
-    """A validated rule set (immutable). Build it with :func:`load_rules`."""
+    """A validated rule set (immutable). Build it with :func:`load_rules`.
+
+    Attributes
+    ----------
+    id, name, source, description : str
+        Identity and provenance; ``source`` names the rule sheet.
+    shoe : Shoe
+    commission : Commission
+    limits : Limits
+    notation : str
+        ``"to"`` or ``"for"``: how the file's ``"X:Y"`` payouts were read.
+    bets : tuple of Bet
+    claims : tuple of Claim
+        Every RTP the sheet states (per bet and game-wide).
+    path, sha256 : str
+        Where the file was read from and the hash of its bytes.
+    assumptions : tuple of str
+        What the file assumes where the sheet is silent.
+    """
 
     id: str
     name: str
@@ -363,10 +381,21 @@ def available_rules() -> list[str]:
 def load_rules(name_or_path: str | Path = DEFAULT_RULES) -> Rules:
     """Load and validate a shipped rule set by name, or a rule file by path.
 
+    Parameters
+    ----------
+    name_or_path : str or Path
+        A shipped name (see :func:`available_rules`) or a path to a ``.toml`` file.
+
     Raises
     ------
     InvalidRules
         With one line naming the file, the key at fault and what is allowed.
+
+    Examples
+    --------
+    >>> rules = load_rules("classic-6deck")  # the sheet writes payouts "for one"
+    >>> rules.notation, rules.bet("tie").cases[0].pays, rules.bet("tie").cases[0].net
+    ('for', '9:1', Fraction(8, 1))
     """
     text_path = str(name_or_path)
     candidate = Path(text_path)

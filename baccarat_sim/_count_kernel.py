@@ -41,10 +41,11 @@ PLAY_PERFECT = 4
 #: Integer statistics per (scenario, bet, variant): rounds the bet was offered,
 #: bets placed, net result in units of ``1 / scale``.
 INT_STATS = 3
-#: Float statistics per (scenario, bet, variant): sum over shoes of (net per
-#: shoe)^2, of (bets per shoe)^2, of their product, and the sum of the exact EV
-#: of every bet placed.
-FLOAT_STATS = 4
+#: Float statistics per (scenario, bet, variant): sums over shoes of (net per
+#: shoe)^2, (bets per shoe)^2 and their product; the sum of the exact EV of
+#: every bet placed, and over shoes of (exact EV per shoe)^2 and of its product
+#: with the bets per shoe (for the standard errors of ratio estimates).
+FLOAT_STATS = 6
 #: Per scenario: shoes and rounds (ints), sum of rounds per shoe squared (float).
 SCENARIO_INT = 2
 SCENARIO_FLOAT = 1
@@ -157,6 +158,7 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
     sign = np.zeros(n_bets, np.int64)
     shoe_net = np.zeros((n_scenarios, n_bets, VARIANTS), np.int64)
     shoe_bets = np.zeros((n_scenarios, n_bets, VARIANTS), np.int64)
+    shoe_ev = np.zeros((n_scenarios, n_bets, VARIANTS))
     shoe_rounds = np.zeros(n_scenarios, np.int64)
     dealable_extra = 6 * (1 + shoe_params[16])  # cards past the cut card a shoe can deal
     for _ in range(n_shoes):
@@ -186,6 +188,7 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
         extra_left[:] = -1  # rounds still to deal once the cut card is out; -1: not out yet
         shoe_net[:, :, :] = 0
         shoe_bets[:, :, :] = 0
+        shoe_ev[:, :, :] = 0.0
         shoe_rounds[:] = 0
         round_index = 0
         while position + 6 <= n_cards:
@@ -231,7 +234,7 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
                             shoe_bets[s, b, v] += 1
                             shoe_net[s, b, v] += net[b, code]
                             if track_exact[b]:
-                                stats_float[float_index(n_scenarios, n_bets, s, b, v) + 3] += ev[b]
+                                shoe_ev[s, b, v] += ev[b]
             for i in range(used):
                 _see(work[position + i], unseen, values, tags, running)
             n_unseen -= used
@@ -257,6 +260,10 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
                     stats_float[column] += net_f * net_f
                     stats_float[column + 1] += bets_f * bets_f
                     stats_float[column + 2] += net_f * bets_f
+                    ev_f = shoe_ev[s, b, v]
+                    stats_float[column + 3] += ev_f
+                    stats_float[column + 4] += ev_f * ev_f
+                    stats_float[column + 5] += ev_f * bets_f
 
 
 @jit_parallel

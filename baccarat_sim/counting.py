@@ -34,6 +34,7 @@ Strategy file format::
     name = "Lucky 6: level-1 count"
     source = "where the count was published"
     cut_cards = [52, [100, 110]]        # extra cut-card positions, cards from the end
+    count_turned_card = true            # the card turned to set the burn is counted (default)
 
     [counts.level1]
     tags = { "6" = -3, "7" = 1, "8" = 1, "9" = 1 }   # point values 0-9 or ranks A..K; others 0
@@ -132,6 +133,7 @@ class Strategy:
     cut_cards: tuple[tuple[int, int], ...]
     path: str
     sha256: str
+    count_turned_card: bool = True
 
 
 # --------------------------------------------------------------------------- loading
@@ -284,7 +286,8 @@ def parse_strategy(data: bytes | str, label: str = "<strategy>") -> Strategy:
     except tomllib.TOMLDecodeError as error:
         raise InvalidStrategy(f"{label}: malformed TOML: {error}") from None
     check = _Checker(label)
-    check.known(doc, "", {"schema_version", "id", "name", "source", "description", "cut_cards", "counts", "bets"})
+    check.known(doc, "", {"schema_version", "id", "name", "source", "description", "cut_cards", "count_turned_card",
+                          "counts", "bets"})
     if doc.get("schema_version") != SCHEMA_VERSION:
         check.fail("schema_version", f"must be {SCHEMA_VERSION}, got {doc.get('schema_version')!r}")
     strategy_id = check.string(doc.get("id"), "id")
@@ -306,6 +309,9 @@ def parse_strategy(data: bytes | str, label: str = "<strategy>") -> Strategy:
     if not isinstance(cuts_raw, list):
         check.fail("cut_cards", "must be an array of cut-card positions (cards from the end)")
     cuts = tuple(check.cut_card(c, f"cut_cards[{i}]") for i, c in enumerate(cuts_raw))
+    turned = doc.get("count_turned_card", True)
+    if not isinstance(turned, bool):
+        check.fail("count_turned_card", f"must be true or false, got {turned!r}")
     return Strategy(
         id=strategy_id,
         name=check.string(doc.get("name", strategy_id), "name"),
@@ -316,6 +322,7 @@ def parse_strategy(data: bytes | str, label: str = "<strategy>") -> Strategy:
         cut_cards=cuts,
         path=label,
         sha256=hashlib.sha256(raw).hexdigest(),
+        count_turned_card=turned,
     )
 
 
@@ -483,13 +490,14 @@ class CountResult:
         shown["bet"] = t["bet"]
         shown["offered"] = t["variant"]
         shown["play"] = t["play"]
-        shown["bet freq"] = (100 * t["bet_share"]).map(lambda v: f"{v:.3f}%")
+        shown["bet freq"] = [f"{100 * v:.3f}% ±{100 * Z95 * se:.3f}" for v, se in zip(t["bet_share"],
+                                                                                 t["bet_share_se"])]
         shown["adv/bet"] = [
             "" if math.isnan(a) else f"{100 * a:+.2f}% ±{100 * Z95 * se:.2f}" for a, se in zip(t["advantage_per_bet"],
                                                                                          t["advantage_se"])
         ]
-        shown["exact adv/bet"] = t["exact_advantage_per_bet"].map(
-            lambda v: "" if math.isnan(v) else f"{100 * v:+.3f}%")
+        shown["exact adv/bet"] = ["" if math.isnan(v) else f"{100 * v:+.3f}% ±{100 * Z95 * se:.3f}"
+                                  for v, se in zip(t["exact_advantage_per_bet"], t["exact_advantage_se"])]
         shown["units/shoe"] = [f"{u:+.4f} ±{Z95 * se:.4f}"
                                for u, se in zip(t["units_per_shoe"], t["units_per_shoe_se"])]
         shown["units/100 rounds"] = t["units_per_100_rounds"].map(lambda v: f"{v:+.4f}")
@@ -637,7 +645,7 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
     codes_total = np.zeros(N_CODES, np.int64) if record_codes else None
     canonical = canonical_cards(composition)
     kernel_args = (
-        int(rules.shoe.burn == "face_value"), scenarios, resolved.tags,
+        int(rules.shoe.burn == "face_value" and strategy.count_turned_card), scenarios, resolved.tags,
         resolved.count_of_bet, resolved.mode, resolved.threshold, resolved.min_edge, resolved.max_round,
         resolved.track_exact, resolved.net,
         (packed["v_rows"], packed["p_rows"], packed["f_rows"]),
@@ -674,6 +682,7 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
         "strategy_sha256": strategy.sha256,
         "cards": n_cards,
         "burn": rules.shoe.burn,
+        "count_turned_card": bool(rules.shoe.burn == "face_value" and strategy.count_turned_card),
         "rounds_after_cut": rules.shoe.rounds_after_cut,
         "shoes": int(shoes),
         "rounds": rounds,
@@ -687,6 +696,15 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
     }
     tags = {name: tuple(float(t) for t in row) for name, row in zip(resolved.count_names, resolved.tags)}
     return CountResult(run, table, resolved.derived, tags, codes_total)
+
+
+def _ratio(total_x: float, total_y: float, sum_x2: float, sum_xy: float, sum_y2: float, shoes: int):
+    """Ratio estimate ``sum x / sum y`` over independent shoes and its standard error (delta method)."""
+    ratio = total_x / total_y
+    if shoes < 2:
+        return ratio, math.nan
+    residual = max(sum_x2 - 2 * ratio * sum_xy + ratio * ratio * sum_y2, 0.0)
+    return ratio, math.sqrt(shoes / (shoes - 1) * residual) / total_y
 
 
 def _table(resolved: _Resolved, composition: np.ndarray, scenarios: np.ndarray, ints: np.ndarray,
@@ -711,19 +729,20 @@ def _table(resolved: _Resolved, composition: np.ndarray, scenarios: np.ndarray, 
                 offered, bets, net_scaled = (int(x) for x in ints[ci:ci + 3])
                 scale = float(resolved.scale[b])
                 net = net_scaled / scale
-                sum_x2, sum_y2, sum_xy, sum_ev = floats[cf:cf + 4]
+                sum_x2, sum_y2, sum_xy, sum_ev, sum_e2, sum_ey = floats[cf:cf + 6]
                 sum_x2 /= scale * scale
                 sum_xy /= scale
                 mean = net / shoes
                 var_shoe = max(sum_x2 - shoes * mean * mean, 0.0) / (shoes - 1) if shoes > 1 else math.nan
                 se_shoe = math.sqrt(var_shoe / shoes) if shoes > 1 else math.nan
+                bets_per_shoe = bets / shoes
+                var_bets = max(sum_y2 - shoes * bets_per_shoe ** 2, 0.0) / (shoes - 1) if shoes > 1 else math.nan
+                share_se = math.sqrt(var_bets / shoes) / (rounds / shoes) if rounds and shoes > 1 else math.nan
+                ratio = se_ratio = exact = exact_se = math.nan
                 if bets:
-                    ratio = net / bets
-                    residual = max(sum_x2 - 2 * ratio * sum_xy + ratio * ratio * sum_y2, 0.0)
-                    se_ratio = math.sqrt(shoes / (shoes - 1) * residual) / bets if shoes > 1 else math.nan
-                    exact = sum_ev / bets if resolved.track_exact[b] else math.nan
-                else:
-                    ratio = se_ratio = exact = math.nan
+                    ratio, se_ratio = _ratio(net, bets, sum_x2, sum_xy, sum_y2, shoes)
+                    if resolved.track_exact[b]:
+                        exact, exact_se = _ratio(sum_ev, bets, sum_e2, sum_ey, sum_y2, shoes)
                 rows.append({
                     "scenario": label,
                     "cut_card_from_end": cut_text,
@@ -737,11 +756,13 @@ def _table(resolved: _Resolved, composition: np.ndarray, scenarios: np.ndarray, 
                     "offered": offered,
                     "bets": bets,
                     "bet_share": bets / rounds if rounds else math.nan,
+                    "bet_share_se": share_se,
                     "advantage_per_bet": ratio,
                     "advantage_se": se_ratio,
                     "advantage_ci95_low": ratio - Z95 * se_ratio,
                     "advantage_ci95_high": ratio + Z95 * se_ratio,
                     "exact_advantage_per_bet": exact,
+                    "exact_advantage_se": exact_se,
                     "units_per_shoe": mean,
                     "units_per_shoe_se": se_shoe,
                     "units_per_shoe_ci95_low": mean - Z95 * se_shoe,

@@ -84,3 +84,52 @@ def test_rule_text_is_data_never_code(tmp_path):
     with pytest.raises(InvalidRules, match="unexpected character"):
         parse_rules(text, "payload.toml")
     assert not marker.exists()
+
+
+VALUES = ['true', '-1', '0', '1e999', '"x"', '[]', '{}', '[1, 2, 3]', '{ a = 1 }', '"9:0"', '"0.5:1"', '0.5',
+          '"winner == "', '"lose half"', '"player_pair or"', '""', '"98.94"', '"200%"', '99999999999', '"fresh"',
+          '"dealt"', '[0.9, 0.1]', '"not natural"', '-0.0', 'nan', 'inf']
+
+
+def mutate(text: str, rng) -> str:
+    lines = text.splitlines()
+    kind = rng.integers(5)
+    i = int(rng.integers(len(lines)))
+    if kind == 0:  # drop a line
+        del lines[i]
+    elif kind == 1:  # duplicate a line
+        lines.insert(i, lines[i])
+    elif kind == 2:  # truncate the file
+        return text[: int(rng.integers(len(text)))]
+    else:  # replace a value after "=" (in a key line or inside an inline table)
+        candidates = [n for n, line in enumerate(lines) if "=" in line and not line.lstrip().startswith("#")]
+        n = candidates[int(rng.integers(len(candidates)))]
+        spots = [k for k, ch in enumerate(lines[n]) if ch == "=" and lines[n][k - 1:k + 2] != "=="
+                 and lines[n][k + 1:k + 2] != "=" and lines[n][k - 1:k] not in "!<>="]
+        if spots:
+            k = spots[int(rng.integers(len(spots)))]
+            rest = lines[n][k + 1:]
+            end = min([j for j in (rest.find(","), rest.find(" }")) if j > 0] or [len(rest)])
+            lines[n] = lines[n][:k + 1] + " " + VALUES[int(rng.integers(len(VALUES)))] + rest[end:]
+    return "\n".join(lines) + "\n"
+
+
+def test_fuzzed_rule_files_load_or_fail_with_one_line():
+    # Hundreds of random corruptions of the shipped files: each either still loads or is refused with one
+    # InvalidRules line naming the file - never another exception.
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    sources = sorted((REPO / "baccarat_sim" / "rulesets").glob("*.toml"))
+    outcomes = {"loaded": 0, "refused": 0}
+    for trial in range(400):
+        source = sources[trial % len(sources)]
+        text = mutate(source.read_text(), rng)
+        try:
+            parse_rules(text, "fuzz.toml")
+            outcomes["loaded"] += 1
+        except InvalidRules as error:
+            message = str(error)
+            assert message.startswith("fuzz.toml: ") and "\n" not in message, message
+            outcomes["refused"] += 1
+    assert outcomes["refused"] > 100 and outcomes["loaded"] > 10, outcomes

@@ -236,12 +236,12 @@ def run(args) -> int:
     run_info = {"rules_path": rules.path}
     if args.remove:
         run_info["removed"] = args.remove
-    mc = None
+    mc = finished = None
     if args.exact:
         run_info.update(rounds=None, shoes=None, seed=None, threads=None, rounds_per_second=None,
                         seconds=time.perf_counter() - started)
     else:
-        mc, run_info_mc = _monte_carlo(args, rules, shoe, out_dir)
+        mc, run_info_mc, finished = _monte_carlo(args, rules, shoe, out_dir)
         run_info.update(run_info_mc)
     run_info["total_seconds"] = time.perf_counter() - started
     report = build_report(rules, exact, mc, run_info)
@@ -259,6 +259,8 @@ def run(args) -> int:
     print(_render(report, args.format))
     for path in files:
         _note(args, f"wrote {path}")
+    if finished is not None and status == EXIT_OK:
+        finished.unlink(missing_ok=True)  # the run is complete and its files are written
     if args.check:
         status = max(status, _check(report, args))
     if mc is not None and not mc.meta.get("complete", True):
@@ -292,12 +294,42 @@ def _check_backend(args) -> None:
         raise UsageError(str(error)) from None
 
 
-def _checkpoint_path(out_dir: Path, rules, model: str) -> Path:
-    return out_dir / f"checkpoint-{rules.id}-{model}.npz"
+def _checkpoint_path(out_dir: Path, rules, model: str, seed: int | str) -> Path:
+    # One file per (rule set, model, seed): a new run never overwrites another run's unfinished checkpoint.
+    return out_dir / f"checkpoint-{rules.id}-{model}-seed{seed}.npz"
+
+
+def _find_checkpoint(args, rules, out_dir: Path):
+    """The checkpoint ``--resume`` continues: (rules with its shoe model, path).
+
+    Without ``--seed`` the one unfinished run of this rule set in ``--out`` is
+    taken; without ``--model``, a ``--model dealt`` run of a fresh-shuffle rule
+    set (or the reverse) is found too.
+    """
+    models = [rules.shoe.model]
+    if args.model is None:
+        models.append("dealt" if rules.shoe.model == "fresh" else "fresh")
+    seed = "*" if args.seed is None else args.seed
+    candidates = [(model, path) for model in models
+                  for path in sorted(out_dir.glob(_checkpoint_path(out_dir, rules, model, seed).name))]
+    if not candidates:
+        found = sorted(p.name for p in out_dir.glob("checkpoint-*.npz"))
+        wanted = f"rule set {rules.id!r}" + (f", seed {args.seed}" if args.seed is not None else "")
+        raise UsageError(f"--resume: no checkpoint of {wanted} ({' or '.join(models)} model) in {args.out!r}"
+                         + (f"; found: {', '.join(found)}" if found else " (the run finished or never began)"))
+    if len(candidates) > 1:
+        raise UsageError(f"--resume: {len(candidates)} unfinished runs of rule set {rules.id!r} in {args.out!r} ("
+                         f"{', '.join(path.name for _, path in candidates)}); choose one with --seed (and --model)")
+    model, path = candidates[0]
+    return rules.with_shoe(model=model), path
 
 
 def _monte_carlo(args, rules, shoe, out_dir):
-    """Plan (or resume), deal and time the Monte Carlo run; returns (histogram, run header fields)."""
+    """Plan (or resume), deal and time the Monte Carlo run.
+
+    Returns (histogram, run header fields, path of the checkpoint of a finished run or None): that checkpoint is
+    removed only once the result files are written.
+    """
     import numba
 
     from .checkpoint import PLAN_FIELDS, load_checkpoint, peek_checkpoint
@@ -307,21 +339,10 @@ def _monte_carlo(args, rules, shoe, out_dir):
         raise UsageError(f"--threads: must be from 1 to {numba.config.NUMBA_NUM_THREADS} on this machine, "
                          f"got {args.threads}")
     threads = args.threads or numba.config.NUMBA_NUM_THREADS
-    model = rules.shoe.model
-    checkpoint = None if out_dir is None else _checkpoint_path(out_dir, rules, model)
     if args.resume:
-        if checkpoint is None:
+        if out_dir is None:
             raise UsageError("--resume: reads the checkpoint from --out; drop --no-files")
-        if not checkpoint.exists() and args.model is None:
-            # Resuming a --model dealt run of a fresh-shuffle rule set (or the reverse) without repeating --model.
-            other = "dealt" if model == "fresh" else "fresh"
-            if _checkpoint_path(out_dir, rules, other).exists():
-                model, checkpoint = other, _checkpoint_path(out_dir, rules, other)
-                rules = rules.with_shoe(model=other)
-        if not checkpoint.exists():
-            found = sorted(p.name for p in out_dir.glob("checkpoint-*.npz"))
-            raise UsageError(f"--resume: no checkpoint of rule set {rules.id!r} ({model} model) in {args.out!r}"
-                             + (f"; found: {', '.join(found)}" if found else " (the run finished or never began)"))
+        rules, checkpoint = _find_checkpoint(args, rules, out_dir)
         # The seed and round count the user left out come from the checkpoint; everything else must match it.
         expect = plan_run(rules, args.rounds or 1, args.seed or 0, shoe=shoe)
         compare = tuple(f for f in PLAN_FIELDS if (f != "seed" or args.seed is not None)
@@ -333,11 +354,12 @@ def _monte_carlo(args, rules, shoe, out_dir):
     else:
         plan = plan_run(rules, args.rounds or DEFAULT_ROUNDS, args.seed, shoe=shoe)
         state = RunState.empty(plan)
+        checkpoint = None if out_dir is None else _checkpoint_path(out_dir, rules, plan.model, plan.seed)
         old = peek_checkpoint(checkpoint) if checkpoint is not None and checkpoint.exists() else None
         if old is not None:
-            _note(args, f"note: {checkpoint} holds an unfinished run (seed {old['plan']['seed']}, "
-                        f"{old['rounds']:,} rounds); this run replaces it at its first checkpoint - stop now and "
-                        "add --resume to continue that one instead")
+            _note(args, f"note: {checkpoint} holds an unfinished run of this seed ({old['rounds']:,} of "
+                        f"{old['plan']['rounds_requested']:,} rounds); this run replaces it - stop now and add "
+                        "--resume to continue that one instead")
         _note(args, f"seed {plan.seed}")
     resumed_from = state.rounds
     extra_meta = {"rules_path": rules.path, "remove": args.remove, "bets": list(rules.bet_ids)}
@@ -361,8 +383,12 @@ def _monte_carlo(args, rules, shoe, out_dir):
                    checkpoint_every=args.checkpoint_every, max_chunks=args.max_chunks, extra_meta=extra_meta)
         wall = time.perf_counter() - wall
     complete = state.next_chunk >= plan.n_chunks
-    if checkpoint is not None and complete and checkpoint.exists():
-        checkpoint.unlink()  # a finished run needs no checkpoint
+    if checkpoint is not None and complete:
+        # Removed by run() once the result files are written: a crash or Ctrl-C while writing them must not lose
+        # the run (the last checkpoint is at most --checkpoint-every seconds behind).
+        finished = checkpoint
+    else:
+        finished = None
     mc = state.histogram(plan, {"wall_seconds": wall})
     session_rounds = state.rounds - resumed_from
     info = {
@@ -384,7 +410,7 @@ def _monte_carlo(args, rules, shoe, out_dir):
         "checkpoint": None if complete or checkpoint is None else str(checkpoint),
         **cluster,  # backend; for dask also workers (processes that dealt), threads, scheduler, tasks
     }
-    return mc, info
+    return mc, info, finished
 
 
 def _warm_up(plan) -> None:

@@ -57,7 +57,7 @@ def test_half_run_and_resume_equals_one_full_run(capsys, tmp_path, model, rounds
     status, out, err = cli(capsys, *common, "--out", half_dir, "--max-chunks", stop_after, "--threads", 1)
     assert status == 0
     half = json.loads(out)
-    checkpoint = half_dir / f"checkpoint-default-{model}.npz"
+    checkpoint = half_dir / f"checkpoint-default-{model}-seed20240601.npz"
     assert half["run"]["complete"] is False and checkpoint.exists()
     assert 0 < half["run"]["rounds"] < full["run"]["rounds"]
     assert "--resume" in err
@@ -81,7 +81,7 @@ def interrupted(tmp_path_factory):
     """An out directory holding the checkpoint of a run stopped after 2 of 16 chunks."""
     out = tmp_path_factory.mktemp("interrupted")
     assert main(["--rounds", "1e6", "--seed", "99", "--out", str(out), "--max-chunks", "2", *QUIET]) == 0
-    assert (out / "checkpoint-default-fresh.npz").exists()
+    assert (out / "checkpoint-default-fresh-seed99.npz").exists()
     return out
 
 
@@ -110,7 +110,8 @@ def test_resume_takes_seed_and_rounds_from_the_checkpoint(capsys, stopped):
 
 def test_resume_with_another_seed_is_refused(capsys, stopped):
     status, _, err = cli(capsys, "--resume", "--seed", "98", "--out", stopped, *QUIET)
-    _one_line_error(status, err, "--resume", "seed = 99", "seed = 98")
+    _one_line_error(status, err, "--resume", "no checkpoint of rule set 'default', seed 98", "found: "
+                    "checkpoint-default-fresh-seed99.npz")
 
 
 def test_resume_with_another_shoe_is_refused(capsys, stopped):
@@ -133,13 +134,13 @@ def test_resume_with_another_version_of_the_rule_set_is_refused(capsys, stopped,
 def test_resume_with_a_checkpoint_of_another_rule_set_is_refused(capsys, stopped, tmp_path):
     other = tmp_path / "other.toml"
     other.write_text(rules_text("other"))
-    (stopped / "checkpoint-default-fresh.npz").rename(stopped / "checkpoint-other-fresh.npz")
+    (stopped / "checkpoint-default-fresh-seed99.npz").rename(stopped / "checkpoint-other-fresh-seed99.npz")
     status, _, err = cli(capsys, "--resume", "--rules", other, "--out", stopped, *QUIET)
     _one_line_error(status, err, "--resume", "rule set 'default'", "'other'")
 
 
 def test_resume_with_a_checkpoint_of_another_version_is_refused(capsys, stopped):
-    path = stopped / "checkpoint-default-fresh.npz"
+    path = stopped / "checkpoint-default-fresh-seed99.npz"
     with np.load(path) as data:
         arrays = dict(data)
     header = json.loads(str(arrays.pop("header")))
@@ -157,15 +158,32 @@ def test_resume_without_a_checkpoint(capsys, tmp_path):
 
 
 def test_damaged_checkpoint_is_refused(capsys, stopped):
-    (stopped / "checkpoint-default-fresh.npz").write_bytes(b"PK\x03\x04 not really a zip")
+    (stopped / "checkpoint-default-fresh-seed99.npz").write_bytes(b"PK\x03\x04 not really a zip")
     status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
     _one_line_error(status, err, "--resume", "cannot read checkpoint")
 
 
-def test_new_run_warns_before_replacing_an_unfinished_one(capsys, stopped):
-    status, _, err = cli(capsys, "--rounds", "1e5", "--seed", "1", "--out", stopped, "--no-plots", "--format", "json")
-    assert status == 0
-    assert "holds an unfinished run (seed 99" in err
+def test_a_new_run_never_touches_another_runs_checkpoint(capsys, stopped):
+    unfinished = stopped / "checkpoint-default-fresh-seed99.npz"
+    before = unfinished.read_bytes()
+    # Another seed, run to completion (its own checkpoint written and removed on the way): the old one stays.
+    status, _, err = cli(capsys, "--rounds", "1e6", "--seed", "1", "--out", stopped, "--no-plots",
+                         "--checkpoint-every", "1e-9")
+    assert status == 0 and "unfinished" not in err
+    assert unfinished.read_bytes() == before
+    assert sorted(p.name for p in stopped.glob("checkpoint-*")) == [unfinished.name]
+    # The same seed again: warned before it is replaced.
+    status, _, err = cli(capsys, "--rounds", "1e5", "--seed", "99", "--out", stopped, "--no-plots")
+    assert status == 0 and "holds an unfinished run of this seed (131,072 of 1,000,000 rounds)" in err
+
+
+def test_resume_chooses_among_unfinished_runs_by_seed(capsys, stopped):
+    assert main(["--rounds", "1e6", "--seed", "5", "--out", str(stopped), "--max-chunks", "1", *QUIET]) == 0
+    capsys.readouterr()
+    status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
+    _one_line_error(status, err, "--resume", "2 unfinished runs", "seed5", "seed99", "--seed")
+    status, out, _ = cli(capsys, "--resume", "--seed", "5", "--out", stopped, "--max-chunks", "1", *QUIET)
+    assert status == 0 and json.loads(out)["run"]["seed"] == 5 and json.loads(out)["run"]["chunks_done"] == 2
 
 
 def test_checkpoint_round_trip_and_atomic_replace(tmp_path):
@@ -208,7 +226,7 @@ def test_ctrl_c_stops_at_a_chunk_boundary_and_reports(tmp_path):
     command = [sys.executable, "-m", "baccarat_sim.rtp", "--rounds", "1e12", "--seed", "31", "--threads", "1",
                "--out", str(out), "--no-plots", "--format", "json", "--checkpoint-every", "0.2"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    checkpoint = out / "checkpoint-default-fresh.npz"
+    checkpoint = out / "checkpoint-default-fresh-seed31.npz"
     try:
         deadline = time.monotonic() + 240  # includes compiling the kernel if the cache is cold
         while not checkpoint.exists() and process.poll() is None and time.monotonic() < deadline:

@@ -36,6 +36,7 @@ __all__ = [
     "CountTags",
     "EffectOfRemoval",
     "betting_correlation",
+    "break_even_true_count",
     "derive_tags",
     "effect_of_removal",
 ]
@@ -360,11 +361,43 @@ def derive_tags(eor: EffectOfRemoval, bet_id: str, level: int = 1, by: str | Non
     if best is None:
         raise ValueError(f"bets.{bet_id}: no balanced level-{level} tags exist for this shoe")
     correlation, rank_tags = best
-    keep = rank_counts > 0
-    slope = float((rank_counts[keep] * rank_tags[keep]) @ rank_e[keep]) / float(
-        rank_counts[keep] @ (rank_tags[keep] ** 2))  # EOR per tag unit, least squares through 0
-    n_cards = int(rank_counts.sum())
-    base = float(eor.base[bet_id])
-    break_even = -base * 52 / (slope * (n_cards - 1)) if slope > 0 else math.inf
+    slope = _slope(eor, bet_id, rank_tags)
     return CountTags(bet_id, level, by, tuple(int(t) for t in rank_tags), 1 / slope if slope else math.inf,
-                     correlation, break_even)
+                     correlation, break_even_true_count(eor, bet_id, rank_tags))
+
+
+def _slope(eor: EffectOfRemoval, bet_id: str, tags) -> float:
+    """EOR per tag unit: the count-weighted least-squares slope of the EORs on the tags, through 0."""
+    counts = eor.rank_counts
+    keep = counts > 0
+    t = np.asarray(tags, float)[keep]
+    e = np.array([float(x) for x, k in zip(eor.by_rank[bet_id], keep) if k])
+    w = counts[keep].astype(float)
+    denominator = float(w @ (t * t))
+    return float(w @ (t * e)) / denominator if denominator else 0.0
+
+
+def break_even_true_count(eor: EffectOfRemoval, bet_id: str, tags) -> float:
+    """True count at which the linear estimate of a bet's EV reaches zero.
+
+    Removing ``k`` cards from a shoe of ``N`` moves the EV by about
+    ``(N - 1) / (N - k)`` times the sum of their EORs; with tags ``t ~ e / s``
+    (``s`` the least-squares EOR per tag unit) and the true count
+    ``TC = 52 RC / (N - k)``, the EV is about ``EV0 + (N - 1) s TC / 52``.
+
+    Parameters
+    ----------
+    eor : EffectOfRemoval
+    bet_id : str
+    tags : array_like, shape (13,)
+        Tag of Ace..King.
+
+    Returns
+    -------
+    float
+        ``-EV0 * 52 / (s * (N - 1))``; inf when the tags do not track the bet.
+    """
+    slope = _slope(eor, bet_id, tags)
+    n_cards = int(eor.rank_counts.sum())
+    base = float(eor.base[bet_id])
+    return -base * 52 / (slope * (n_cards - 1)) if slope > 0 else math.inf

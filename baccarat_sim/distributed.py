@@ -41,12 +41,12 @@ __all__ = ["BackendError", "DaskRun", "connect", "kernel_fingerprint", "prepare_
 
 #: Seconds between looks at the cluster's size (for the number of tasks kept in flight).
 _REFRESH_SECONDS = 2.0
-#: Most chunks in one task (about 1.5 s of one core): bigger tasks would make checkpoints and load balance coarse.
-MAX_CHUNKS_PER_TASK = 8
-#: Tasks a run aims to give each worker thread at least (for load balance at the end of a run).
-TASKS_PER_THREAD = 16
-#: Sources whose bytes fix what a worker deals; client and workers must agree on them.
-_KERNEL_SOURCES = ("_kernel.py", "_rng.py", "_jit.py", "cards.py", "outcomes.py", "distributed.py")
+#: Most chunks in one task (a second or two of one core): bigger tasks would make checkpoints and progress coarse.
+MAX_CHUNKS_PER_TASK = 16
+#: A task takes 1 / (GUIDED_SPLIT * threads) of the chunks left (see :func:`guided_task_size`).
+GUIDED_SPLIT = 4
+#: Sources whose bytes fix what a worker deals from a plan; client and workers must agree on them.
+_KERNEL_SOURCES = ("_kernel.py", "_rng.py", "cards.py", "distributed.py")
 
 
 class BackendError(RuntimeError):
@@ -97,8 +97,10 @@ def _deal_task(plan: RunPlan, first_chunk: int, n_chunks: int, fingerprint: str)
     Returns
     -------
     tuple
-        ``(first_chunk, n_chunks, counts, rounds, shoes, seconds, worker)`` with
-        ``counts`` an ``ndarray(int64, shape=(n_positions, N_CODES))``.
+        ``(segments, seconds, worker)``: one segment ``(first, n, counts,
+        rounds, shoes)`` per batch the chunks fall in (a state keeps a row per
+        batch), ``counts`` an ``ndarray(shape=(n_positions, N_CODES))`` of the
+        smallest unsigned type that holds them (see :func:`_narrow`).
     """
     from ._kernel import MODEL_DEALT, MODEL_FRESH, deal_blocks_serial
 
@@ -106,26 +108,46 @@ def _deal_task(plan: RunPlan, first_chunk: int, n_chunks: int, fingerprint: str)
     if mine != fingerprint:
         raise RuntimeError(f"worker {_worker_address()} runs baccarat_sim {mine}, the client {fingerprint}: "
                            "install the same version everywhere")
-    first_block, _ = plan.chunk_blocks(first_chunk)
-    last_first, last_n = plan.chunk_blocks(first_chunk + n_chunks - 1)
-    counts = np.zeros((plan.n_positions, N_CODES), np.int64)
-    totals = np.zeros(2, np.int64)
+    canonical = canonical_cards(plan.shoe)
+    model = MODEL_FRESH if plan.model == "fresh" else MODEL_DEALT
+    params = np.array(plan.shoe_params, np.int64)
+    segments = []
     started = time.perf_counter()
-    deal_blocks_serial(
-        canonical_cards(plan.shoe),
-        MODEL_FRESH if plan.model == "fresh" else MODEL_DEALT,
-        np.uint64(plan.seed),
-        first_block,
-        last_first + last_n - first_block,
-        plan.units_per_block,
-        plan.last_units,
-        plan.total_blocks,
-        np.array(plan.shoe_params, np.int64),
-        counts,
-        totals,
-    )
-    seconds = time.perf_counter() - started
-    return first_chunk, n_chunks, counts, int(totals[0]), int(totals[1]), seconds, _worker_address()
+    for first, n in _batch_segments(plan, first_chunk, n_chunks):
+        first_block, _ = plan.chunk_blocks(first)
+        last_first, last_n = plan.chunk_blocks(first + n - 1)
+        counts = np.zeros((plan.n_positions, N_CODES), np.int64)
+        totals = np.zeros(2, np.int64)
+        deal_blocks_serial(canonical, model, np.uint64(plan.seed), first_block, last_first + last_n - first_block,
+                           plan.units_per_block, plan.last_units, plan.total_blocks, params, counts, totals)
+        segments.append((first, n, _narrow(counts), int(totals[0]), int(totals[1])))
+    return segments, time.perf_counter() - started, _worker_address()
+
+
+def _batch_segments(plan: RunPlan, first_chunk: int, n_chunks: int):
+    """Split chunks ``first_chunk ..`` (``n_chunks`` of them) where a new batch begins: ``(first, n)`` pairs."""
+    end = first_chunk + n_chunks
+    while first_chunk < end:
+        batch = plan.batch_of_chunk(first_chunk)
+        stop = first_chunk + 1
+        while stop < end and plan.batch_of_chunk(stop) == batch:
+            stop += 1
+        yield first_chunk, stop - first_chunk
+        first_chunk = stop
+
+
+def _narrow(counts: np.ndarray) -> np.ndarray:
+    """``counts`` in the smallest unsigned type that holds them exactly.
+
+    A dealt-model result has a row per round position (105 for 8 decks, 12 MB
+    as int64); its cells rarely pass 65,535, so it travels in a quarter of
+    the bytes.
+    """
+    peak = int(counts.max()) if counts.size else 0
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if peak <= np.iinfo(dtype).max:
+            return counts.astype(dtype)
+    return counts
 
 
 def _prepare_worker(fingerprint: str) -> str:
@@ -207,15 +229,38 @@ def connect(scheduler: str | None = None, workers: int | None = None, threads_pe
         else:
             if workers < 1 or threads_per_worker < 1:
                 raise BackendError(f"dask: need at least one worker and thread, got {workers} x {threads_per_worker}")
-            cluster = stack.enter_context(distributed.LocalCluster(
-                n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
-                # ":0": a free port. Its HTTP server always starts, and on the default 8787 a second cluster
-                # (another run on this machine) would warn and move.
-                dashboard_address=":0", silence_logs=logging.ERROR,
-            ))
+            with _sigint_ignored():
+                cluster = stack.enter_context(distributed.LocalCluster(
+                    n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
+                    # ":0": a free port. Its HTTP server always starts, and on the default 8787 a second cluster
+                    # (another run on this machine) would warn and move.
+                    dashboard_address=":0", silence_logs=logging.ERROR,
+                ))
             client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
             client.wait_for_workers(workers)
         yield client
+
+
+@contextlib.contextmanager
+def _sigint_ignored():
+    """Ignore SIGINT while worker processes are started: they inherit it.
+
+    Ctrl-C reaches every process of the terminal's foreground group. The run
+    (this process) turns it into a stop at a task boundary, with a
+    checkpoint; workers that died of it instead would only fill the terminal
+    with the cluster's complaints.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @dataclasses.dataclass
@@ -250,30 +295,38 @@ class DaskRun:
     scheduler: str = ""
 
 
-def _task_ranges(plan: RunPlan, state: RunState, chunks_per_task: int, max_chunks: int | None):
+def _task_ranges(plan: RunPlan, state: RunState, task_size, max_chunks: int | None):
     """Tasks still to deal, as ``(first_chunk, n_chunks)`` in run order.
 
-    A task holds consecutive undealt chunks of one batch (its counts go to one
-    batch row), at most ``chunks_per_task``, and all tasks together at most
-    ``max_chunks`` chunks.
+    A task holds consecutive undealt chunks, ``task_size(remaining)`` of them
+    at most (``remaining``: chunks not yet handed out, this one included),
+    and all tasks together at most ``max_chunks`` chunks. The generator is
+    lazy: sizes follow the cluster as it is when each task is submitted.
     """
     budget = plan.n_chunks if max_chunks is None else max_chunks
+    ahead = sorted(state.done_ahead)
+    remaining = min(budget, plan.n_chunks - state.next_chunk - len(ahead))
     chunk = state.next_chunk
-    while chunk < plan.n_chunks and budget > 0:
+    while chunk < plan.n_chunks and remaining > 0:
         if state.is_done(chunk):
             chunk += 1
             continue
-        first, batch = chunk, plan.batch_of_chunk(chunk)
-        while (chunk < plan.n_chunks and chunk - first < min(chunks_per_task, budget) and not state.is_done(chunk)
-               and plan.batch_of_chunk(chunk) == batch):
+        first, size = chunk, max(1, min(task_size(remaining), remaining))
+        while chunk < plan.n_chunks and chunk - first < size and not state.is_done(chunk):
             chunk += 1
-        budget -= chunk - first
+        remaining -= chunk - first
         yield first, chunk - first
 
 
-def _auto_chunks_per_task(plan: RunPlan, threads: int) -> int:
-    """Chunks per task: enough tasks for every thread to get many, no task longer than a second or two."""
-    return max(1, min(MAX_CHUNKS_PER_TASK, plan.n_chunks // (TASKS_PER_THREAD * max(1, threads))))
+def guided_task_size(remaining: int, threads: int) -> int:
+    """Chunks for the next task: big while much is left, down to one at the end.
+
+    Each task takes about ``1 / (4 * threads)`` of what is left (guided
+    self-scheduling), at most :data:`MAX_CHUNKS_PER_TASK`: few tasks (little
+    overhead) in the bulk of a run, and single chunks at the end, so no
+    thread idles long while the last tasks finish.
+    """
+    return max(1, min(MAX_CHUNKS_PER_TASK, remaining // (GUIDED_SPLIT * max(1, threads))))
 
 
 def run_dask(plan: RunPlan, state: RunState, client, *, progress: bool | None = False,
@@ -334,7 +387,11 @@ def run_dask(plan: RunPlan, state: RunState, client, *, progress: bool | None = 
     run = DaskRun(state=state, scheduler=str(client.scheduler.address))
     nthreads = client.nthreads()
     run.threads = sum(nthreads.values())
-    todo = _task_ranges(plan, state, chunks_per_task or _auto_chunks_per_task(plan, run.threads), max_chunks)
+    if chunks_per_task is not None:
+        todo = _task_ranges(plan, state, lambda remaining: chunks_per_task, max_chunks)
+    else:
+        todo = _task_ranges(plan, state, lambda remaining: guided_task_size(remaining, sum(nthreads.values())),
+                            max_chunks)
     next_task = next(todo, None)
     run_tag = uuid.uuid4().hex[:8]
     in_flight: dict = {}
@@ -369,10 +426,10 @@ def run_dask(plan: RunPlan, state: RunState, client, *, progress: bool | None = 
                     if future.status != "finished":
                         raise _task_failure(future, *in_flight[future])
                 finished = list(done)
-                for future, result in zip(finished, client.gather(finished)):
+                for future, (segments, seconds, worker) in zip(finished, client.gather(finished)):
                     del in_flight[future]
-                    first, n, counts, rounds, shoes, seconds, worker = result
-                    add_chunk_result(plan, state, first, counts, rounds, shoes, n_chunks=n)
+                    for first, n, counts, rounds, shoes in segments:
+                        add_chunk_result(plan, state, first, counts.astype(np.int64), rounds, shoes, n_chunks=n)
                     run.tasks += 1
                     run.worker_seconds += seconds
                     run.workers.add(worker)

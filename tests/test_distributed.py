@@ -24,9 +24,12 @@ distributed = pytest.importorskip("distributed")
 from baccarat_sim import load_rules  # noqa: E402
 from baccarat_sim.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
 from baccarat_sim.distributed import (  # noqa: E402
+    MAX_CHUNKS_PER_TASK,
     BackendError,
+    _batch_segments,
     _task_ranges,
     connect,
+    guided_task_size,
     kernel_fingerprint,
     prepare_workers,
     run_dask,
@@ -47,7 +50,7 @@ from baccarat_sim.simulate import (  # noqa: E402
 FRESH_ROUNDS = 40 * 2**16 + 1
 #: Dealt model: 5 blocks of 16 shoes, per-position rows (105 positions for 8 decks: 12 MB a task).
 DEALT_ROUNDS = 100_000
-TIMEOUT = 120  # seconds: generous, the machine is shared and small
+TIMEOUT = 300  # seconds: generous, the machine is shared and small (and a subprocess may have to compile)
 
 
 @pytest.fixture(scope="module")
@@ -93,19 +96,27 @@ def assert_same(hist, reference):
 # --- without a cluster: the bookkeeping that lets chunks arrive in any order -----------------------------------
 
 
-def test_task_ranges_cover_each_undone_chunk_once_within_a_batch(rules):
+def test_task_ranges_cover_each_undone_chunk_once(rules):
     plan = plan_run(rules, 10**9, seed=1)  # 120 chunks in 100 batches: some batches hold two chunks
     state = RunState.empty(plan)
     state.mark_done(0, 3)
     state.mark_done(10, 2)  # a gap: chunks 3..9 undone, 10 and 11 done ahead
-    for per_task in (1, 3, 8):
-        tasks = list(_task_ranges(plan, state, per_task, None))
-        covered = [c for first, n in tasks for c in range(first, first + n)]
-        assert covered == [c for c in range(plan.n_chunks) if not state.is_done(c)]
-        assert all(1 <= n <= per_task for _, n in tasks)
-        assert all(plan.batch_of_chunk(f) == plan.batch_of_chunk(f + n - 1) for f, n in tasks)
-    limited = list(_task_ranges(plan, state, 3, 5))
-    assert sum(n for _, n in limited) == 5
+    undone = [c for c in range(plan.n_chunks) if not state.is_done(c)]
+    for size in (lambda left: 1, lambda left: 5, lambda left: guided_task_size(left, threads=2)):
+        tasks = list(_task_ranges(plan, state, size, None))
+        assert [c for first, n in tasks for c in range(first, first + n)] == undone
+    guided = [n for _, n in _task_ranges(plan, RunState.empty(plan), lambda left: guided_task_size(left, 2), None)]
+    # Big tasks first (a quarter of what each of the 2 threads has left), single chunks at the end.
+    assert guided[0] == min(MAX_CHUNKS_PER_TASK, plan.n_chunks // 8) and guided[-3:] == [1, 1, 1]
+    assert guided == sorted(guided, reverse=True) and sum(guided) == plan.n_chunks
+    assert sum(n for _, n in _task_ranges(plan, state, lambda left: 3, 5)) == 5
+
+
+def test_batch_segments_split_a_task_where_batches_change(rules):
+    plan = plan_run(rules, 10**9, seed=1)
+    segments = list(_batch_segments(plan, 0, plan.n_chunks))
+    assert len(segments) == plan.n_batches and sum(n for _, n in segments) == plan.n_chunks
+    assert all(plan.batch_of_chunk(f) == plan.batch_of_chunk(f + n - 1) for f, n in segments)
 
 
 def test_out_of_order_chunks_checkpoint_and_local_resume_equal_one_run(rules, fresh_reference, tmp_path):
@@ -136,14 +147,14 @@ def test_fresh_run_is_bit_identical_to_local(rules, client, fresh_reference):
     state = RunState.empty(plan)
     run = run_dask(plan, state, client)
     assert_same(state.histogram(plan), fresh_reference)
-    assert run.tasks == plan.n_chunks  # one chunk per batch here, so one chunk per task
+    assert run.tasks < plan.n_chunks  # guided task sizes: several chunks a task at first
     # The scheduler gives the first two tasks to the two idle workers, so both deal.
     assert len(run.workers) == 2 and run.threads == 2
 
 
 @pytest.mark.parametrize("chunks_per_task", [None, 3])
 def test_tasks_of_several_chunks_fill_the_same_batches(rules, client, chunks_per_task):
-    """Runs past 100 chunks share batches between chunks; tasks then hold several, never across a batch."""
+    """Runs past 100 chunks share batches between chunks; a task of several chunks fills each batch row right."""
     # One dealt block (16 shoes) per chunk gives 400 chunks in 100 batches at a modest size; no position rows
     # keep the 400 task results small.
     plan = dataclasses.replace(plan_run(rules, 520_000, seed=5, model="dealt", by_position=False),
@@ -154,10 +165,10 @@ def test_tasks_of_several_chunks_fill_the_same_batches(rules, client, chunks_per
     state = RunState.empty(plan)
     run = run_dask(plan, state, client, chunks_per_task=chunks_per_task)
     assert_same(state.histogram(plan), local.histogram(plan))
-    expected_tasks = len(list(_task_ranges(plan, RunState.empty(plan), chunks_per_task or 8, None)))
-    assert run.tasks == expected_tasks
-    if chunks_per_task != 1:
-        assert expected_tasks < plan.n_chunks
+    if chunks_per_task is not None:
+        assert run.tasks == -(-plan.n_chunks // chunks_per_task)
+    else:
+        assert run.tasks < plan.n_chunks / 2
 
 
 def test_dealt_run_with_position_rows_is_bit_identical_to_local(rules, client, dealt_reference):
@@ -328,3 +339,18 @@ def test_a_worker_killed_mid_task_does_not_change_the_result(rules, client, fres
         client.unregister_worker_plugin("die-on-first-task")
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
         client.wait_for_workers(2, timeout=TIMEOUT)
+
+
+def test_cli_interrupted_cluster_run_resumes_to_the_local_result(client, capsys, tmp_path):
+    """--max-chunks stops a cluster run as Ctrl-C would; --resume on the cluster finishes it bit for bit."""
+    common = ["--rounds", str(FRESH_ROUNDS), "--seed", "7", "--format", "json", "--quiet", "--no-plots"]
+    assert main(common + ["--no-files"]) == 0
+    local = json.loads(capsys.readouterr().out)
+    cluster = ["--backend", "dask", "--scheduler", client.scheduler.address, "--out", str(tmp_path)]
+    assert main(common + cluster + ["--max-chunks", "5"]) == 0
+    partial = json.loads(capsys.readouterr().out)["run"]
+    assert not partial["complete"] and partial["chunks_done"] == 5 and partial["checkpoint"]
+    assert main(["--resume", "--format", "json", "--quiet", "--no-plots"] + cluster) == 0
+    resumed = json.loads(capsys.readouterr().out)
+    assert resumed["bets"] == local["bets"] and resumed["run"]["complete"]
+    assert not list(tmp_path.glob("checkpoint-*"))  # a finished run leaves no checkpoint

@@ -488,7 +488,7 @@ class CountResult:
         shown = pd.DataFrame(index=t.index)
         shown["scenario"] = t["scenario"]
         shown["bet"] = t["bet"]
-        shown["offered"] = t["variant"]
+        shown["offered in"] = t["variant"]
         shown["play"] = t["play"]
         shown["bet freq"] = [f"{100 * v:.3f}% ±{100 * Z95 * se:.3f}" for v, se in zip(t["bet_share"],
                                                                                  t["bet_share_se"])]
@@ -525,6 +525,43 @@ class CountResult:
     def to_text(self) -> str:
         """Header and table as plain text."""
         return "\n".join(self.header_lines() + ["", self.display_table().to_string(index=False)])
+
+    def to_csv(self) -> str:
+        """The full table as CSV (one row per scenario, bet and variant; fractions, not percents)."""
+        frame = self.table.copy()
+        for key in ("rules", "strategy", "seed", "cards", "threads"):
+            frame[key] = self.run.get(key)
+        return frame.to_csv(index=False)
+
+    @property
+    def stem(self) -> str:
+        """Stem of the result files, e.g. ``count-perfect-play-live-8deck-side-bets-seed1``."""
+        return f"count-{self.run['strategy']}-{self.run['rules']}-seed{self.run['seed']}"
+
+    def write(self, out_dir, plots: bool = True) -> list:
+        """Write ``.json``, ``.csv``, ``.md`` (and a ``.png`` plot) into ``out_dir``; returns their paths."""
+        import json
+        from pathlib import Path
+
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        written = []
+        for suffix, text in ((".json", json.dumps(self.to_dict(), indent=2) + "\n"), (".csv", self.to_csv())):
+            path = out_dir / f"{self.stem}{suffix}"
+            path.write_text(text)
+            written.append(path)
+        markdown = self.to_markdown()
+        if plots:
+            from .plots import count_figure
+
+            path = out_dir / f"{self.stem}.png"
+            count_figure(self).savefig(path, dpi=120, format="png")
+            written.append(path)
+            markdown += f"\n![{path.stem}]({path.name})\n"
+        path = out_dir / f"{self.stem}.md"
+        path.write_text(markdown)
+        written.append(path)
+        return written
 
     def to_markdown(self) -> str:
         """Header and table as Markdown."""

@@ -110,6 +110,89 @@ class EffectOfRemoval:
             index=index,
         )
 
+    def count_tags(self, bet_id: str, levels=(1, 2, 3)) -> list:
+        """Derived balanced tags of a bet for each level (levels with no balanced tags are left out)."""
+        key = (bet_id, tuple(levels))
+        cache = self.__dict__.setdefault("_tags_cache", {})
+        if key not in cache:
+            tags = []
+            for level in levels:
+                try:
+                    tags.append(derive_tags(self, bet_id, level))
+                except ValueError:  # every EOR zero (pairs in a full shoe), or no balanced tags at this level
+                    continue
+            cache[key] = tags
+        return cache[key]
+
+    def bet_fields(self, bet_id: str) -> dict:
+        """The JSON fields a report adds to a bet: ``eor`` (by point value), ``eor_by_rank``, ``count_tags``."""
+        def floats(effects, names):
+            return {name: None if e is None else float(e) for name, e in zip(names, effects)}
+
+        return {
+            "eor": floats(self.by_value[bet_id], VALUE_NAMES),
+            "eor_by_rank": floats(self.by_rank[bet_id], RANK_NAMES),
+            "count_tags": [
+                {"level": t.level, "by": t.by, "tags": dict(zip(RANK_NAMES, t.tags)),
+                 "betting_correlation": t.betting_correlation, "break_even_true_count": t.break_even_true_count}
+                for t in self.count_tags(bet_id)
+            ],
+        }
+
+    def display_table(self) -> pd.DataFrame:
+        """EOR per unit staked, one row per bet and one column per point value, as signed decimals."""
+        table = self.table("value").T
+        shown = table.map(lambda v: "" if pd.isna(v) else f"{v:+.6f}")
+        shown.insert(0, "bet", list(self.bet_ids))
+        return shown
+
+    def tag_lines(self) -> list[str]:
+        """One line per bet and level: tags (A..9, T or A..K), betting correlation, break-even true count."""
+        lines = []
+        width = max(len(b) for b in self.bet_ids)
+        for bet_id in self.bet_ids:
+            tags = self.count_tags(bet_id)
+            if not tags:
+                lines.append(f"{bet_id:<{width}}  no linear count: every rank has the same effect of removal")
+                continue
+            for t in tags:
+                if t.by == "value":
+                    cards = " ".join(f"{t.tags[r]:+d}" for r in range(10))  # A..9 and T (ten-value cards)
+                else:
+                    cards = " ".join(f"{RANK_NAMES[r]}{t.tags[r]:+d}" for r in range(N_RANKS))
+                lines.append(f"{bet_id:<{width}}  level {t.level}: {cards}   BC {t.betting_correlation:.3f}   "
+                             f"break-even TC {t.break_even_true_count:+.1f}")
+        return lines
+
+    def to_text(self) -> str:
+        """EOR table and derived tags as plain text."""
+        lines = [f"effect of removal (change in EV per unit staked when one card of each point value leaves the "
+                 f"{int(self.shoe.sum())}-card shoe):", self.display_table().to_string(index=False), "",
+                 "derived balanced tags (A 2 3 4 5 6 7 8 9 T by point value, else by rank), betting correlation "
+                 "(BC) and break-even true count:"]
+        return "\n".join(lines + [f"  {line}" for line in self.tag_lines()])
+
+    def to_markdown(self) -> str:
+        """EOR table and derived tags as Markdown."""
+        shown = self.display_table()
+        head = "| " + " | ".join(shown.columns) + " |\n|" + "---|" * len(shown.columns) + "\n"
+        body = "".join("| " + " | ".join(str(v) for v in row) + " |\n" for row in shown.itertuples(index=False))
+        tags = "".join(f"- `{line}`\n" for line in self.tag_lines())
+        return (f"### Effect of removal\n\nChange in EV per unit staked when one card of each point value leaves the "
+                f"{int(self.shoe.sum())}-card shoe.\n\n{head}{body}\n### Derived counting tags\n\n"
+                f"Tags A 2 3 4 5 6 7 8 9 T (by point value) or per rank, betting correlation (BC) and break-even "
+                f"true count.\n\n{tags}")
+
+    def to_csv(self) -> str:
+        """Long-form CSV: ``bet, by, card, eor`` (by point value, then by rank) and ``ev`` of the shoe."""
+        rows = []
+        for bet_id in self.bet_ids:
+            for by, names, effects in (("value", VALUE_NAMES, self.by_value[bet_id]),
+                                       ("rank", RANK_NAMES, self.by_rank[bet_id])):
+                rows += [{"bet": bet_id, "by": by, "card": name, "eor": None if e is None else float(e),
+                          "ev": float(self.base[bet_id])} for name, e in zip(names, effects)]
+        return pd.DataFrame(rows).to_csv(index=False)
+
     def to_dict(self) -> dict:
         """JSON-ready: per bet, the base EV and the EORs by point value and by rank."""
         def floats(effects, names):
@@ -300,12 +383,29 @@ def _balance(tags: np.ndarray, raw: np.ndarray, weights: np.ndarray, level: int)
     return tags
 
 
+def _candidate_scales(effects: np.ndarray, top: float, level: int) -> np.ndarray:
+    """One scale inside every interval where the rounded, clipped tags stay the same.
+
+    The rounded tags change only where some ``scale * |e|`` crosses a half
+    integer; the midpoints between consecutive crossings (within the scales that
+    map the largest EOR to ``level +- 1/2``) cover every distinct tag vector.
+    """
+    low, high = (level - 0.5) / top, (level + 0.5) / top
+    magnitudes = np.abs(effects[effects != 0])
+    crossings = [low, high]
+    for k in range(level + 1):
+        crossings.extend((k + 0.5) / magnitudes)
+    edges = np.unique(np.clip(crossings, low, high))
+    return (edges[:-1] + edges[1:]) / 2
+
+
 def derive_tags(eor: EffectOfRemoval, bet_id: str, level: int = 1, by: str | None = None) -> CountTags:
     """The balanced integer tags of largest betting correlation for a bet.
 
     Every scale that maps the largest EOR to between ``level - 1/2`` and
-    ``level + 1/2`` is tried; the scaled EORs are rounded, clipped to
-    ``[-level, level]`` and balanced by the cheapest one-step moves.
+    ``level + 1/2`` is tried (one per distinct rounding); the scaled EORs are
+    rounded, clipped to ``[-level, level]`` and balanced by the cheapest
+    one-step moves.
 
     Parameters
     ----------
@@ -346,7 +446,7 @@ def derive_tags(eor: EffectOfRemoval, bet_id: str, level: int = 1, by: str | Non
         raise ValueError(f"bets.{bet_id}: every effect of removal is zero; no count can track it")
     rank_e = np.array([float(e) if e is not None else np.nan for e in rank_effects])
     best = None
-    for scale in np.linspace((level - 0.5) / top, (level + 0.5) / top, 801)[1:]:
+    for scale in _candidate_scales(effects, top, level):
         raw = scale * effects
         rounded = np.clip(np.rint(raw), -level, level).astype(np.int64)
         balanced = _balance(rounded, raw, weights // divisor, level)

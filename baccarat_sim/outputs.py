@@ -105,6 +105,14 @@ def write_outputs(report: Report, out_dir: str | Path, plots: bool = True) -> li
     add(f"{stem}-histogram.npz", lambda tmp: _save_histogram(hist, tmp))
     add(f"{stem}.csv", lambda tmp: tmp.write_text(report.to_csv()))
     add(f"{stem}.json", lambda tmp: tmp.write_text(json.dumps(document, indent=2) + "\n"))
+    if report.eor is not None:  # --eor: effects of removal by point value and by rank
+        add(f"{stem}-eor.csv", lambda tmp: tmp.write_text(report.eor.to_csv()))
     plot_paths = write_plots(report, out_dir, stem) if plots else []
+    if plots and report.eor is not None:
+        from .plots import eor_figure
+
+        eor_path = out_dir / f"{stem}-eor.png"
+        _write_atomic(eor_path, lambda tmp: eor_figure(report.eor).savefig(tmp, dpi=120, format="png"))
+        plot_paths.append(eor_path)
     add(f"{stem}.md", lambda tmp: tmp.write_text(_markdown(report, plot_paths)))
     return written[:3] + plot_paths + written[3:]

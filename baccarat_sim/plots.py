@@ -25,8 +25,12 @@ from .stats import Z95, estimate
 __all__ = [
     "bet_rtp_figure",
     "convergence_figure",
+    "count_figure",
+    "eor_figure",
     "plot_bet_rtp",
     "plot_convergence",
+    "plot_count",
+    "plot_eor",
     "plot_score_distribution",
     "running_estimate",
     "score_distribution_figure",
@@ -258,4 +262,109 @@ def score_distribution_figure(report):
     hist = report.mc if report.mc is not None else report.exact
     plot_score_distribution(hist, exact=report.exact, ax=ax)
     ax.set_title(f"{report.rules.name}: final scores", fontsize="medium")
+    return fig
+
+
+# --------------------------------------------------------------------------- advantage play: EOR, counting
+
+
+def plot_eor(eor, *, bets=None, by: str = "value", ax=None) -> dict:
+    """Effect of removal as bars: one group per point value (or rank), one bar per bet.
+
+    Parameters
+    ----------
+    eor : EffectOfRemoval
+        From :func:`baccarat_sim.eor.effect_of_removal`.
+    bets : list of str or None
+        Bet ids to draw (default: all).
+    by : {"value", "rank"}
+    ax : matplotlib Axes or None
+
+    Returns
+    -------
+    dict
+        Bet id to the BarContainer of its bars (EV change in % of the stake).
+    """
+    ax = _axes(ax)
+    table = eor.table(by)
+    bets = list(eor.bet_ids if bets is None else bets)
+    x = np.arange(len(table))
+    width = 0.8 / len(bets)
+    artists = {}
+    for i, bet_id in enumerate(bets):
+        heights = 100 * table[bet_id].to_numpy(float)
+        artists[bet_id] = ax.bar(x + (i - (len(bets) - 1) / 2) * width, heights, width, label=bet_id)
+    ax.axhline(0.0, color=EXACT_COLOR, lw=0.8)
+    if not np.nanmax(np.abs(table[bets].to_numpy(float)), initial=0.0):
+        # Pairs and Dragon/Tiger in a full shoe: every rank is as common as any other, so no single card matters.
+        ax.text(0.5, 0.5, "no effect: every card removed\nchanges the EV alike (by 0)", transform=ax.transAxes,
+                ha="center", va="center", fontsize="small", color="#555555")
+    ax.set_xticks(x, list(table.index))
+    ax.set_xlabel("point value of the card removed" if by == "value" else "rank of the card removed")
+    ax.set_ylabel("change in EV (% of stake)")
+    if len(bets) > 1:
+        ax.legend(fontsize="x-small")
+    ax.grid(axis="y", alpha=0.3)
+    return artists
+
+
+def eor_figure(eor, columns: int = 3):
+    """Effect of removal of every bet, one panel per bet (by rank for bets that tell the ten-value ranks apart)."""
+    bets = list(eor.bet_ids)
+    columns = max(1, min(columns, len(bets)))
+    rows = -(-len(bets) // columns)
+    fig = _figure(4.2 * columns, 2.8 * rows)
+    axes = np.atleast_1d(fig.subplots(rows, columns, squeeze=False)).ravel()
+    for ax, bet_id, name in zip(axes, bets, eor.bet_names):
+        tens = {e for e, r in zip(eor.by_rank[bet_id], range(13)) if r >= 9}
+        plot_eor(eor, bets=[bet_id], by="value" if len(tens) <= 1 else "rank", ax=ax)
+        ax.set_title(name, fontsize="small")
+    for ax in axes[len(bets):]:
+        ax.set_visible(False)
+    fig.suptitle(f"{eor.rules_id}: effect of removing one card ({int(eor.shoe.sum())}-card shoe)", fontsize="medium")
+    return fig
+
+
+def plot_count(result, *, ax=None) -> dict:
+    """Units won per shoe with the 95% CI, one row per bet (and Max Round variant), one colour per cut card.
+
+    Parameters
+    ----------
+    result : CountResult
+        From :func:`baccarat_sim.counting.count_simulation`.
+    ax : matplotlib Axes or None
+
+    Returns
+    -------
+    dict
+        Cut-card label to the ErrorbarContainer of its rows.
+    """
+    ax = _axes(ax)
+    t = result.table
+    labels = list(dict.fromkeys(f"{b} ({v})" for b, v in zip(t["bet"], t["variant"])))
+    y_of = {label: len(labels) - 1 - i for i, label in enumerate(labels)}
+    scenarios = list(dict.fromkeys(t["scenario"]))
+    step = 0.6 / max(1, len(scenarios))
+    artists = {}
+    for k, scenario in enumerate(scenarios):
+        rows = t[t["scenario"] == scenario]
+        y = np.array([y_of[f"{b} ({v})"] for b, v in zip(rows["bet"], rows["variant"])]) + (
+            k - (len(scenarios) - 1) / 2) * step
+        artists[scenario] = ax.errorbar(rows["units_per_shoe"], y, xerr=Z95 * rows["units_per_shoe_se"], fmt="o",
+                                        ms=4, capsize=3, label=scenario)
+    ax.axvline(0.0, color=EXACT_COLOR, lw=0.8)
+    ax.set_yticks(list(y_of.values()), list(y_of))
+    ax.set_xlabel("units won per shoe (95% CI)")
+    ax.legend(fontsize="x-small")
+    ax.grid(axis="x", alpha=0.3)
+    return artists
+
+
+def count_figure(result):
+    """Units won per shoe of a counting simulation, every bet and cut-card scenario."""
+    rows = len(dict.fromkeys(zip(result.table["bet"], result.table["variant"])))
+    fig = _figure(9, 1.4 + 0.4 * rows)
+    plot_count(result, ax=fig.add_subplot())
+    fig.suptitle(f"{result.run['strategy_name']} ({result.run['rules']}, {result.run['shoes']:,} shoes)",
+                 fontsize="medium")
     return fig

@@ -59,6 +59,8 @@ class Report:
     table : DataFrame
         One row per bet (index: bet id).
     claims : list of ClaimCheck
+    eor : EffectOfRemoval or None
+        ``--eor``: exact effects of removal and derived counting tags (:mod:`baccarat_sim.eor`).
     """
 
     rules: Rules
@@ -67,6 +69,7 @@ class Report:
     run: dict
     table: pd.DataFrame
     claims: list[ClaimCheck]
+    eor: object | None = None
 
     def bets_json(self) -> list[dict]:
         """Per-bet records of the JSON contract."""
@@ -92,6 +95,8 @@ class Report:
                 "stated_holds": stated_holds.get(bet_id),
                 "se_method": None if pd.isna(row["se"]) else row["se_method"],
             }
+            if self.eor is not None:
+                record.update(self.eor.bet_fields(bet_id))
             records.append(record)
         return records
 
@@ -202,6 +207,8 @@ class Report:
 
                 lines += ["", title] + [textwrap.fill(item, width, initial_indent="  ", subsequent_indent="    ")
                                         for item in items]
+        if self.eor is not None:
+            lines += ["", self.eor.to_text()]
         return "\n".join(lines)
 
     def to_markdown(self) -> str:
@@ -211,8 +218,11 @@ class Report:
         body = "".join("| " + " | ".join(str(v) for v in row) + " |\n" for row in shown.itertuples(index=False))
         header = "\n".join(f"- {line}" for line in self.header_lines())
         claims = "".join(f"- {c.reason}\n" for c in self.claims)
-        return f"## {self.rules.name}\n\n{header}\n\n{head}{body}" + (f"\n### Stated RTP checks\n\n{claims}"
+        text = f"## {self.rules.name}\n\n{header}\n\n{head}{body}" + (f"\n### Stated RTP checks\n\n{claims}"
                                                                        if claims else "")
+        if self.eor is not None:
+            text += "\n" + self.eor.to_markdown()
+        return text
 
     def to_csv(self) -> str:
         """The per-bet table as CSV, with run metadata in each row."""

@@ -33,6 +33,8 @@ EXIT_INTERRUPTED = 130
 #: Largest --rounds accepted (counts stay far from 64-bit overflow); keep in step with simulate.MAX_ROUNDS.
 MAX_ROUNDS = 10**15
 DEFAULT_ROUNDS = 100_000_000
+#: Shoes a --count simulation deals by default (about 8 million rounds).
+DEFAULT_SHOES = 100_000
 PROG = "python -m baccarat_sim.rtp"
 
 
@@ -142,6 +144,18 @@ def build_parser() -> argparse.ArgumentParser:
                       help="start from a depleted shoe: cards to remove, as point values (6,6,7), ranks (K,Q) "
                            "or cards (Qh)")
     what.add_argument("--bets", metavar="ID[,ID...]", help="report only these bets")
+    advantage = parser.add_argument_group("advantage play")
+    advantage.add_argument("--eor", action="store_true",
+                           help="add every bet's exact effect of removal of one card of each point value and rank "
+                                "(JSON: bets[].eor) and derived balanced counting tags with their betting correlation")
+    advantage.add_argument("--count", metavar="STRATEGY",
+                           help="instead of RTP, simulate card counting through dealt shoes: a shipped strategy "
+                                "(perfect-play, lucky6-wizard-level1, ...) or a strategy .toml file")
+    advantage.add_argument("--shoes", type=parse_rounds, metavar="N",
+                           help=f"--count: shoes to deal (default: {DEFAULT_SHOES:,})")
+    advantage.add_argument("--cut-cards", metavar="N[,N...]",
+                           help="--count: cut-card positions to compare with the rule set's, in cards from the end "
+                                "(low:high for a range), every shoe shuffled once for all (default: the strategy's)")
     run = parser.add_argument_group("how to run")
     run.add_argument("--seed", type=_seed,
                      help="master seed (default: drawn at random and printed, or the checkpoint's with --resume)")
@@ -226,6 +240,8 @@ def run(args) -> int:
     from .exact import exact_histogram
     from .report import build_report
 
+    if args.count is not None:
+        return _count(args)
     started = time.perf_counter()
     if args.exact and args.resume:
         raise UsageError("--resume: only continues a Monte Carlo run; drop --exact")
@@ -245,6 +261,8 @@ def run(args) -> int:
         run_info.update(run_info_mc)
     run_info["total_seconds"] = time.perf_counter() - started
     report = build_report(rules, exact, mc, run_info)
+    if args.eor:
+        report = _with_eor(report, rules, shoe)
     status = EXIT_OK
     files = []
     if out_dir is not None:
@@ -270,6 +288,86 @@ def run(args) -> int:
               f"--resume --out {args.out}", file=sys.stderr)
         if run_info.get("interrupted"):
             return EXIT_INTERRUPTED
+    return status
+
+
+def _with_eor(report, rules, shoe):
+    """``--eor``: the report with every bet's exact effect of removal and derived counting tags (issue 7)."""
+    import dataclasses
+
+    from .eor import effect_of_removal
+
+    started = time.perf_counter()
+    eor = effect_of_removal(rules, shoe)
+    run = {**report.run, "eor_cards": int(shoe.sum()), "eor_seconds": time.perf_counter() - started}
+    return dataclasses.replace(report, eor=eor, run=run)
+
+
+def _parse_cut_cards(text: str) -> list[tuple[int, int]]:
+    """``--cut-cards 52,100:110`` as (low, high) pairs of cards from the end."""
+    positions = []
+    for item in text.split(","):
+        parts = item.strip().split(":")
+        if not item.strip() or len(parts) > 2 or not all(p.strip().isdigit() for p in parts):
+            raise UsageError(f"--cut-cards: {item.strip()!r} is not a number of cards from the end (or low:high), "
+                             "e.g. --cut-cards 52,100:110")
+        low, high = int(parts[0]), int(parts[-1])
+        if low > high:
+            raise UsageError(f"--cut-cards: {item.strip()!r}: low must not exceed high")
+        positions.append((low, high))
+    return positions
+
+
+def _count(args) -> int:
+    """``--count STRATEGY``: a card-counting simulation through dealt shoes (issue 7)."""
+    import json
+
+    from .counting import InvalidStrategy, count_simulation, load_strategy
+
+    for flag, given, why in (("--exact", args.exact, "deals shoes"),
+                             ("--rounds", args.rounds is not None, "deals whole shoes: give --shoes"),
+                             ("--model fresh", args.model == "fresh", "deals shoes through to the cut card"),
+                             ("--resume", args.resume, "its runs are not checkpointed"),
+                             ("--check", args.check, "has no exact figure to check"),
+                             ("--eor", args.eor, "is a separate analysis: run --eor without --count"),
+                             ("--sweep", getattr(args, "sweep", None) is not None, "moves the cut card with "
+                                                                                   "--cut-cards"),
+                             ("--backend dask", args.backend != "local", "runs on this machine")):
+        if given:
+            raise UsageError(f"--count: {why}; drop {flag}")
+    rules, shoe = _load(args)
+    cut_cards = None if args.cut_cards is None else _parse_cut_cards(args.cut_cards)
+    if args.threads is not None:
+        import numba
+
+        if args.threads > numba.config.NUMBA_NUM_THREADS:
+            raise UsageError(f"--threads: must be from 1 to {numba.config.NUMBA_NUM_THREADS} on this machine, "
+                             f"got {args.threads}")
+    try:
+        strategy = load_strategy(args.count)
+        out_dir = None if args.no_files else _check_out_dir(args.out)
+        from .simulate import normalize_seed
+
+        seed = normalize_seed(args.seed)
+        _note(args, f"seed {seed}")
+        result = count_simulation(rules, strategy, args.shoes or DEFAULT_SHOES, seed, threads=args.threads,
+                                  shoe=shoe, cut_cards=cut_cards, progress=False if args.quiet else None)
+    except InvalidStrategy as error:
+        raise UsageError(str(error)) from None
+    status = EXIT_OK
+    files = []
+    if out_dir is not None:
+        try:
+            files = result.write(out_dir, plots=not args.no_plots)
+        except OSError as error:
+            print(f"{PROG}: error: --out: cannot write result files to {args.out!r} ({error.strerror or error})",
+                  file=sys.stderr)
+            status = EXIT_USAGE
+    rendered = {"json": lambda: json.dumps(result.to_dict(), indent=2), "csv": result.to_csv,
+                "markdown": result.to_markdown}.get(args.format, result.to_text)()
+    print(rendered.rstrip("\n"))
+    for path in files:
+        _note(args, f"wrote {path}")
     return status
 
 

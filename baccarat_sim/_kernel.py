@@ -1,12 +1,33 @@
 """Monte Carlo dealing kernel: pure numba functions, no I/O, no Python objects.
 
-Cards are integers ``rank * 4 + suit`` (see :mod:`baccarat_sim.cards`). A block
-of rounds (fresh model) or of whole shoes (dealt model) is dealt from its own
-random stream (:mod:`baccarat_sim._rng`), starting from the canonical shoe
-order, so what a block deals depends only on (seed, block index). Blocks are
-spread over *lanes* (one per thread); each lane adds its rounds to its own
-histogram row and the rows are summed afterwards. Integer addition is exact and
+Cards are integers ``rank * 4 + suit`` (see :mod:`baccarat_sim.cards`). Inside
+the kernel a card travels *encoded* as ``card << 5 | point`` (int32), so a
+hand's point total is one add and a mask, with no table lookup between the
+cards of a round and the next round's position (the dealt model's critical
+path).
+
+A block of rounds (fresh model) or of whole shoes (dealt model) is dealt from
+its own random stream (:mod:`baccarat_sim._rng`), starting from the canonical
+shoe order, so what a block deals depends only on (seed, block index). Blocks
+are spread over *lanes* (one per thread); each lane adds its rounds to its own
+histogram and the lanes are summed afterwards. Integer addition is exact and
 order-free, so the summed histogram is the same whatever the number of lanes.
+
+The two models draw cards differently, each chosen for speed and each an
+exactly uniform draw without replacement:
+
+* fresh: six positions of the canonical shoe are drawn uniformly (one
+  64-bit output, :func:`~baccarat_sim._rng.bounded3`) and a position drawn
+  twice is drawn again, which is sequential sampling without replacement.
+  Reading the unchanged canonical array (no swaps, no stores) is 30-40%
+  faster than a partial Fisher-Yates shuffle.
+* dealt: a Fisher-Yates shuffle of the part of the shoe that can be dealt
+  (up to six cards past the cut card, six more per extra round), then the
+  rounds are read off in order.
+
+Numba caches compiled code per defining file and does not notice edits to
+the inlined helpers in :mod:`baccarat_sim._rng` or :mod:`baccarat_sim.cards`:
+touch this file after editing those.
 """
 
 from __future__ import annotations
@@ -15,8 +36,38 @@ import numpy as np
 from numba import prange
 
 from ._jit import jit, jit_parallel
-from ._rng import block_state, bounded, high32, low32, next_u64
+from ._rng import block_state, bounded, bounded2, bounded3, high32, low32, next_u64
 from .cards import RANK_POINTS, banker_draws, player_draws
+
+MODEL_FRESH = 0
+MODEL_DEALT = 1
+#: An outcome code is ``prefix * N_SUFFIXES + suffix``: the prefix holds the
+#: scores and card counts, the suffix the pairs and the first-card comparison.
+#: Lanes count in *slot* order ``suffix * N_PREFIXES + prefix`` instead: most
+#: rounds have no pair and unequal first cards, so their slots crowd into two
+#: runs of 400 counters (1.6 KB in uint16) per row instead of one cache line
+#: in every 36 codes, and the dealt model's per-position rows stay in cache.
+N_PREFIXES = 400
+N_SUFFIXES = 36
+#: Length of the ``shoe_params`` array (see :func:`deal_through`).
+N_SHOE_PARAMS = 17
+#: Bits of an encoded card that hold its point value (a two-card sum, up to
+#: 18, must not carry into the card id).
+POINT_BITS = 5
+_POINT_MASK = (1 << POINT_BITS) - 1
+#: Largest shoe for which the fresh model and the shuffle batch three draws
+#: into 32 random bits: the rejection guard then fires on at most
+#: ``600**3 / 2**32`` = 5% of batches; larger shoes batch two.
+TRIPLE_MAX_CARDS = 600
+#: A lane keeps its histogram in small unsigned counters, to shrink its cache
+#: footprint: the dealt model's per-position histogram (105 rows of 14,400
+#: codes for 8 decks) is 12 MB as int64 but 3 MB as uint16, and a round's
+#: increment lands in a different row every time. The lane adds them to the
+#: caller's int64 counts before any counter could overflow.
+_ROWS_LIMIT = np.iinfo(np.uint16).max
+_ROW_LIMIT = np.iinfo(np.uint32).max
+#: Shoes the per-position path records before adding them row by row.
+_RECORD_SHOES = 32
 
 
 def _third_cards_py(p, b, point4, point5):
@@ -32,27 +83,12 @@ def _third_cards_py(p, b, point4, point5):
     return p_final, b, player_drew, 0
 
 
-def _card_tables():
-    """Lookup tables over card ids (``rank * 4 + suit``) used by the kernel.
-
-    Table lookups instead of comparisons keep the hot loop free of
-    hard-to-predict branches (a pair or a first-card tie is a coin flip to the
-    branch predictor).
-    """
+def _tables():
+    """Read-only lookup tables used by the kernel."""
     card = np.arange(52)
-    rank = card // 4
-    same_rank = rank[:, None] == rank[None, :]
-    same_card = card[:, None] == card[None, :]
-    pair = np.where(same_rank, np.where(same_card, 2, 1), 0)  # 0 none, 1 pair, 2 suited
-    first = np.where(
-        rank[:, None] > rank[None, :], 0, np.where(rank[:, None] < rank[None, :], 1, np.where(same_card, 3, 2))
-    )
     tables = {
-        "CARD_POINTS": RANK_POINTS[rank].astype(np.int64),
-        "PLAYER_PAIR_PART": (pair * 12).astype(np.int64),  # player_pair * 3 * 4
-        "BANKER_PAIR_PART": (pair * 4).astype(np.int64),  # banker_pair * 4
-        "FIRST_CARD": first.astype(np.int64),
-        "MOD10": np.arange(20, dtype=np.int64) % 10,
+        "CARD_POINTS": RANK_POINTS[card // 4].astype(np.int64),
+        "ENCODED_CARD": ((card << POINT_BITS) | RANK_POINTS[card // 4]).astype(np.int32),
     }
     # Tableau resolved for every (player two-card total, banker two-card total,
     # point of the next card, point of the card after): the round's code prefix
@@ -63,38 +99,176 @@ def _card_tables():
         p_final, b_final, player_drew, banker_drew = _third_cards_py(p, b, point4, point5)
         third[p, b, point4, point5] = ((p_final * 10 + b_final) * 2 + player_drew) * 2 + banker_drew
     tables["THIRD_CARD_PREFIX"] = third.reshape(-1)
+    # The same in uint16 for the kernel: 20 KB, so it stays in the L1 cache
+    # beside the histogram instead of spilling into L2 as 80 KB of int64.
+    tables["THIRD_CARD_PREFIX16"] = third.reshape(-1).astype(np.uint16)
     for table in tables.values():
         table.setflags(write=False)
     return tables
 
 
-_TABLES = _card_tables()
+_TABLES = _tables()
+#: Point value of each card id, ``ndarray(int64, shape=(52,))``.
 CARD_POINTS = _TABLES["CARD_POINTS"]
-PLAYER_PAIR_PART = _TABLES["PLAYER_PAIR_PART"]
-BANKER_PAIR_PART = _TABLES["BANKER_PAIR_PART"]
-FIRST_CARD = _TABLES["FIRST_CARD"]
-MOD10 = _TABLES["MOD10"]
+#: Encoded form ``card << POINT_BITS | point`` of each card id, ``ndarray(int32, shape=(52,))``.
+ENCODED_CARD = _TABLES["ENCODED_CARD"]
+#: Outcome-code prefix of a round by (player total, banker total, next point,
+#: point after), flattened; ``ndarray(int64, shape=(10000,))``.
 THIRD_CARD_PREFIX = _TABLES["THIRD_CARD_PREFIX"]
+THIRD_CARD_PREFIX16 = _TABLES["THIRD_CARD_PREFIX16"]
 
-MODEL_FRESH = 0
-MODEL_DEALT = 1
-#: Length of the ``shoe_params`` array (see :func:`deal_shoe`).
-N_SHOE_PARAMS = 17
+
+def encode_cards(cards) -> np.ndarray:
+    """Encode card ids (``rank * 4 + suit``) for the kernel, ``ndarray(int32)``."""
+    return ENCODED_CARD[np.asarray(cards, dtype=np.int64)]
 
 
 @jit(inline="always")
-def round_code(c0, c1, c2, c3, point4, point5):
+def _mod10(total):
+    """``total % 10`` for ``0 <= total <= 18`` without a division."""
+    return total - 10 * np.int64(total >= 10)
+
+
+@jit(inline="always")
+def round_parts(e0, e1, e2, e3, e4, e5):
+    """A round's outcome as ``(prefix, suffix, cards_used)``: code = ``prefix * 36 + suffix``.
+
+    ``e0..e5`` are the next six encoded cards in dealing order (Player,
+    Banker, Player, Banker, then the third cards, read only if the tableau
+    draws them). ``prefix`` (0-399) holds the scores and card counts,
+    ``suffix`` (0-35) the pairs and the first-card comparison, worked out with
+    plain integer compares: pairs 0/1/2 = none / same rank / same card id
+    (suited), first card 0/1/2/3 = Player higher / Banker higher / same rank /
+    same card id.
+    """
+    p = _mod10((e0 + e2) & _POINT_MASK)
+    b = _mod10((e1 + e3) & _POINT_MASK)
+    prefix = np.int64(THIRD_CARD_PREFIX16[((p * 10 + b) * 10 + (e4 & _POINT_MASK)) * 10 + (e5 & _POINT_MASK)])
+    c0 = e0 >> POINT_BITS
+    c1 = e1 >> POINT_BITS
+    c2 = e2 >> POINT_BITS
+    c3 = e3 >> POINT_BITS
+    r0 = c0 >> 2
+    r1 = c1 >> 2
+    player_pair = np.int64(r0 == (c2 >> 2)) + np.int64(c0 == c2)
+    banker_pair = np.int64(r1 == (c3 >> 2)) + np.int64(c1 == c3)
+    first = np.int64(r0 < r1) + 2 * np.int64(r0 == r1) + np.int64(c0 == c1)
+    return prefix, player_pair * 12 + banker_pair * 4 + first, 4 + ((prefix >> 1) & 1) + (prefix & 1)
+
+
+@jit(inline="always")
+def round_code(e0, e1, e2, e3, e4, e5):
     """Outcome code of a round and the number of cards it used.
 
-    ``c0..c3`` are the first four cards (Player, Banker, Player, Banker);
-    ``point4``, ``point5`` the points of the next two cards in dealing order
-    (used only if the tableau draws them).
+    ``e0..e5``: the next six encoded cards in dealing order (see :func:`round_parts`).
+
+    Returns
+    -------
+    (int64, int64)
+        The outcome code (see :mod:`baccarat_sim.outcomes`) and the cards used (4-6).
     """
-    p = MOD10[CARD_POINTS[c0] + CARD_POINTS[c2]]
-    b = MOD10[CARD_POINTS[c1] + CARD_POINTS[c3]]
-    prefix = THIRD_CARD_PREFIX[((p * 10 + b) * 10 + point4) * 10 + point5]
-    code = prefix * 36 + PLAYER_PAIR_PART[c0, c2] + BANKER_PAIR_PART[c1, c3] + FIRST_CARD[c0, c1]
-    return code, 4 + ((prefix >> 1) & 1) + (prefix & 1)
+    prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
+    return prefix * N_SUFFIXES + suffix, used
+
+
+@jit(inline="always")
+def _cell(prefix, suffix, slots):
+    """Histogram column of an outcome: its code, or its slot (``slots``, see :data:`N_PREFIXES`)."""
+    return suffix * N_PREFIXES + prefix if slots else prefix * N_SUFFIXES + suffix
+
+
+@jit(inline="always")
+def dealt_round(cards, position):
+    """Deal one round from encoded ``cards[position:]`` in order; return ``(code, cards_used)``.
+
+    The caller guarantees six cards are left.
+    """
+    return round_code(
+        np.int64(cards[position]),
+        np.int64(cards[position + 1]),
+        np.int64(cards[position + 2]),
+        np.int64(cards[position + 3]),
+        np.int64(cards[position + 4]),
+        np.int64(cards[position + 5]),
+    )
+
+
+@jit(inline="always")
+def _draw_position(n_cards, state):
+    """One uniform position in ``[0, n_cards)`` (the rare redraw of a repeated position)."""
+    x, state = next_u64(state)
+    return bounded(high32(x), n_cards, state)
+
+
+@jit(inline="always")
+def _draw_six(n_cards, state):
+    """Six independent uniform positions in ``[0, n_cards)``."""
+    x, state = next_u64(state)
+    if n_cards <= TRIPLE_MAX_CARDS:
+        j0, j1, j2, state = bounded3(high32(x), n_cards, n_cards, n_cards, state)
+        j3, j4, j5, state = bounded3(low32(x), n_cards, n_cards, n_cards, state)
+        return j0, j1, j2, j3, j4, j5, state
+    j0, j1, state = bounded2(high32(x), n_cards, n_cards, state)
+    j2, j3, state = bounded2(low32(x), n_cards, n_cards, state)
+    x, state = next_u64(state)
+    j4, j5, state = bounded2(high32(x), n_cards, n_cards, state)
+    return j0, j1, j2, j3, j4, j5, state
+
+
+@jit(inline="always")
+def fresh_positions(n_cards, state):
+    """Six distinct positions in ``[0, n_cards)``, a uniform ordered sample; returns ``(j0, ..., j5, state)``.
+
+    The six are drawn independently and the rare repeats (3.6% of rounds in
+    8 decks) are redrawn one slot at a time: sequential sampling without
+    replacement, as slot ``k`` keeps the first of its own independent
+    candidates that no earlier slot holds, a uniform draw from the positions
+    still free.
+    """
+    j0, j1, j2, j3, j4, j5, state = _draw_six(n_cards, state)
+    repeat = ((j1 == j0) | (j2 == j0) | (j2 == j1) | (j3 == j0) | (j3 == j1) | (j3 == j2)
+              | (j4 == j0) | (j4 == j1) | (j4 == j2) | (j4 == j3)
+              | (j5 == j0) | (j5 == j1) | (j5 == j2) | (j5 == j3) | (j5 == j4))
+    if repeat:
+        while j1 == j0:
+            j1, state = _draw_position(n_cards, state)
+        while j2 == j0 or j2 == j1:
+            j2, state = _draw_position(n_cards, state)
+        while j3 == j0 or j3 == j1 or j3 == j2:
+            j3, state = _draw_position(n_cards, state)
+        while j4 == j0 or j4 == j1 or j4 == j2 or j4 == j3:
+            j4, state = _draw_position(n_cards, state)
+        while j5 == j0 or j5 == j1 or j5 == j2 or j5 == j3 or j5 == j4:
+            j5, state = _draw_position(n_cards, state)
+    return j0, j1, j2, j3, j4, j5, state
+
+
+@jit(inline="always")
+def fresh_round_parts(cards, state):
+    """Deal one round from a freshly shuffled shoe; return ``(prefix, suffix, state)``.
+
+    ``cards`` (encoded, any fixed order) is only read: the round takes the
+    cards at six positions drawn by :func:`fresh_positions`. All six are
+    drawn even when a natural ends the round: a branch-free round is faster
+    than saving the random bits.
+    """
+    j0, j1, j2, j3, j4, j5, state = fresh_positions(cards.shape[0], state)
+    prefix, suffix, _ = round_parts(
+        np.int64(cards[j0]),
+        np.int64(cards[j1]),
+        np.int64(cards[j2]),
+        np.int64(cards[j3]),
+        np.int64(cards[j4]),
+        np.int64(cards[j5]),
+    )
+    return prefix, suffix, state
+
+
+@jit(inline="always")
+def fresh_round(cards, state):
+    """Deal one round from a freshly shuffled shoe; return ``(code, state)`` (see :func:`fresh_round_parts`)."""
+    prefix, suffix, state = fresh_round_parts(cards, state)
+    return prefix * N_SUFFIXES + suffix, state
 
 
 @jit(inline="always")
@@ -103,114 +277,172 @@ def _swap_in(cards, index, offset):
     card = cards[index + offset]
     cards[index + offset] = cards[index]
     cards[index] = card
-    return card
 
 
 @jit(inline="always")
-def fresh_round(cards, n_cards, state):
-    """Deal one round from a freshly shuffled shoe; return ``(code, state)``.
+def shuffle_prefix(cards, m, state):
+    """Fisher-Yates steps for positions ``0 .. m - 1`` of ``cards``, in place.
 
-    A partial Fisher-Yates shuffle of ``cards`` (which stays a permutation of
-    the shoe) draws a uniform ordered sample of the cards the round uses.
+    Afterwards ``cards[:m]`` is a uniformly random ordered sample of the shoe
+    (the whole shoe a uniform permutation when ``m >= len(cards) - 1``),
+    whatever order ``cards`` started in; the rest of the array holds the
+    unused cards. Returns the new state.
     """
-    x, state = next_u64(state)
-    j, state = bounded(high32(x), n_cards, state)
-    c0 = _swap_in(cards, 0, j)
-    j, state = bounded(low32(x), n_cards - 1, state)
-    c1 = _swap_in(cards, 1, j)
-    x, state = next_u64(state)
-    j, state = bounded(high32(x), n_cards - 2, state)
-    c2 = _swap_in(cards, 2, j)
-    j, state = bounded(low32(x), n_cards - 3, state)
-    c3 = _swap_in(cards, 3, j)
-    # The next two cards are drawn even when a natural ends the round: a
-    # branch-free round is faster than saving the random bits.
-    x, state = next_u64(state)
-    j, state = bounded(high32(x), n_cards - 4, state)
-    c4 = _swap_in(cards, 4, j)
-    j, state = bounded(low32(x), n_cards - 5, state)
-    c5 = _swap_in(cards, 5, j)
-    code, _ = round_code(c0, c1, c2, c3, CARD_POINTS[c4], CARD_POINTS[c5])
-    return code, state
-
-
-@jit(inline="always")
-def dealt_round(cards, position):
-    """Deal one round from ``cards[position:]`` in order; return ``(code, cards_used)``.
-
-    The caller guarantees six cards are left.
-    """
-    return round_code(
-        cards[position],
-        cards[position + 1],
-        cards[position + 2],
-        cards[position + 3],
-        CARD_POINTS[cards[position + 4]],
-        CARD_POINTS[cards[position + 5]],
-    )
-
-
-@jit(inline="always")
-def shuffle(cards, state):
-    """Fisher-Yates shuffle of ``cards`` in place; returns the new state."""
     n_cards = cards.shape[0]
-    for i in range(0, n_cards - 1, 2):
+    steps = min(m, n_cards - 1)
+    i = 0
+    # Big shoes: two draws per 32 bits while the range is large (three would
+    # make the rejection guard fire too often), then three.
+    while i + 4 <= steps and n_cards - i > TRIPLE_MAX_CARDS:
+        x, state = next_u64(state)
+        j0, j1, state = bounded2(high32(x), n_cards - i, n_cards - i - 1, state)
+        j2, j3, state = bounded2(low32(x), n_cards - i - 2, n_cards - i - 3, state)
+        _swap_in(cards, i, j0)
+        _swap_in(cards, i + 1, j1)
+        _swap_in(cards, i + 2, j2)
+        _swap_in(cards, i + 3, j3)
+        i += 4
+    while i + 6 <= steps:
+        x, state = next_u64(state)
+        j0, j1, j2, state = bounded3(high32(x), n_cards - i, n_cards - i - 1, n_cards - i - 2, state)
+        j3, j4, j5, state = bounded3(low32(x), n_cards - i - 3, n_cards - i - 4, n_cards - i - 5, state)
+        _swap_in(cards, i, j0)
+        _swap_in(cards, i + 1, j1)
+        _swap_in(cards, i + 2, j2)
+        _swap_in(cards, i + 3, j3)
+        _swap_in(cards, i + 4, j4)
+        _swap_in(cards, i + 5, j5)
+        i += 6
+    while i < steps:
         x, state = next_u64(state)
         j, state = bounded(high32(x), n_cards - i, state)
         _swap_in(cards, i, j)
-        if i + 2 < n_cards:
-            j, state = bounded(low32(x), n_cards - i - 1, state)
-            _swap_in(cards, i + 1, j)
+        i += 1
     return state
 
 
 @jit(inline="always")
-def deal_shoe(cards, state, shoe_params, counts):
-    """Shuffle ``cards`` and deal it through to the cut card.
+def _deal_rounds(cards, cut_index, shoe_params, counts, slots, record, column):
+    """The dealing loop of :func:`deal_through`.
 
-    ``shoe_params`` (int64[17]): ``[0:13]`` cards burned after a card of each
-    rank is turned; ``[13]`` 1 if the turned card is discarded too; ``[14]``,
-    ``[15]`` the cut card's distance from the end of the shoe, drawn uniformly
-    from this closed range for every shoe; ``[16]`` rounds dealt after the round
-    in which the cut card came out. Rounds go to ``counts[position]``, the last
-    row also taking every later round.
-
-    Returns
-    -------
-    (int, state)
-        Rounds dealt and the generator state.
+    With ``column < 0`` each round is added to ``counts`` as documented
+    there; otherwise round ``k``'s histogram column (a slot if ``slots``) is
+    written to ``record[k, column]`` and ``counts`` is left alone.
     """
     n_cards = cards.shape[0]
-    n_positions = counts.shape[0]
-    state = shuffle(cards, state)
-    cut_low = shoe_params[14]
-    x, state = next_u64(state)
-    spread, state = bounded(high32(x), shoe_params[15] - cut_low + 1, state)
-    cut_index = n_cards - (cut_low + spread)  # the cut card lies just before this card
-    position = shoe_params[cards[0] >> 2] + shoe_params[13]
+    last_row = counts.shape[0] - 1
+    position = shoe_params[cards[0] >> (POINT_BITS + 2)] + shoe_params[13]
     rounds = 0
     extra_left = -1  # rounds still to deal once the cut card is out; -1: not out yet
     while position + 6 <= n_cards and extra_left != 0:
-        code, used = dealt_round(cards, position)
-        row = rounds if rounds < n_positions else n_positions - 1
-        counts[row, code] += 1
+        prefix, suffix, used = round_parts(
+            np.int64(cards[position]),
+            np.int64(cards[position + 1]),
+            np.int64(cards[position + 2]),
+            np.int64(cards[position + 3]),
+            np.int64(cards[position + 4]),
+            np.int64(cards[position + 5]),
+        )
+        if column < 0:
+            counts[min(rounds, last_row), _cell(prefix, suffix, slots)] += 1
+        else:
+            record[rounds, column] = _cell(prefix, suffix, slots)
         rounds += 1
         position += used
         if extra_left > 0:
             extra_left -= 1
         elif position > cut_index:  # the cut card came out during this round
             extra_left = shoe_params[16]
-    return rounds, state
+    return rounds
+
+
+@jit(inline="always")
+def deal_through(cards, cut_index, shoe_params, counts, slots=False):
+    """Deal an ordered shoe from the top to the cut card; return the rounds dealt.
+
+    Parameters
+    ----------
+    cards : ndarray(int32, shape=(N,))
+        Encoded cards in dealing order; ``cards[0]`` is the card turned for
+        the burn.
+    cut_index : int
+        The cut card lies just before ``cards[cut_index]``: it comes out in
+        the round that deals that card (a round that starts exactly there is
+        the cut card's round); ``N`` if it never comes out.
+    shoe_params : ndarray(int64, shape=(17,))
+        ``[0:13]`` cards burned after a card of each rank is turned; ``[13]``
+        1 if the turned card is discarded too (0: it is the first burned
+        card); ``[14]``, ``[15]`` the cut card's distance from the end of the
+        shoe, drawn uniformly from this closed range for every shoe (used by
+        :func:`deal_shoe`); ``[16]`` rounds dealt after the cut card's round.
+    counts : ndarray(unsigned or int64, shape=(n_positions, N_CODES))
+        Round ``k`` of the shoe (0-based) is added to row ``k``, the last row
+        also taking every later round.
+    slots : bool
+        Count in slot order (see :data:`N_PREFIXES`) instead of by code.
+
+    Notes
+    -----
+    A round is started only with at least six cards left, so it can never run
+    out mid-round (with the cut card at least six cards from the end, as the
+    rule sets require, this never binds).
+    """
+    return _deal_rounds(cards, cut_index, shoe_params, counts, slots, np.empty((1, 1), np.int32), -1)
+
+
+@jit(inline="always")
+def start_shoe(cards, state, shoe_params):
+    """Place the cut card and shuffle the part of ``cards`` that can be dealt.
+
+    ``cards`` (encoded) may start in any order. The cut card's distance from
+    the end is drawn uniformly from ``shoe_params[14:16]``; the shuffle covers
+    up to six cards past the cut card and six more for each round after the
+    cut card's round (see :func:`shuffle_prefix`).
+
+    Returns
+    -------
+    (int, state)
+        The cut index (see :func:`deal_through`) and the generator state.
+    """
+    n_cards = cards.shape[0]
+    cut_low = shoe_params[14]
+    x, state = next_u64(state)
+    spread, state = bounded(high32(x), shoe_params[15] - cut_low + 1, state)
+    cut_index = n_cards - (cut_low + spread)
+    state = shuffle_prefix(cards, cut_index + 6 * (1 + shoe_params[16]), state)
+    return cut_index, state
+
+
+@jit(inline="always")
+def deal_shoe(cards, state, shoe_params, counts, slots=False):
+    """Shuffle a shoe (:func:`start_shoe`) and deal it through (:func:`deal_through`).
+
+    Returns
+    -------
+    (int, state)
+        Rounds dealt and the generator state.
+    """
+    cut_index, state = start_shoe(cards, state, shoe_params)
+    return deal_through(cards, cut_index, shoe_params, counts, slots), state
 
 
 @jit
-def deal_block(canonical, model, seed, block, units, shoe_params, counts):
+def encode_shoe(canonical):
+    """Encoded copy of a shoe given as card ids, ``ndarray(int32)``."""
+    cards = np.empty(canonical.shape[0], np.int32)
+    for i in range(canonical.shape[0]):
+        cards[i] = ENCODED_CARD[canonical[i]]
+    return cards
+
+
+@jit
+def deal_block(canonical, model, seed, block, units, shoe_params, counts, slots=False):
     """Deal one block and add its rounds to ``counts``.
 
     Parameters
     ----------
     canonical : ndarray(uint8, shape=(N,))
-        The shoe's cards in canonical order.
+        The shoe's card ids in canonical order.
     model : int
         ``MODEL_FRESH`` (shuffle before every round) or ``MODEL_DEALT``.
     seed : uint64
@@ -220,9 +452,11 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts):
     units : int
         Rounds (fresh model) or shoes (dealt model) in this block.
     shoe_params : ndarray(int64, shape=(17,))
-        Burn and cut-card parameters of the dealt model (see :func:`deal_shoe`).
-    counts : ndarray(int64, shape=(n_positions, N_CODES))
+        Burn and cut-card parameters of the dealt model (see :func:`deal_through`).
+    counts : ndarray(uint32 or int64, shape=(n_positions, N_CODES))
         Histogram to add to (row = round position in the shoe; one row for fresh).
+    slots : bool
+        Count in slot order (see :data:`N_PREFIXES`) instead of by code.
 
     Returns
     -------
@@ -230,19 +464,108 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts):
         Rounds and shoes dealt.
     """
     state = block_state(seed, block)
-    cards = canonical.copy()
+    cards = encode_shoe(canonical)
     if model == MODEL_FRESH:
         row = counts[0]
-        n_cards = cards.shape[0]
         for _ in range(units):
-            code, state = fresh_round(cards, n_cards, state)
-            row[code] += 1
+            prefix, suffix, state = fresh_round_parts(cards, state)
+            row[_cell(prefix, suffix, slots)] += 1
         return units, 0
+    if counts.shape[0] == 1:
+        rounds = 0
+        for _ in range(units):
+            shoe_rounds, state = deal_shoe(cards, state, shoe_params, counts, slots)
+            rounds += shoe_rounds
+        return rounds, units
+    # Per-position rows: a shoe's rounds land in a different row each, so
+    # adding them as they are dealt touches up to 105 rows' cache lines in
+    # turn. Recording a group of shoes first and adding row by row keeps one
+    # row (28 KB as uint16) in cache at a time.
+    record = np.empty((cards.shape[0] // 4 + 1, _RECORD_SHOES), np.int32)
+    shoe_rounds = np.zeros(_RECORD_SHOES, np.int64)
+    last_row = counts.shape[0] - 1
     rounds = 0
-    for _ in range(units):
-        shoe_rounds, state = deal_shoe(cards, state, shoe_params, counts)
-        rounds += shoe_rounds
+    done = 0
+    while done < units:
+        group = min(_RECORD_SHOES, units - done)
+        most = 0
+        for shoe in range(group):
+            cut_index, state = start_shoe(cards, state, shoe_params)
+            shoe_rounds[shoe] = _deal_rounds(cards, cut_index, shoe_params, counts, slots, record, shoe)
+            most = max(most, shoe_rounds[shoe])
+        for k in range(most):
+            row = min(k, last_row)
+            for shoe in range(group):
+                if k < shoe_rounds[shoe]:
+                    counts[row, record[k, shoe]] += 1
+        for shoe in range(group):
+            rounds += shoe_rounds[shoe]
+        done += group
     return rounds, units
+
+
+@jit(inline="always")
+def _flush(lane, counts, slots):
+    """Add a lane's counters (in slot order if ``slots``) to ``counts`` (int64, code order) and clear them."""
+    if not slots:
+        for row in range(lane.shape[0]):
+            for code in range(lane.shape[1]):
+                counts[row, code] += lane[row, code]
+                lane[row, code] = 0
+        return
+    for row in range(lane.shape[0]):
+        for suffix in range(N_SUFFIXES):
+            for prefix in range(N_PREFIXES):
+                slot = suffix * N_PREFIXES + prefix
+                counts[row, prefix * N_SUFFIXES + suffix] += lane[row, slot]
+                lane[row, slot] = 0
+
+
+@jit(inline="always")
+def _max_cell_per_unit(model, n_cards, n_rows):
+    """Most one unit (round or shoe) can add to one histogram cell.
+
+    A shoe adds at most one round to a position row, unless its rounds (at
+    least 4 cards each) can reach the last row, which takes every later round.
+    """
+    return 1 if (model == MODEL_FRESH or n_rows > n_cards // 4) else n_cards // 4
+
+
+@jit(inline="always")
+def _deal_lane_into(lane, limit, slots, canonical, model, seed, first_block, n_blocks, stride, units_per_block,
+                    last_units, total_blocks, shoe_params, counts, totals):
+    """:func:`_deal_lane` through the lane counters ``lane`` (slot order if ``slots``), each holding up to ``limit``."""
+    per_unit = _max_cell_per_unit(model, canonical.shape[0], counts.shape[0])
+    pending = 0
+    for block in range(first_block, first_block + n_blocks, stride):
+        units = last_units if block == total_blocks - 1 else units_per_block
+        if pending + units * per_unit > limit:
+            _flush(lane, counts, slots)
+            pending = 0
+        rounds, shoes = deal_block(canonical, model, seed, block, units, shoe_params, lane, slots)
+        pending += units * per_unit
+        totals[0] += rounds
+        totals[1] += shoes
+    _flush(lane, counts, slots)
+
+
+@jit(inline="always")
+def _deal_lane(canonical, model, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+               shoe_params, counts, totals):
+    """Deal blocks ``first_block, first_block + stride, ...`` (below ``first_block + n_blocks``) into ``counts``."""
+    block_max = units_per_block * _max_cell_per_unit(model, canonical.shape[0], counts.shape[0])
+    if counts.shape[0] > 1 and block_max <= _ROWS_LIMIT:
+        _deal_lane_into(np.zeros(counts.shape, np.uint16), _ROWS_LIMIT, True, canonical, model, seed, first_block,
+                        n_blocks, stride, units_per_block, last_units, total_blocks, shoe_params, counts, totals)
+    elif block_max <= _ROW_LIMIT:
+        _deal_lane_into(np.zeros(counts.shape, np.uint32), _ROW_LIMIT, False, canonical, model, seed, first_block,
+                        n_blocks, stride, units_per_block, last_units, total_blocks, shoe_params, counts, totals)
+    else:  # a block too big for small counters (never in a planned run): deal straight into counts
+        for block in range(first_block, first_block + n_blocks, stride):
+            units = last_units if block == total_blocks - 1 else units_per_block
+            rounds, shoes = deal_block(canonical, model, seed, block, units, shoe_params, counts)
+            totals[0] += rounds
+            totals[1] += shoes
 
 
 @jit_parallel
@@ -251,18 +574,15 @@ def deal_blocks(canonical, model, seed, first_block, n_blocks, units_per_block, 
     """Deal blocks ``first_block .. first_block + n_blocks - 1`` over lanes in parallel.
 
     Lane ``k`` deals blocks ``first_block + k``, ``first_block + k + n_lanes``, ...
-    into ``lane_counts[k]``; ``lane_totals[k]`` receives (rounds, shoes).
-    Block ``total_blocks - 1`` (the run's last) deals ``last_units`` units,
-    every other block ``units_per_block``.
+    and adds them to ``lane_counts[k]`` (int64, ``(n_lanes, n_positions,
+    N_CODES)``); ``lane_totals[k]`` receives (rounds, shoes). Block
+    ``total_blocks - 1`` (the run's last) deals ``last_units`` units, every
+    other block ``units_per_block``.
     """
     n_lanes = lane_counts.shape[0]
     for lane in prange(n_lanes):
-        for offset in range(lane, n_blocks, n_lanes):
-            block = first_block + offset
-            units = last_units if block == total_blocks - 1 else units_per_block
-            rounds, shoes = deal_block(canonical, model, seed, block, units, shoe_params, lane_counts[lane])
-            lane_totals[lane, 0] += rounds
-            lane_totals[lane, 1] += shoes
+        _deal_lane(canonical, model, seed, first_block + lane, n_blocks - lane, n_lanes, units_per_block, last_units,
+                   total_blocks, shoe_params, lane_counts[lane], lane_totals[lane])
 
 
 @jit
@@ -275,12 +595,10 @@ def deal_blocks_serial(canonical, model, seed, first_block, n_blocks, units_per_
     several threads aborts under numba's workqueue threading layer. It lives
     here, beside :func:`deal_block`, because numba's on-disk cache is keyed on
     the defining file: a caller in another file could keep running a stale
-    ``deal_block``. ``counts`` (``(n_positions, N_CODES)``) and ``totals``
-    (rounds, shoes) are added to, block by block, exactly as one lane of
-    :func:`deal_blocks` would.
+    ``deal_block``. ``counts`` (int64, ``(n_positions, N_CODES)``) and
+    ``totals`` (rounds, shoes) are added to, block by block, exactly as one
+    lane of :func:`deal_blocks` would.
     """
-    for block in range(first_block, first_block + n_blocks):
-        units = last_units if block == total_blocks - 1 else units_per_block
-        rounds, shoes = deal_block(canonical, model, seed, block, units, shoe_params, counts)
-        totals[0] += rounds
-        totals[1] += shoes
+    _deal_lane(canonical, model, seed, first_block, n_blocks, 1, units_per_block, last_units, total_blocks,
+               shoe_params, counts, totals)
+

@@ -6,13 +6,22 @@ whichever thread runs it and whenever it runs. Bounded integers use Lemire's
 multiply-and-reject method on 32-bit halves of the 64-bit output: unbiased, and
 a rejection is rare (probability below ``n / 2**32``).
 
-Each 64-bit output serves two bounded draws (its high and low halves), always
-paired the same way within a round, so no "spare bits" state crosses a round.
+The dealing kernel needs six to eight bits per card, so one 32-bit half of an
+output serves up to three draws at once (:func:`bounded3`, the batched method
+of Brackett-Rozinsky and Lemire): one multiply per draw and one rejection
+test per three draws, still exactly unbiased. Every output is used whole and
+consumed in a fixed order, so no "spare bits" state crosses a round.
+
+Numba caches compiled code per defining file and does not notice when an
+inlined function from another file changes: after editing this module, touch
+``_kernel.py`` too (or clear ``__pycache__``) so its cached kernels recompile.
 
 References
 ----------
 Blackman and Vigna, "Scrambled linear pseudorandom number generators" (2018).
 Lemire, "Fast random integer generation in an interval", ACM TOMACS 29 (2019).
+Brackett-Rozinsky and Lemire, "Batched ranged random integer generation",
+Software: Practice and Experience 55 (2025), arXiv:2408.06213.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ _U31 = np.uint64(31)
 _U32 = np.uint64(32)
 _U45 = np.uint64(45)
 _MASK32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(0x100000000)
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -118,7 +128,7 @@ def bounded(bits32, n, state):
     m = bits32 * range_
     low = m & _MASK32
     if low < range_:
-        threshold = (np.uint64(0x100000000) - range_) % range_
+        threshold = (_TWO32 - range_) % range_
         while low < threshold:
             x, state = next_u64(state)
             m = (x >> _U32) * range_
@@ -136,3 +146,85 @@ def high32(x):
 def low32(x):
     """Low 32 bits of a 64-bit output."""
     return x & _MASK32
+
+
+@jit(inline="always")
+def bounded2(bits32, n1, n2, state):
+    """Two independent uniform integers in ``[0, n1)`` and ``[0, n2)`` from 32 random bits.
+
+    The batched form of :func:`bounded` (see :func:`bounded3`); requires
+    ``n1 * n2 <= 2**32``.
+
+    Returns
+    -------
+    (int64, int64, state)
+    """
+    a = np.uint64(n1)
+    b = np.uint64(n2)
+    m = bits32 * a
+    d1 = m >> _U32
+    m = (m & _MASK32) * b
+    d2 = m >> _U32
+    low = m & _MASK32
+    product = a * b
+    if low < product:
+        threshold = (_TWO32 - product) % product
+        while low < threshold:
+            x, state = next_u64(state)
+            m = (x >> _U32) * a
+            d1 = m >> _U32
+            m = (m & _MASK32) * b
+            d2 = m >> _U32
+            low = m & _MASK32
+    return np.int64(d1), np.int64(d2), state
+
+
+@jit(inline="always")
+def bounded3(bits32, n1, n2, n3, state):
+    """Three independent uniform integers in ``[0, n1)``, ``[0, n2)``, ``[0, n3)`` from 32 random bits.
+
+    Brackett-Rozinsky and Lemire's batched method. With ``P = n1 n2 n3 <=
+    2**32``, the three multiply-and-carry steps compute ``divmod(bits32 * P,
+    2**32) = (D, low)`` with ``D = (d1 n2 + d2) n3 + d3`` (mixed radix), so
+    accepting exactly when ``low >= 2**32 mod P`` is Lemire's unbiased draw of
+    ``D`` from ``[0, P)``, and the digits ``d1, d2, d3`` are independent and
+    uniform. The test ``low < P`` that guards the exact threshold fails with
+    probability ``P / 2**32`` (1.7% for an 8-deck shoe), and a rejection
+    redraws all three from the next output's high half.
+
+    Parameters
+    ----------
+    bits32 : uint64
+        32 fresh random bits.
+    n1, n2, n3 : int
+        Ranges, each ``>= 1``, with ``n1 * n2 * n3 <= 2**32``.
+    state : tuple of 4 uint64
+        Generator state, used only on a rejection.
+
+    Returns
+    -------
+    (int64, int64, int64, state)
+    """
+    a = np.uint64(n1)
+    b = np.uint64(n2)
+    c = np.uint64(n3)
+    m = bits32 * a
+    d1 = m >> _U32
+    m = (m & _MASK32) * b
+    d2 = m >> _U32
+    m = (m & _MASK32) * c
+    d3 = m >> _U32
+    low = m & _MASK32
+    product = a * b * c
+    if low < product:
+        threshold = (_TWO32 - product) % product
+        while low < threshold:
+            x, state = next_u64(state)
+            m = (x >> _U32) * a
+            d1 = m >> _U32
+            m = (m & _MASK32) * b
+            d2 = m >> _U32
+            m = (m & _MASK32) * c
+            d3 = m >> _U32
+            low = m & _MASK32
+    return np.int64(d1), np.int64(d2), np.int64(d3), state

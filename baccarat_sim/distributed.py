@@ -36,8 +36,8 @@ from ._version import __version__
 from .outcomes import N_CODES, OutcomeHistogram
 from .simulate import RunPlan, RunState, add_chunk_result, canonical_cards, plan_run
 
-__all__ = ["BackendError", "DaskRun", "connect", "kernel_fingerprint", "prepare_workers", "run_dask",
-           "simulate_dask"]
+__all__ = ["BackendError", "DaskRun", "check_address", "connect", "kernel_fingerprint", "prepare_workers",
+           "run_dask", "simulate_dask"]
 
 #: Seconds between looks at the cluster's size (for the number of tasks kept in flight).
 _REFRESH_SECONDS = 2.0
@@ -216,6 +216,7 @@ def connect(scheduler: str | None = None, workers: int | None = None, threads_pe
         raise BackendError("dask: give either a scheduler address or a number of workers")
     with contextlib.ExitStack() as stack:
         if scheduler is not None:
+            check_address(scheduler)
             try:
                 wait = {} if timeout is None else {"timeout": timeout}  # None would mean: wait for ever
                 client = stack.enter_context(distributed.Client(scheduler, set_as_default=False, **wait))
@@ -239,6 +240,19 @@ def connect(scheduler: str | None = None, workers: int | None = None, threads_pe
             client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
             client.wait_for_workers(workers)
         yield client
+
+
+def check_address(scheduler: str) -> None:
+    """Refuse a malformed scheduler address before a Client is made of it (a failed Client dies noisily)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        protocol, location = parse_address(scheduler)
+        if protocol in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)
+    except ValueError as error:
+        raise BackendError(f"--scheduler: {scheduler!r} is not a scheduler address such as tcp://10.0.0.5:8786 "
+                           f"({error})") from None
 
 
 @contextlib.contextmanager

@@ -384,10 +384,12 @@ def _check_backend(args) -> None:
                          "cluster started for this run), not " + ("both" if args.workers else "neither"))
     if args.scheduler is not None and args.threads is not None:
         raise UsageError("--threads: a cluster's workers have their own threads (dask worker --nthreads); drop it")
-    from .distributed import BackendError, _require_distributed
+    from .distributed import BackendError, _require_distributed, check_address
 
     try:
         _require_distributed()
+        if args.scheduler is not None:
+            check_address(args.scheduler)
     except BackendError as error:
         raise UsageError(str(error)) from None
 

@@ -257,6 +257,7 @@ def test_cli_workers_starts_and_stops_a_local_cluster(capsys):
     (["--scheduler", "tcp://127.0.0.1:8786"], "--scheduler: needs --backend dask"),
     (["--backend", "dask", "--scheduler", "tcp://127.0.0.1:8786", "--threads", "2"], "--threads: a cluster"),
     (["--backend", "dask", "--workers", "2", "--exact"], "drop --exact"),
+    (["--backend", "dask", "--scheduler", "tcp://10.0.0.5"], "not a scheduler address .*missing port"),
 ])
 def test_cli_backend_usage_errors_are_one_line(argv, message, capsys):
     assert main(argv + ["--rounds", "1000", "--no-files"]) == 2

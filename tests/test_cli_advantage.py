@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from baccarat_sim.exact import exact_histogram, remove_cards
+from baccarat_sim.outcomes import OutcomeHistogram
 from baccarat_sim.rules import parse_rules
 from baccarat_sim.settle import settle
 
@@ -48,13 +49,18 @@ def test_eor_text_and_files(capsys, table, tmp_path):
     assert "### Effect of removal" in (out_dir / "test-table-exact.md").read_text()
 
 
-def test_remove_depletes_exact_and_monte_carlo_and_eor(capsys, table):
+@pytest.mark.parametrize("model", ["fresh", "dealt"])
+def test_remove_depletes_exact_and_monte_carlo_and_eor(capsys, table, tmp_path, model):
+    out_dir = tmp_path / "out"
     status, out, _ = cli(capsys, "--rules", table, "--remove", "6,6,7", "--eor", "--rounds", "40000", "--seed", "3",
-                         "--format", "json", "--no-files", "--quiet")
+                         "--model", model, "--format", "json", "--out", out_dir, "--no-plots", "--quiet")
     assert status == 0
     doc = json.loads(out)
     rules = parse_rules(rules_text())
     shoe = remove_cards(8, "6,6,7")
+    # The Monte Carlo run dealt from the depleted shoe: its histogram records the composition.
+    dealt = OutcomeHistogram.load(out_dir / f"test-table-{model}-seed3-histogram.npz")
+    assert dealt.engine == "mc" and dealt.model == model and np.array_equal(dealt.shoe, shoe)
     exact = {r.id: r for r in settle(exact_histogram(shoe), rules)}
     assert doc["run"]["removed"] == "6,6,7" and doc["run"]["eor_cards"] == 413
     for bet in doc["bets"]:

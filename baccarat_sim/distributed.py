@@ -318,8 +318,7 @@ def _task_ranges(plan: RunPlan, state: RunState, task_size, max_chunks: int | No
     lazy: sizes follow the cluster as it is when each task is submitted.
     """
     budget = plan.n_chunks if max_chunks is None else max_chunks
-    ahead = sorted(state.done_ahead)
-    remaining = min(budget, plan.n_chunks - state.next_chunk - len(ahead))
+    remaining = min(budget, plan.n_chunks - state.chunks_done)
     chunk = state.next_chunk
     while chunk < plan.n_chunks and remaining > 0:
         if state.is_done(chunk):
@@ -346,7 +345,7 @@ def guided_task_size(remaining: int, threads: int) -> int:
 def run_dask(plan: RunPlan, state: RunState, client, *, progress: bool | None = False,
              checkpoint: str | Path | None = None, checkpoint_every: float = 30.0, max_chunks: int | None = None,
              extra_meta: dict | None = None, on_chunk=None, chunks_per_task: int | None = None,
-             retries: int = 2) -> DaskRun:
+             retries: int = 2, no_workers_timeout: float = 300.0) -> DaskRun:
     """Deal the chunks of ``plan`` not yet in ``state`` (in place) on a Dask cluster.
 
     The counterpart of :func:`~baccarat_sim.simulate.run_chunks`: the same
@@ -380,6 +379,9 @@ def run_dask(plan: RunPlan, state: RunState, client, *, progress: bool | None = 
     retries : int
         Times Dask reruns a task that raised (a task whose worker died is
         rerun by the scheduler anyway).
+    no_workers_timeout : float
+        Give up (with a checkpoint) when the cluster has had no worker for
+        this many seconds, rather than wait for ever.
 
     Returns
     -------
@@ -389,8 +391,9 @@ def run_dask(plan: RunPlan, state: RunState, client, *, progress: bool | None = 
     ------
     BackendError
         A task failed for good (after retries, or after killing
-        ``allowed-failures`` workers) or the scheduler was lost; the state
-        keeps every task finished before, and the checkpoint is written.
+        ``allowed-failures`` workers), the scheduler was lost, or the cluster
+        had no workers for ``no_workers_timeout`` seconds; the state keeps
+        every task finished before, and the checkpoint is written.
     """
     distributed = _require_distributed()
     from ._progress import get_progress_bar
@@ -410,7 +413,7 @@ def run_dask(plan: RunPlan, state: RunState, client, *, progress: bool | None = 
     run_tag = uuid.uuid4().hex[:8]
     in_flight: dict = {}
     est_total = plan.rounds_requested
-    started = last_save = last_look = time.monotonic()
+    started = last_save = last_look = had_workers = time.monotonic()
 
     # as_current: distributed.wait finds its client there, also when the caller made it with set_as_default=False.
     with client.as_current(), _StopFlag() as flag, get_progress_bar(progress, est_total,
@@ -419,11 +422,15 @@ def run_dask(plan: RunPlan, state: RunState, client, *, progress: bool | None = 
         try:
             while (next_task is not None or in_flight) and not flag.stop:
                 if time.monotonic() - last_look >= _REFRESH_SECONDS:  # workers come and go
-                    if len(client.nthreads()) != len(nthreads):
-                        bar.set_postfix_str(f"{len(client.nthreads())} workers")
-                    nthreads = client.nthreads()
+                    now = client.nthreads()
+                    if len(now) != len(nthreads):
+                        bar.set_postfix_str(f"{len(now)} workers")
+                    nthreads, last_look = now, time.monotonic()
                     run.threads = max(run.threads, sum(nthreads.values()))
-                    last_look = time.monotonic()
+                    if nthreads:
+                        had_workers = last_look
+                    elif last_look - had_workers > no_workers_timeout:
+                        raise BackendError(f"dask: the cluster has had no workers for {no_workers_timeout:g} s")
                 # Two tasks per thread keep every thread busy while results travel, and bound both what a
                 # checkpoint holds past a gap and what Ctrl-C throws away.
                 while next_task is not None and len(in_flight) < 2 * max(1, sum(nthreads.values())) + 2:
@@ -455,7 +462,8 @@ def run_dask(plan: RunPlan, state: RunState, client, *, progress: bool | None = 
                     last_save = time.monotonic()
         except BaseException as error:
             # Keep what the finished tasks dealt: the run resumes from here.
-            client.cancel(list(in_flight))
+            with contextlib.suppress(Exception):  # a lost cluster cannot cancel anything
+                client.cancel(list(in_flight))
             state.kernel_seconds += time.monotonic() - started
             if checkpoint is not None:
                 save_checkpoint(checkpoint, plan, state, extra_meta)
@@ -466,7 +474,8 @@ def run_dask(plan: RunPlan, state: RunState, client, *, progress: bool | None = 
                 raise BackendError(f"{error}; {_kept(plan, state, checkpoint)}") from None
             raise
         if in_flight:  # stopped by Ctrl-C: what is still running is thrown away
-            client.cancel(list(in_flight))
+            with contextlib.suppress(Exception):
+                client.cancel(list(in_flight))
     run.wall_seconds = time.monotonic() - started
     state.kernel_seconds += run.wall_seconds
     if checkpoint is not None and state.next_chunk < plan.n_chunks:

@@ -355,3 +355,15 @@ def test_cli_interrupted_cluster_run_resumes_to_the_local_result(client, capsys,
     resumed = json.loads(capsys.readouterr().out)
     assert resumed["bets"] == local["bets"] and resumed["run"]["complete"]
     assert not list(tmp_path.glob("checkpoint-*"))  # a finished run leaves no checkpoint
+
+
+def test_a_cluster_without_workers_is_given_up_with_a_checkpoint(rules, tmp_path):
+    """Rather than wait for ever (a batch job would hang): a one-line error, and the checkpoint to resume from."""
+    path = tmp_path / "idle.npz"
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as cluster, \
+            distributed.Client(cluster, set_as_default=False) as idle:
+        plan = plan_run(rules, FRESH_ROUNDS, seed=7)
+        state = RunState.empty(plan)
+        with pytest.raises(BackendError, match="no workers for 1 s; 0 of 21 chunks .* continue with --resume"):
+            run_dask(plan, state, idle, checkpoint=path, no_workers_timeout=1.0)
+    assert load_checkpoint(path, expect=plan, rules=rules)[1].rounds == 0

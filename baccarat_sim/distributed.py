@@ -524,6 +524,14 @@ def simulate_dask(rules, rounds: int, seed: int | None = None, *, client=None, s
     OutcomeHistogram
         ``meta`` adds ``backend``, ``workers`` (processes that dealt), ``threads``
         and ``scheduler``.
+
+    Examples
+    --------
+    >>> from baccarat_sim import load_rules, simulate
+    >>> rules = load_rules("default")
+    >>> h = simulate_dask(rules, 10**9, seed=1, scheduler="tcp://10.0.0.5:8786")  # doctest: +SKIP
+    >>> (h.counts == simulate(rules, 10**9, seed=1).counts).all()  # doctest: +SKIP
+    True
     """
     from .checkpoint import load_checkpoint
 

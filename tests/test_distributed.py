@@ -139,6 +139,23 @@ def test_out_of_order_chunks_checkpoint_and_local_resume_equal_one_run(rules, fr
     assert_same(state2.histogram(plan2), fresh_reference)
 
 
+def test_checkpoint_written_before_done_ahead_existed_still_loads(rules, tmp_path):
+    """Local checkpoints of this version written before the field existed have no ``done_ahead``: none is done."""
+    plan = plan_run(rules, FRESH_ROUNDS, seed=7)
+    state = RunState.empty(plan)
+    add_chunk_result(plan, state, 0, *run_chunk(plan, 0))
+    path = tmp_path / "old.npz"
+    save_checkpoint(path, plan, state)
+    with np.load(path) as data:
+        arrays = dict(data)
+    header = json.loads(str(arrays["header"]))
+    del header["done_ahead"]
+    arrays["header"] = np.array(json.dumps(header))
+    np.savez_compressed(path, **arrays)
+    _, loaded = load_checkpoint(path, expect=plan, rules=rules)
+    assert loaded.next_chunk == 1 and loaded.done_ahead == set()
+
+
 # --- on the cluster ------------------------------------------------------------------------------------------
 
 

@@ -1,0 +1,204 @@
+"""The Monte Carlo driver: reproducible whatever the threads or chunking, exact counts, the reference dealer.
+
+A histogram is a pure function of (rules, rounds, seed): the tests below run the same plan on 1 and 2
+threads, in one go and in pieces, through the parallel and the serial (distributed) block drivers and
+through the kernel's two dealt-model paths (position rows recorded per shoe group, or one row counted
+directly), and require identical integers every time.
+"""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from baccarat_sim import _kernel as K
+from baccarat_sim import exact_histogram, load_rules, reference, simulate
+from baccarat_sim.outcomes import N_CODES, decode
+from baccarat_sim.simulate import (
+    RunState,
+    add_chunk_result,
+    canonical_cards,
+    plan_run,
+    run_chunk,
+    run_chunks,
+)
+
+SEED = 20240611
+
+
+@pytest.fixture(scope="module")
+def fresh_rules():
+    return load_rules("default")
+
+
+@pytest.fixture(scope="module")
+def dealt_rules():
+    return load_rules("live-8deck-side-bets")
+
+
+def assert_same(a, b):
+    assert (a.rounds, a.shoes, a.seed, a.model) == (b.rounds, b.shoes, b.seed, b.model)
+    np.testing.assert_array_equal(a.counts, b.counts)
+    np.testing.assert_array_equal(a.batches, b.batches)
+    if a.by_position is None or b.by_position is None:
+        assert a.by_position is None and b.by_position is None
+    else:
+        np.testing.assert_array_equal(a.by_position, b.by_position)
+
+
+CASES = {  # name: (rule set, model, by_position, rounds)
+    "fresh": ("default", "fresh", None, 3_000_001),
+    "dealt, position rows": ("live-8deck-side-bets", "dealt", True, 1_500_000),
+    "dealt, one row": ("live-8deck-side-bets", "dealt", False, 1_500_000),
+    "dealt, half-shoe cut card range": ("live-8deck-dragon-tiger", "dealt", True, 1_000_000),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_thread_count_does_not_change_the_histogram(case):
+    name, model, by_position, rounds = CASES[case]
+    rules = load_rules(name)
+    one = simulate(rules, rounds, SEED, threads=1, model=model, by_position=by_position)
+    two = simulate(rules, rounds, SEED, threads=2, model=model, by_position=by_position)
+    assert_same(one, two)
+    other_seed = simulate(rules, rounds, SEED + 1, threads=2, model=model, by_position=by_position)
+    assert not np.array_equal(one.counts, other_seed.counts)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_chunking_does_not_change_the_histogram(case):
+    name, model, by_position, rounds = CASES[case]
+    plan = plan_run(load_rules(name), rounds, SEED, model=model, by_position=by_position)
+    assert plan.n_chunks >= 10
+    whole = run_chunks(plan, RunState.empty(plan), threads=2).histogram(plan)
+    pieces = RunState.empty(plan)
+    while pieces.next_chunk < plan.n_chunks:  # three chunks at a time, alternating thread counts
+        run_chunks(plan, pieces, threads=1 + pieces.next_chunk % 2, max_chunks=3)
+    assert_same(whole, pieces.histogram(plan))
+    backwards = RunState.empty(plan)  # one chunk at a time, as a distributed backend delivers them
+    for chunk in reversed(range(plan.n_chunks)):
+        counts, rounds_dealt, shoes = run_chunk(plan, chunk)
+        add_chunk_result(plan, backwards, chunk, counts, rounds_dealt, shoes)
+    assert_same(whole, backwards.histogram(plan))
+
+
+def test_serial_and_parallel_block_drivers_agree(dealt_rules):
+    plan = plan_run(dealt_rules, 400_000, SEED)
+    args = (canonical_cards(plan.shoe), K.MODEL_DEALT, np.uint64(plan.seed), 0, plan.total_blocks,
+            plan.units_per_block, plan.last_units, plan.total_blocks, np.array(plan.shoe_params, np.int64))
+    lanes, lane_totals = np.zeros((3, plan.n_positions, N_CODES), np.int64), np.zeros((3, 2), np.int64)
+    K.deal_blocks(*args, lanes, lane_totals)
+    serial, totals = np.zeros((plan.n_positions, N_CODES), np.int64), np.zeros(2, np.int64)
+    K.deal_blocks_serial(*args, serial, totals)
+    np.testing.assert_array_equal(lanes.sum(axis=0), serial)
+    np.testing.assert_array_equal(lane_totals.sum(axis=0), totals)
+
+
+@pytest.mark.parametrize("rounds", [1, 2, 65_535, 65_536, 65_537, 1_000_003])
+def test_fresh_model_deals_exactly_the_rounds_asked(fresh_rules, rounds):
+    hist = simulate(fresh_rules, rounds, SEED, threads=2)
+    assert hist.rounds == rounds == hist.total
+    assert hist.shoes == 0 and hist.by_position is None
+    assert hist.batches.sum() == rounds
+
+
+def test_dealt_model_counts_rounds_and_shoes_exactly(dealt_rules):
+    plan = plan_run(dealt_rules, 1_000_000, SEED)
+    hist = simulate(dealt_rules, 1_000_000, SEED, threads=2)
+    shoes = (plan.total_blocks - 1) * plan.units_per_block + plan.last_units
+    assert hist.shoes == shoes
+    assert hist.rounds == hist.total == hist.by_position.sum() == hist.batches.sum()
+    rounds_per_shoe = hist.by_position.sum(axis=1)
+    assert rounds_per_shoe[0] == shoes  # every shoe deals a first round
+    assert (np.diff(rounds_per_shoe) <= 0).all()  # a shoe with a k-th round has a (k-1)-th
+    # 8 decks, 2-11 cards burned, the cut card 14 from the end (the round that takes card 402 is the
+    # last), 4-6 cards a round: from 11 + 6 r > 402 at least 66 rounds, from 2 + 4 r > 402 at most 101.
+    assert rounds_per_shoe[65] == shoes and not rounds_per_shoe[101:].any()
+    assert abs(hist.rounds / 1_000_000 - 1) < 0.01  # whole shoes, about as many rounds as asked
+
+
+def test_position_rows_and_the_one_row_path_deal_the_same_rounds(dealt_rules):
+    rows = simulate(dealt_rules, 800_000, SEED, threads=2, by_position=True)
+    flat = simulate(dealt_rules, 800_000, SEED, threads=2, by_position=False)
+    np.testing.assert_array_equal(rows.counts, flat.counts)
+    np.testing.assert_array_equal(rows.by_position.sum(axis=0), flat.counts)
+    assert flat.by_position is None
+
+
+def test_lane_counters_are_flushed_before_they_overflow(dealt_rules):
+    """A lane counts position rows in uint16: past 65,535 shoes it must have added them to int64."""
+    plan = plan_run(dealt_rules, 1, SEED)
+    shoe, canonical = np.array(plan.shoe_params, np.int64), canonical_cards(plan.shoe)
+    blocks, per_block = 4_200, 16  # 67,200 shoes through one lane: one flush half way
+    lanes, totals = np.zeros((1, plan.n_positions, N_CODES), np.int64), np.zeros((1, 2), np.int64)
+    K.deal_blocks(canonical, K.MODEL_DEALT, np.uint64(3), 0, blocks, per_block, per_block, blocks, shoe, lanes,
+                  totals)
+    assert lanes[0, 0].sum() == blocks * per_block > 65_535
+    direct = np.zeros((plan.n_positions, N_CODES), np.int64)
+    for block in range(blocks):
+        K.deal_block(canonical, K.MODEL_DEALT, np.uint64(3), block, per_block, shoe, direct)
+    np.testing.assert_array_equal(lanes[0], direct)
+    # A fresh block bigger than a uint16 counter holds goes through uint32 counters.
+    big, big_totals = np.zeros((1, 2, N_CODES), np.int64), np.zeros((1, 2), np.int64)
+    K.deal_blocks(canonical, K.MODEL_FRESH, np.uint64(3), 0, 2, 70_000, 70_000, 2, shoe, big, big_totals)
+    direct = np.zeros((2, N_CODES), np.int64)
+    for block in range(2):
+        K.deal_block(canonical, K.MODEL_FRESH, np.uint64(3), block, 70_000, shoe, direct)
+    np.testing.assert_array_equal(big[0], direct)
+    assert big_totals[0, 0] == 140_000
+
+
+# --- the reference dealer, in distribution ----------------------------------------------------------------------
+
+def z_two_means(a, b):
+    return (np.mean(a) - np.mean(b)) / math.sqrt(np.var(a, ddof=1) / len(a) + np.var(b, ddof=1) / len(b))
+
+
+@pytest.mark.parametrize("name, after", [("live-8deck-side-bets", "finish_round"),
+                                         ("live-8deck-side-bets", "one_more_round"),
+                                         ("live-8deck-dragon-tiger", "finish_round")])
+def test_kernel_shoes_match_the_reference_dealer(name, after):
+    """Rounds per shoe, and the outcome mix by position, from both dealers.
+
+    The burn, the cut card and the after-cut rule all move the number of rounds a shoe deals: a burn
+    off by one card, or a cut card one round late, shifts the mean by 0.2-1 round, tens of standard
+    errors here.
+    """
+    rules = load_rules(name)
+    shoe = dataclasses.replace(rules.shoe, rounds_after_cut=int(after == "one_more_round"))
+    rules = dataclasses.replace(rules, shoe=shoe)
+    kernel = simulate(rules, 2_000_000, SEED, threads=2)
+    shoes = 600
+    ours = reference.deal_dealt(rules.shoe, shoes, SEED)
+    kernel_rows, reference_rows = kernel.by_position.sum(axis=1), ours.sum(axis=1)
+    # rows[k] counts the shoes with a (k + 1)-th round, so rows[k] - rows[k + 1] dealt exactly k + 1.
+    kernel_per_shoe = np.repeat(np.arange(len(kernel_rows)) + 1, -np.diff(np.append(kernel_rows, 0)))
+    reference_per_shoe = np.repeat(np.arange(len(reference_rows)) + 1, -np.diff(np.append(reference_rows, 0)))
+    assert len(reference_per_shoe) == shoes
+    z = z_two_means(kernel_per_shoe, reference_per_shoe)
+    assert abs(z) < 4, f"rounds per shoe: kernel {kernel_per_shoe.mean():.3f}, reference " \
+                       f"{reference_per_shoe.mean():.3f}, z = {z:.2f}"
+    # Banker wins in the first ten positions and in the rest (the burn shapes the first rounds).
+    fields = decode(np.arange(N_CODES))
+    banker_wins = fields["banker_score"] > fields["player_score"]
+    for rows in (slice(0, 10), slice(10, None)):
+        k_hits, k_n = kernel.by_position[rows][:, banker_wins].sum(), kernel.by_position[rows].sum()
+        r_hits, r_n = ours[rows][:, banker_wins].sum(), ours[rows].sum()
+        p = (k_hits + r_hits) / (k_n + r_n)
+        z = (k_hits / k_n - r_hits / r_n) / math.sqrt(p * (1 - p) * (1 / k_n + 1 / r_n))
+        assert abs(z) < 4, f"banker wins, positions {rows}: z = {z:.2f}"
+
+
+def test_reference_fresh_dealer_matches_the_exact_engine():
+    counts = reference.deal_fresh(np.full((13, 4), 6), 60_000, SEED)
+    exact = exact_histogram(6)
+    fields = decode(np.arange(N_CODES))
+    # Coarse cells that every round spreads over: the two final scores (100 cells).
+    cell = fields["player_score"] * 10 + fields["banker_score"]
+    observed = np.bincount(cell, weights=counts, minlength=100)
+    expected = np.bincount(cell, weights=exact.counts / exact.total, minlength=100) * counts.sum()
+    statistic = float(((observed - expected) ** 2 / expected).sum())
+    k = 99
+    z = ((statistic / k) ** (1 / 3) - (1 - 2 / (9 * k))) / math.sqrt(2 / (9 * k))
+    assert abs(z) < 4, f"chi-square {statistic:.1f} on {k} degrees of freedom, z = {z:.2f}"

@@ -26,12 +26,18 @@ __all__ = [
     "bet_rtp_figure",
     "convergence_figure",
     "count_figure",
+    "cut_sweep_figure",
     "eor_figure",
     "plot_bet_rtp",
     "plot_convergence",
     "plot_count",
+    "plot_cut_sweep",
     "plot_eor",
+    "plot_rounds_per_shoe",
+    "plot_rtp_by_round",
     "plot_score_distribution",
+    "rounds_per_shoe_figure",
+    "rtp_by_round_figure",
     "running_estimate",
     "score_distribution_figure",
 ]
@@ -262,6 +268,167 @@ def score_distribution_figure(report):
     hist = report.mc if report.mc is not None else report.exact
     plot_score_distribution(hist, exact=report.exact, ax=ax)
     ax.set_title(f"{report.rules.name}: final scores", fontsize="medium")
+    return fig
+
+
+# --------------------------------------------------------------------------- dealt shoe: positions, cut card
+
+
+def plot_rtp_by_round(positions, bet_id: str, *, ax=None, label: str = "") -> dict:
+    """RTP of one bet at each round position of a dealt shoe, with its 95% CI band.
+
+    Parameters
+    ----------
+    positions : PositionAnalysis
+        From :func:`baccarat_sim.positions.analyze_positions`.
+    bet_id : str
+    ax : matplotlib Axes or None
+    label : str
+        Title of the panel (the bet's name).
+
+    Returns
+    -------
+    dict
+        ``"estimate"`` (Line2D), ``"band"`` (PolyCollection), ``"exact"``
+        (Line2D: the fresh-shoe RTP), ``"always"`` (Line2D: the last round every
+        shoe deals) and ``"cap"`` (Line2D at the Max Round Availability, or None).
+    """
+    ax = _axes(ax)
+    b = positions.bets[bet_id]
+    k = np.arange(1, len(b.rounds) + 1)
+    shown = ~np.isnan(b.rtp)
+    rtp, se = 100 * b.rtp[shown], 100 * b.se[shown]
+    artists = {"cap": None}
+    artists["band"] = ax.fill_between(k[shown], rtp - Z95 * se, rtp + Z95 * se, color=MC_COLOR, alpha=0.2, lw=0,
+                                      label="95% CI")
+    artists["estimate"] = ax.plot(k[shown], rtp, ".-", color=MC_COLOR, lw=0.8, ms=3, label="Monte Carlo")[0]
+    artists["exact"] = ax.axhline(100 * b.exact_rtp, color=EXACT_COLOR, lw=1, ls="--",
+                                  label=f"fresh shoe {100 * b.exact_rtp:.4f}%")
+    artists["always"] = ax.axvline(b.always + 0.5, color="#777777", lw=0.8, ls="-.",
+                                   label=f"rounds 1-{b.always}: every shoe")
+    if b.max_round is not None:
+        capped = "" if b.capped is None else f", capped RTP {100 * b.capped.rtp:.3f}%"
+        artists["cap"] = ax.axvline(b.max_round + 0.5, color=STATED_COLOR, lw=1.2, ls=":",
+                                    label=f"max round {b.max_round}{capped}")
+    ax.set_xlabel("round of the shoe")
+    ax.set_ylabel("RTP (%)")
+    if label:
+        ax.set_title(label, fontsize="medium")
+    ax.grid(alpha=0.3)
+    return artists
+
+
+def plot_rounds_per_shoe(per_shoe, *, ax=None) -> dict:
+    """Distribution of the number of rounds a dealt shoe gives.
+
+    Parameters
+    ----------
+    per_shoe : RoundsPerShoe
+        From :func:`baccarat_sim.positions.rounds_per_shoe`.
+    ax : matplotlib Axes or None
+
+    Returns
+    -------
+    dict
+        ``"bars"`` (BarContainer), ``"mean"`` (Line2D) and ``"central"``
+        (the shaded 5%-95% range, a Polygon).
+    """
+    ax = _axes(ax)
+    k = np.arange(1, len(per_shoe.reaching) + 1)
+    probability = 100 * per_shoe.probability
+    keep = probability > 0
+    artists = {}
+    artists["central"] = ax.axvspan(per_shoe.quantile(0.05) - 0.5, per_shoe.quantile(0.95) + 0.5, color=MC_COLOR,
+                                    alpha=0.08, label="5%-95% of shoes")
+    artists["bars"] = ax.bar(k[keep], probability[keep], 0.8, color=MC_COLOR, alpha=0.7,
+                             label=f"{per_shoe.shoes:,} shoes")
+    artists["mean"] = ax.axvline(per_shoe.mean, color=EXACT_COLOR, lw=1, ls="--", label=f"mean {per_shoe.mean:.2f}")
+    ax.set_xlabel("rounds in the shoe")
+    ax.set_ylabel("shoes (%)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+    return artists
+
+
+def plot_cut_sweep(sweep, *, ax=None, bet_ids=None) -> dict:
+    """Each bet's RTP minus its fresh-shoe RTP as the cut card moves, with 95% CIs.
+
+    Parameters
+    ----------
+    sweep : CutSweep
+        From :func:`baccarat_sim.positions.cut_card_sweep`.
+    ax : matplotlib Axes or None
+    bet_ids : list of str or None
+        Bets to draw (default: all).
+
+    Returns
+    -------
+    dict
+        Bet id -> ErrorbarContainer, and ``"zero"`` (the fresh-shoe line).
+    """
+    ax = _axes(ax)
+    frame = sweep.frame()
+    bet_ids = list(bet_ids) if bet_ids is not None else [bet.id for bet in sweep.rules.bets]
+    n_bets = max(1, len(bet_ids))
+    step = np.diff(sorted(frame["cut_from_end_low"].unique())).min() if frame["cut"].nunique() > 1 else 1.0
+    artists = {"zero": ax.axhline(0.0, color=EXACT_COLOR, lw=0.8, label="fresh shoe (exact)")}
+    for i, bet_id in enumerate(bet_ids):
+        part = frame[frame["bet"] == bet_id].sort_values(["cut_from_end_low", "cut_from_end_high"])
+        x = (part["cut_from_end_low"] + part["cut_from_end_high"]) / 2
+        # Bets side by side at each position, so their error bars do not hide one another.
+        x = x + (i - (n_bets - 1) / 2) * 0.5 * step / n_bets
+        half = 100 * (part["ci95_high"] - part["ci95_low"]) / 2
+        artists[bet_id] = ax.errorbar(x, 100 * part["rtp_minus_fresh"], yerr=half, fmt="o-", ms=3, lw=0.8,
+                                      capsize=2, label=str(part["name"].iloc[0]))
+    ax.set_xlabel("cut card position (cards from the end of the shoe)")
+    ax.set_ylabel("RTP minus fresh-shoe RTP (percentage points)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="x-small", ncols=2)
+    return artists
+
+
+def rtp_by_round_figure(report, columns: int = 3):
+    """RTP by round position of every bet of a dealt run, one panel per bet (None for other runs)."""
+    positions = getattr(report, "positions", None)
+    if positions is None:
+        return None
+    bets = report.rules.bets
+    columns = max(1, min(columns, len(bets)))
+    rows = -(-len(bets) // columns)
+    fig = _figure(4.2 * columns, 3.0 * rows)
+    axes = np.atleast_1d(fig.subplots(rows, columns, squeeze=False)).ravel()
+    for ax, bet in zip(axes, bets):
+        plot_rtp_by_round(positions, bet.id, ax=ax, label=bet.name)
+        ax.legend(fontsize="xx-small", loc="best")
+    for ax in axes[len(bets):]:
+        ax.set_visible(False)
+    fig.suptitle(f"{report.rules.name}: RTP by round of the shoe ({report.mc.rounds:,} rounds, seed "
+                 f"{report.mc.seed})", fontsize="medium")
+    return fig
+
+
+def rounds_per_shoe_figure(report):
+    """Rounds per shoe of a dealt run (None for other runs)."""
+    positions = getattr(report, "positions", None)
+    if positions is None:
+        return None
+    fig = _figure(8, 4)
+    ax = fig.add_subplot()
+    plot_rounds_per_shoe(positions.rounds_per_shoe, ax=ax)
+    shoe = report.rules.shoe
+    cut = shoe.cut_card
+    where = f"{cut.low}" if cut.low == cut.high else f"{cut.low}-{cut.high}"
+    ax.set_title(f"{report.rules.name}: rounds per shoe (cut card {where} cards from the end, burn {shoe.burn})",
+                 fontsize="medium")
+    return fig
+
+
+def cut_sweep_figure(sweep):
+    """One figure of a cut-card sweep: every bet's RTP minus its fresh-shoe RTP by cut-card position."""
+    fig = _figure(10, 5.5)
+    ax = fig.add_subplot()
+    plot_cut_sweep(sweep, ax=ax)
+    ax.set_title(f"{sweep.rules.name}: RTP by cut-card position (seed {sweep.seed})", fontsize="medium")
     return fig
 
 

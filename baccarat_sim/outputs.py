@@ -21,6 +21,9 @@ PLOTS = {
     "rtp": ("bet_rtp_figure", False),
     "convergence": ("convergence_figure", True),
     "scores": ("score_distribution_figure", False),
+    # Dealt-model runs only (the builders return None otherwise).
+    "by-round": ("rtp_by_round_figure", True),
+    "rounds-per-shoe": ("rounds_per_shoe_figure", True),
 }
 
 
@@ -60,6 +63,8 @@ def write_plots(report: Report, out_dir: str | Path, stem: str | None = None, dp
         if needs_mc and (report.mc is None or report.mc.batches is None or not report.mc.batches.any()):
             continue
         figure = getattr(plots, builder)(report)
+        if figure is None:  # not this kind of run
+            continue
         path = out_dir / f"{stem}-{suffix}.png"
         # The Figure is never registered with pyplot: it is garbage once this loop moves on.
         _write_atomic(path, lambda tmp, fig=figure: fig.savefig(tmp, dpi=dpi, format="png"))
@@ -107,6 +112,10 @@ def write_outputs(report: Report, out_dir: str | Path, plots: bool = True) -> li
     add(f"{stem}.json", lambda tmp: tmp.write_text(json.dumps(document, indent=2) + "\n"))
     if report.eor is not None:  # --eor: effects of removal by point value and by rank
         add(f"{stem}-eor.csv", lambda tmp: tmp.write_text(report.eor.to_csv()))
+    if report.positions is not None:  # dealt model: RTP at every round position, rounds per shoe
+        add(f"{stem}-by-round.csv", lambda tmp: tmp.write_text(report.positions.by_round_frame().to_csv(index=False)))
+        add(f"{stem}-rounds-per-shoe.csv",
+            lambda tmp: tmp.write_text(report.positions.rounds_per_shoe.to_frame().to_csv(index=False)))
     plot_paths = write_plots(report, out_dir, stem) if plots else []
     if plots and report.eor is not None:
         from .plots import eor_figure

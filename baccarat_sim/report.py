@@ -59,6 +59,9 @@ class Report:
     table : DataFrame
         One row per bet (index: bet id).
     claims : list of ClaimCheck
+    positions : PositionAnalysis or None
+        Dealt-model runs: RTP by round position, under each bet's Max Round
+        Availability, rounds per shoe (:mod:`baccarat_sim.positions`).
     eor : EffectOfRemoval or None
         ``--eor``: exact effects of removal and derived counting tags (:mod:`baccarat_sim.eor`).
     """
@@ -69,6 +72,7 @@ class Report:
     run: dict
     table: pd.DataFrame
     claims: list[ClaimCheck]
+    positions: object | None = None
     eor: object | None = None
 
     def bets_json(self) -> list[dict]:
@@ -95,6 +99,8 @@ class Report:
                 "stated_holds": stated_holds.get(bet_id),
                 "se_method": None if pd.isna(row["se"]) else row["se_method"],
             }
+            if self.positions is not None:
+                record.update(self.positions.bet_fields(bet_id))
             if self.eor is not None:
                 record.update(self.eor.bet_fields(bet_id))
             records.append(record)
@@ -207,6 +213,8 @@ class Report:
 
                 lines += ["", title] + [textwrap.fill(item, width, initial_indent="  ", subsequent_indent="    ")
                                         for item in items]
+        if self.positions is not None:
+            lines += ["", self.positions.to_text()]
         if self.eor is not None:
             lines += ["", self.eor.to_text()]
         return "\n".join(lines)
@@ -219,7 +227,8 @@ class Report:
         header = "\n".join(f"- {line}" for line in self.header_lines())
         claims = "".join(f"- {c.reason}\n" for c in self.claims)
         text = f"## {self.rules.name}\n\n{header}\n\n{head}{body}" + (f"\n### Stated RTP checks\n\n{claims}"
-                                                                       if claims else "")
+                                                                       if claims else "") + (
+            "\n" + self.positions.to_markdown() if self.positions is not None else "")
         if self.eor is not None:
             text += "\n" + self.eor.to_markdown()
         return text
@@ -320,8 +329,16 @@ def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | N
         info.setdefault(key, None)
     info["assumptions"] = list(rules.assumptions)
     info["notes"] = _commission_notes(rules, exact)
+    positions = None
+    if mc is not None and mc.model == "dealt" and mc.by_position is not None and mc.total:
+        from .positions import analyze_positions
+
+        # RTP by round, under each bet's max_round, rounds per shoe (issue 6).
+        positions = analyze_positions(mc, rules, exact)
+        table = table.join(positions.table_columns())
+        info.update(positions.run_fields())
     info.update(run or {})
-    return Report(rules, exact, mc, info, table, check_claims(rules, exact_results))
+    return Report(rules, exact, mc, info, table, check_claims(rules, exact_results), positions)
 
 
 def _commission_notes(rules: Rules, exact: OutcomeHistogram) -> list[str]:

@@ -144,6 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="start from a depleted shoe: cards to remove, as point values (6,6,7), ranks (K,Q) "
                            "or cards (Qh)")
     what.add_argument("--bets", metavar="ID[,ID...]", help="report only these bets")
+    what.add_argument("--sweep", metavar="cut=LIST",
+                      help="dealt shoe: one run of --rounds per cut-card position, e.g. cut=14,0.25,0.5 (cards from "
+                           "the end, or fractions of the shoe; low:high for a range), and one table and plot of every "
+                           "bet's RTP by position")
     advantage = parser.add_argument_group("advantage play")
     advantage.add_argument("--eor", action="store_true",
                            help="add every bet's exact effect of removal of one card of each point value and rank "
@@ -243,6 +247,8 @@ def run(args) -> int:
     if args.count is not None:
         return _count(args)
     started = time.perf_counter()
+    if args.sweep is not None:
+        return _sweep(args)
     if args.exact and args.resume:
         raise UsageError("--resume: only continues a Monte Carlo run; drop --exact")
     _check_backend(args)
@@ -288,6 +294,64 @@ def run(args) -> int:
               f"--resume --out {args.out}", file=sys.stderr)
         if run_info.get("interrupted"):
             return EXIT_INTERRUPTED
+    return status
+
+
+def _sweep(args) -> int:
+    """``--sweep cut=...``: one dealt run per cut-card position, one table and one plot (issue 6)."""
+    from .positions import cut_card_sweep, parse_cut_sweep
+
+    for flag, given, why in (("--exact", args.exact, "deals Monte Carlo shoes"),
+                             ("--resume", args.resume, "its runs are not checkpointed"),
+                             ("--check", args.check, "a dealt shoe's RTP may differ from the fresh-shoe one"),
+                             ("--backend dask", args.backend != "local", "runs on this machine")):
+        if given:
+            raise UsageError(f"--sweep: {why}; drop {flag}")
+    rules, shoe = _load(args)
+    if rules.shoe.model != "dealt":
+        raise UsageError(f"--sweep: the cut card matters only when the shoe is dealt through, and rule set "
+                         f"{rules.id!r} shuffles before every round; add --model dealt")
+    try:
+        cuts = parse_cut_sweep(args.sweep, rules, int(shoe.sum()))
+    except ValueError as error:
+        raise UsageError(f"--sweep: {error}") from None
+    out_dir = None if args.no_files else _check_out_dir(args.out)
+    threads = args.threads
+    if threads is not None:
+        import numba
+
+        if threads > numba.config.NUMBA_NUM_THREADS:
+            raise UsageError(f"--threads: must be from 1 to {numba.config.NUMBA_NUM_THREADS} on this machine, "
+                             f"got {threads}")
+
+    def progress_note(cut, analysis):
+        _note(args, f"cut card {cut.low}" + (f"-{cut.high}" if cut.high != cut.low else "") + " cards from the end: "
+              f"{analysis.hist.rounds:,} rounds, {analysis.rounds_per_shoe.mean:.2f} rounds per shoe")
+
+    from .simulate import normalize_seed
+
+    seed = normalize_seed(args.seed)
+    _note(args, f"seed {seed} for every cut-card position")
+    sweep = cut_card_sweep(rules, cuts, args.rounds or DEFAULT_ROUNDS, seed, shoe=shoe, threads=threads,
+                           progress=False if args.quiet else None, on_run=progress_note)
+    status = EXIT_OK
+    files = []
+    if out_dir is not None:
+        try:
+            files = sweep.write(out_dir, plots=not args.no_plots)
+        except OSError as error:
+            print(f"{PROG}: error: --out: cannot write result files to {args.out!r} ({error.strerror or error})",
+                  file=sys.stderr)
+            status = EXIT_USAGE
+    if args.format == "json":
+        import json
+
+        rendered = json.dumps(sweep.to_dict(), indent=2)
+    else:
+        rendered = {"csv": sweep.to_csv, "markdown": sweep.to_markdown}.get(args.format, sweep.to_text)()
+    print(rendered.rstrip("\n"))
+    for path in files:
+        _note(args, f"wrote {path}")
     return status
 
 

@@ -376,6 +376,8 @@ def run_chunks(plan: RunPlan, state: RunState, *, threads: int | None = None, pr
         numba.set_num_threads(threads)
     lane_counts = np.zeros((lanes, plan.n_positions, N_CODES), np.int64)
     lane_totals = np.zeros((lanes, 2), np.int64)
+    # Per-code totals of lane_counts already credited to batches (see _close_batch).
+    credited = np.zeros(N_CODES, np.int64)
     end_chunk = plan.n_chunks if max_chunks is None else min(plan.n_chunks, state.next_chunk + max_chunks)
     est_total = plan.rounds_requested
     last_save = time.monotonic()
@@ -386,7 +388,7 @@ def run_chunks(plan: RunPlan, state: RunState, *, threads: int | None = None, pr
         pending_from = state.next_chunk
         while state.next_chunk < end_chunk and not flag.stop:
             if state.next_chunk in state.done_ahead:  # dealt by a distributed run before this resume
-                _fold(plan, state, pending_from, lane_counts, lane_totals)
+                _fold(plan, state, pending_from, lane_counts, lane_totals, credited)
                 state.mark_done(state.next_chunk)
                 pending_from = state.next_chunk
                 continue
@@ -401,32 +403,51 @@ def run_chunks(plan: RunPlan, state: RunState, *, threads: int | None = None, pr
                 chunk)
             due = checkpoint is not None and time.monotonic() - last_save >= checkpoint_every
             if boundary or due or flag.stop:
-                _fold(plan, state, pending_from, lane_counts, lane_totals)
+                if due or flag.stop or on_chunk is not None:
+                    _fold(plan, state, pending_from, lane_counts, lane_totals, credited)
+                else:  # the per-position rows (dealt model) can wait in the lanes
+                    _close_batch(plan, state, pending_from, lane_counts, lane_totals, credited)
                 pending_from = state.next_chunk
             if checkpoint is not None and (due or flag.stop):
                 save_checkpoint(checkpoint, plan, state, extra_meta)
                 last_save = time.monotonic()
             if on_chunk is not None:
                 on_chunk(state)
-        _fold(plan, state, pending_from, lane_counts, lane_totals)
+        _fold(plan, state, pending_from, lane_counts, lane_totals, credited)
         if checkpoint is not None and state.next_chunk < plan.n_chunks:
             save_checkpoint(checkpoint, plan, state, extra_meta)
     state.interrupted = flag.stop
     return state
 
 
-def _fold(plan: RunPlan, state: RunState, first_chunk: int, lane_counts: np.ndarray, lane_totals: np.ndarray):
-    """Move the lane arrays into ``state`` (all their chunks lie in one batch)."""
+def _close_batch(plan: RunPlan, state: RunState, first_chunk: int, lane_counts: np.ndarray, lane_totals: np.ndarray,
+                 credited: np.ndarray):
+    """Credit the rounds dealt since ``first_chunk`` (all in one batch) to that batch, rounds and shoes.
+
+    The lanes keep their per-position rows: moving them into ``state`` costs
+    several passes over ``lanes x positions x N_CODES`` counts (12 MB a lane
+    for 8 decks), while the batch's totals need one read. ``credited`` holds
+    the per-code totals of the lanes already credited to batches.
+    """
     if state.next_chunk == first_chunk:
         return
-    counts = lane_counts.sum(axis=0)
-    state.by_position += counts
-    state.batches[plan.batch_of_chunk(first_chunk)] += counts.sum(axis=0)
+    now = lane_counts.sum(axis=(0, 1))
+    state.batches[plan.batch_of_chunk(first_chunk)] += now - credited
+    credited[:] = now
     totals = lane_totals.sum(axis=0)
     state.rounds += int(totals[0])
     state.shoes += int(totals[1])
-    lane_counts[:] = 0
     lane_totals[:] = 0
+
+
+def _fold(plan: RunPlan, state: RunState, first_chunk: int, lane_counts: np.ndarray, lane_totals: np.ndarray,
+          credited: np.ndarray):
+    """Close the pending batch and move everything the lanes hold into ``state``."""
+    _close_batch(plan, state, first_chunk, lane_counts, lane_totals, credited)
+    if credited.any():  # the lanes hold rounds that are not in state.by_position yet
+        state.by_position += lane_counts.sum(axis=0)
+        lane_counts[:] = 0
+        credited[:] = 0
 
 
 def simulate(rules: Rules, rounds: int, seed: int | None = None, *, threads: int | None = None,

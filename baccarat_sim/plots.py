@@ -306,6 +306,13 @@ def plot_rtp_by_round(positions, bet_id: str, *, ax=None, label: str = "") -> di
                                   label=f"fresh shoe {100 * b.exact_rtp:.4f}%")
     artists["always"] = ax.axvline(b.always + 0.5, color="#777777", lw=0.8, ls="-.",
                                    label=f"rounds 1-{b.always}: every shoe")
+    # A position seen in a handful of shoes has a huge interval: scale the axis to those seen in at least 1%.
+    solid = shown & (b.rounds >= 0.01 * b.rounds.max())
+    if solid.any():
+        low = min(100 * np.min(b.rtp[solid] - Z95 * b.se[solid]), 100 * b.exact_rtp)
+        high = max(100 * np.max(b.rtp[solid] + Z95 * b.se[solid]), 100 * b.exact_rtp)
+        pad = 0.08 * (high - low) or 0.01
+        ax.set_ylim(low - pad, high + pad)
     if b.max_round is not None:
         capped = "" if b.capped is None else f", capped RTP {100 * b.capped.rtp:.3f}%"
         artists["cap"] = ax.axvline(b.max_round + 0.5, color=STATED_COLOR, lw=1.2, ls=":",
@@ -343,6 +350,7 @@ def plot_rounds_per_shoe(per_shoe, *, ax=None) -> dict:
     artists["bars"] = ax.bar(k[keep], probability[keep], 0.8, color=MC_COLOR, alpha=0.7,
                              label=f"{per_shoe.shoes:,} shoes")
     artists["mean"] = ax.axvline(per_shoe.mean, color=EXACT_COLOR, lw=1, ls="--", label=f"mean {per_shoe.mean:.2f}")
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("rounds in the shoe")
     ax.set_ylabel("shoes (%)")
     ax.grid(axis="y", alpha=0.3)
@@ -372,14 +380,17 @@ def plot_cut_sweep(sweep, *, ax=None, bet_ids=None) -> dict:
     n_bets = max(1, len(bet_ids))
     step = np.diff(sorted(frame["cut_from_end_low"].unique())).min() if frame["cut"].nunique() > 1 else 1.0
     artists = {"zero": ax.axhline(0.0, color=EXACT_COLOR, lw=0.8, label="fresh shoe (exact)")}
+    import matplotlib as mpl
+
+    colors = mpl.colormaps["tab20" if n_bets > 10 else "tab10"].colors
     for i, bet_id in enumerate(bet_ids):
         part = frame[frame["bet"] == bet_id].sort_values(["cut_from_end_low", "cut_from_end_high"])
         x = (part["cut_from_end_low"] + part["cut_from_end_high"]) / 2
         # Bets side by side at each position, so their error bars do not hide one another.
-        x = x + (i - (n_bets - 1) / 2) * 0.5 * step / n_bets
+        x = x + (i - (n_bets - 1) / 2) * 0.25 * step / n_bets
         half = 100 * (part["ci95_high"] - part["ci95_low"]) / 2
         artists[bet_id] = ax.errorbar(x, 100 * part["rtp_minus_fresh"], yerr=half, fmt="o-", ms=3, lw=0.8,
-                                      capsize=2, label=str(part["name"].iloc[0]))
+                                      capsize=2, color=colors[i % len(colors)], label=str(part["name"].iloc[0]))
     ax.set_xlabel("cut card position (cards from the end of the shoe)")
     ax.set_ylabel("RTP minus fresh-shoe RTP (percentage points)")
     ax.grid(alpha=0.3)
@@ -418,7 +429,7 @@ def rounds_per_shoe_figure(report):
     shoe = report.rules.shoe
     cut = shoe.cut_card
     where = f"{cut.low}" if cut.low == cut.high else f"{cut.low}-{cut.high}"
-    ax.set_title(f"{report.rules.name}: rounds per shoe (cut card {where} cards from the end, burn {shoe.burn})",
+    ax.set_title(f"{report.rules.name}\nrounds per shoe: cut card {where} cards from the end, burn {shoe.burn}",
                  fontsize="medium")
     return fig
 

@@ -67,6 +67,7 @@ __all__ = [
     "BetPositions",
     "CutSweep",
     "PositionAnalysis",
+    "Pooled",
     "RoundsPerShoe",
     "analyze_positions",
     "cut_card_sweep",
@@ -201,9 +202,9 @@ class RoundsPerShoe:
         """One line: mean, central 90%, extremes."""
         if not self.shoes:
             return "no shoes dealt"
-        return (f"mean {self.mean:.2f} rounds per shoe (sd {self.sd:.2f}); 5%-95%: {self.quantile(0.05)}-"
-                f"{self.quantile(0.95)}, median {self.quantile(0.5)}, seen {self.least}-{self.most}"
-                + ("+" if self.open_tail else "") + f"; rounds 1-{self.always} are dealt in every shoe")
+        return (f"mean {self.mean:.2f} (sd {self.sd:.2f}); 5%-95%: {self.quantile(0.05)}-{self.quantile(0.95)}, "
+                f"median {self.quantile(0.5)}, seen {self.least}-{self.most}" + ("+" if self.open_tail else "")
+                + f" in {self.shoes:,} shoes")
 
 
 def _position_rows(hist: OutcomeHistogram) -> tuple[np.ndarray, bool]:

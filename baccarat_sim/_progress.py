@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 
 __all__ = ["get_progress_bar"]
@@ -48,7 +49,12 @@ def get_progress_bar(display: bool | None, total: int, initial: int = 0, unit: s
     if not display:
         return _NoOpBar(initial=initial)
     try:
-        from tqdm.auto import tqdm
+        if _in_notebook() and importlib.util.find_spec("ipywidgets") is not None:
+            from tqdm.notebook import tqdm  # a live widget in Jupyter
+        else:
+            # tqdm.auto would warn (IProgress not found) in a notebook without
+            # ipywidgets; the text bar works everywhere.
+            from tqdm.std import tqdm
     except ImportError:  # tqdm is a declared dependency, but a bar is never essential
         return _NoOpBar(initial=initial)
     return tqdm(total=total, initial=initial, unit=unit, unit_scale=True, dynamic_ncols=True, file=sys.stderr,

@@ -569,19 +569,30 @@ class PositionAnalysis:
                      f"(fewer than max({MIN_ROUNDS}, {MIN_LINE_HITS} / p of the rarest winning line))")
         return lines
 
-    def to_text(self) -> str:
-        """Rounds per shoe, RTP by band of rounds and the Max Round Availability comparison, as plain text."""
+    def to_text(self, width: int = 120) -> str:
+        """Rounds per shoe, RTP by band of rounds and the Max Round Availability comparison, as plain text.
+
+        At most ``width`` columns wide, like :meth:`baccarat_sim.report.Report.to_text`.
+        """
+        import textwrap
+
         from .report import _text_table
 
-        lines = ["RTP by round position (dealt shoe)"] + [f"  {line}" for line in self.notes()] + [""]
-        lines += _text_table(self._display_bands(), 120)
+        def wrap(text, indent=""):
+            return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent + "  ")
+
+        lines = ["RTP by round position (dealt shoe)"]
+        for note in self.notes():
+            lines += wrap(note, "  ")
+        lines += [""] + _text_table(self._display_bands(), width)
         capped = self._display_capped(names=False)
         if len(capped):
-            lines += ["", "Max Round Availability: the RTP a player faces when the bet is offered only up to its max "
-                          "round (± 95% CI half-width; offered: share of all rounds)"]
+            lines += [""] + wrap("Max Round Availability: the RTP a player faces when the bet is offered only up to "
+                                 "its max round (± 95% CI half-width; offered: share of all rounds)")
             if all(b.exact_rtp_capped is not None for b in self.bets.values() if b.capped is not None):
-                lines.append(f"  every cap is within rounds 1-{self.always}: the exact capped RTP is the fresh exact")
-            lines += [""] + _text_table(capped, 120)
+                lines += wrap(f"every cap is within rounds 1-{self.always}: the exact capped RTP is the fresh exact",
+                              "  ")
+            lines += [""] + _text_table(capped, width)
         return "\n".join(lines)
 
     def to_markdown(self) -> str:

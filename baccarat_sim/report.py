@@ -214,7 +214,7 @@ class Report:
                 lines += ["", title] + [textwrap.fill(item, width, initial_indent="  ", subsequent_indent="    ")
                                         for item in items]
         if self.positions is not None:
-            lines += ["", self.positions.to_text()]
+            lines += ["", self.positions.to_text(width)]
         if self.eor is not None:
             lines += ["", self.eor.to_text()]
         return "\n".join(lines)

@@ -524,6 +524,7 @@ def test_text_of_a_dealt_run_and_nothing_for_fresh(capsys, rules_file):
                          "--quiet")
     assert status == 0
     assert "rounds per shoe: mean" in out and "Max Round Availability" in out and "1-66" in out
+    assert max(len(line) for line in out.splitlines()) <= 120  # the text report's width
     status, out, _ = cli(capsys, *ONE_THREAD, "--rules", rules_file, "--model", "fresh", "--rounds", "1e5", "--seed",
                          "6", "--format", "json", "--no-files", "--quiet")
     assert status == 0

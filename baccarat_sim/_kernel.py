@@ -17,10 +17,10 @@ The two models draw cards differently, each chosen for speed and each an
 exactly uniform draw without replacement:
 
 * fresh: six positions of the canonical shoe are drawn uniformly (one
-  64-bit output, :func:`~baccarat_sim._rng.bounded3`) and a position drawn
-  twice is drawn again, which is sequential sampling without replacement.
-  Reading the unchanged canonical array (no swaps, no stores) is 30-40%
-  faster than a partial Fisher-Yates shuffle.
+  64-bit output, :func:`~baccarat_sim._rng.bounded3`), again until no
+  position repeats (rejection sampling). Reading the unchanged canonical
+  array (no swaps, no stores) is 30-40% faster than a partial Fisher-Yates
+  shuffle.
 * dealt: a Fisher-Yates shuffle of the part of the shoe that can be dealt
   (up to six cards past the cut card, six more per extra round), then the
   rounds are read off in order.
@@ -38,6 +38,7 @@ from numba import prange
 from ._jit import jit, jit_parallel
 from ._rng import block_state, bounded, bounded2, bounded3, high32, low32, next_u64
 from .cards import RANK_POINTS, banker_draws, player_draws
+from .outcomes import N_CODES
 
 MODEL_FRESH = 0
 MODEL_DEALT = 1
@@ -64,8 +65,13 @@ TRIPLE_MAX_CARDS = 600
 #: codes for 8 decks) is 12 MB as int64 but 3 MB as uint16, and a round's
 #: increment lands in a different row every time. The lane adds them to the
 #: caller's int64 counts before any counter could overflow.
-_ROWS_LIMIT = np.iinfo(np.uint16).max
-_ROW_LIMIT = np.iinfo(np.uint32).max
+# numpy scalars rather than Python ints: numba types them as plain int64 and
+# bool, not as literals, so each callee compiles once, not once per constant.
+_LIMIT16 = np.int64(np.iinfo(np.uint16).max)
+_LIMIT32 = np.int64(np.iinfo(np.uint32).max)
+_NO_LIMIT = np.int64(1 << 62)
+_SLOTS = np.bool_(True)
+_CODES = np.bool_(False)
 #: Shoes the per-position path records before adding them row by row.
 _RECORD_SHOES = 32
 
@@ -194,13 +200,6 @@ def dealt_round(cards, position):
 
 
 @jit(inline="always")
-def _draw_position(n_cards, state):
-    """One uniform position in ``[0, n_cards)`` (the rare redraw of a repeated position)."""
-    x, state = next_u64(state)
-    return bounded(high32(x), n_cards, state)
-
-
-@jit(inline="always")
 def _draw_six(n_cards, state):
     """Six independent uniform positions in ``[0, n_cards)``."""
     x, state = next_u64(state)
@@ -219,28 +218,19 @@ def _draw_six(n_cards, state):
 def fresh_positions(n_cards, state):
     """Six distinct positions in ``[0, n_cards)``, a uniform ordered sample; returns ``(j0, ..., j5, state)``.
 
-    The six are drawn independently and the rare repeats (3.6% of rounds in
-    8 decks) are redrawn one slot at a time: sequential sampling without
-    replacement, as slot ``k`` keeps the first of its own independent
-    candidates that no earlier slot holds, a uniform draw from the positions
-    still free.
+    Six independent uniform positions are drawn until they are distinct:
+    rejection sampling, so each ordered sample of distinct positions is
+    equally likely. In 8 decks 3.6% of rounds draw again (one more 64-bit
+    output each time); the loop keeps a single copy of the drawing code, and
+    no call on the cold path keeps the state out of registers.
     """
-    j0, j1, j2, j3, j4, j5, state = _draw_six(n_cards, state)
-    repeat = ((j1 == j0) | (j2 == j0) | (j2 == j1) | (j3 == j0) | (j3 == j1) | (j3 == j2)
-              | (j4 == j0) | (j4 == j1) | (j4 == j2) | (j4 == j3)
-              | (j5 == j0) | (j5 == j1) | (j5 == j2) | (j5 == j3) | (j5 == j4))
-    if repeat:
-        while j1 == j0:
-            j1, state = _draw_position(n_cards, state)
-        while j2 == j0 or j2 == j1:
-            j2, state = _draw_position(n_cards, state)
-        while j3 == j0 or j3 == j1 or j3 == j2:
-            j3, state = _draw_position(n_cards, state)
-        while j4 == j0 or j4 == j1 or j4 == j2 or j4 == j3:
-            j4, state = _draw_position(n_cards, state)
-        while j5 == j0 or j5 == j1 or j5 == j2 or j5 == j3 or j5 == j4:
-            j5, state = _draw_position(n_cards, state)
-    return j0, j1, j2, j3, j4, j5, state
+    while True:
+        j0, j1, j2, j3, j4, j5, state = _draw_six(n_cards, state)
+        repeat = ((j1 == j0) | (j2 == j0) | (j2 == j1) | (j3 == j0) | (j3 == j1) | (j3 == j2)
+                  | (j4 == j0) | (j4 == j1) | (j4 == j2) | (j4 == j3)
+                  | (j5 == j0) | (j5 == j1) | (j5 == j2) | (j5 == j3) | (j5 == j4))
+        if not repeat:
+            return j0, j1, j2, j3, j4, j5, state
 
 
 @jit(inline="always")
@@ -279,7 +269,7 @@ def _swap_in(cards, index, offset):
     cards[index] = card
 
 
-@jit(inline="always")
+@jit
 def shuffle_prefix(cards, m, state):
     """Fisher-Yates steps for positions ``0 .. m - 1`` of ``cards``, in place.
 
@@ -321,7 +311,7 @@ def shuffle_prefix(cards, m, state):
     return state
 
 
-@jit(inline="always")
+@jit
 def _deal_rounds(cards, cut_index, shoe_params, counts, slots, record, column):
     """The dealing loop of :func:`deal_through`.
 
@@ -356,7 +346,7 @@ def _deal_rounds(cards, cut_index, shoe_params, counts, slots, record, column):
     return rounds
 
 
-@jit(inline="always")
+@jit
 def deal_through(cards, cut_index, shoe_params, counts, slots=False):
     """Deal an ordered shoe from the top to the cut card; return the rounds dealt.
 
@@ -390,7 +380,7 @@ def deal_through(cards, cut_index, shoe_params, counts, slots=False):
     return _deal_rounds(cards, cut_index, shoe_params, counts, slots, np.empty((1, 1), np.int32), -1)
 
 
-@jit(inline="always")
+@jit
 def start_shoe(cards, state, shoe_params):
     """Place the cut card and shuffle the part of ``cards`` that can be dealt.
 
@@ -413,7 +403,7 @@ def start_shoe(cards, state, shoe_params):
     return cut_index, state
 
 
-@jit(inline="always")
+@jit
 def deal_shoe(cards, state, shoe_params, counts, slots=False):
     """Shuffle a shoe (:func:`start_shoe`) and deal it through (:func:`deal_through`).
 
@@ -436,8 +426,136 @@ def encode_shoe(canonical):
 
 
 @jit
-def deal_block(canonical, model, seed, block, units, shoe_params, counts, slots=False):
+def _flush_codes(lane, counts):
+    """Add a lane's counters (code order) to ``counts`` (int64) and clear them."""
+    for row in range(lane.shape[0]):
+        for code in range(lane.shape[1]):
+            counts[row, code] += lane[row, code]
+            lane[row, code] = 0
+
+
+@jit
+def _flush_slots(lane, counts, sparse):
+    """Add a lane's counters (slot order) to ``counts`` (int64, code order) and clear them.
+
+    Rows the lane never reached (positions past the longest shoe) are skipped
+    after a read. ``sparse``: few counts per row (a short call), so only the
+    non-zero counters are visited; otherwise ``counts`` is walked in memory
+    order, the lane's row (28 KB as uint16) staying in cache.
+    """
+    for row in range(lane.shape[0]):
+        touched = False
+        for slot in range(lane.shape[1]):
+            if lane[row, slot] != 0:
+                touched = True
+                break
+        if not touched:
+            continue
+        if sparse:
+            for suffix in range(N_SUFFIXES):
+                for prefix in range(N_PREFIXES):
+                    slot = suffix * N_PREFIXES + prefix
+                    if lane[row, slot] != 0:
+                        counts[row, prefix * N_SUFFIXES + suffix] += lane[row, slot]
+                        lane[row, slot] = 0
+        else:
+            for prefix in range(N_PREFIXES):
+                for suffix in range(N_SUFFIXES):
+                    slot = suffix * N_PREFIXES + prefix
+                    counts[row, prefix * N_SUFFIXES + suffix] += lane[row, slot]
+                    lane[row, slot] = 0
+
+
+@jit
+def _deal_fresh(cards, state, units, lane, limit, counts, pending):
+    """Deal ``units`` fresh-shoe rounds into row 0 of ``lane`` (code order).
+
+    ``pending`` rounds are already in ``lane``; it is flushed into ``counts``
+    before a counter could pass ``limit``. Returns ``(pending, state)``.
+    """
+    row = lane[0]
+    left = units
+    while left > 0:  # in spans that fit the counters, so the round loop has no check
+        if pending >= limit:
+            _flush_codes(lane, counts)
+            pending = 0
+        span = min(left, limit - pending)
+        for _ in range(span):
+            prefix, suffix, state = fresh_round_parts(cards, state)
+            row[prefix * N_SUFFIXES + suffix] += 1
+        pending += span
+        left -= span
+    return pending, state
+
+
+@jit
+def _deal_dealt_flat(cards, state, units, shoe_params, lane, limit, counts, pending):
+    """Deal ``units`` dealt shoes into a one-row ``lane`` (code order); returns ``(rounds, pending, state)``.
+
+    A shoe adds at most ``N // 4`` rounds to a counter (a round takes at least
+    four cards); ``lane`` is flushed into ``counts`` before it could pass ``limit``.
+    """
+    per_shoe = cards.shape[0] // 4
+    no_record = np.empty((1, 1), np.int32)
+    rounds = 0
+    for _ in range(units):
+        if pending + per_shoe > limit:
+            _flush_codes(lane, counts)
+            pending = 0
+        cut_index, state = start_shoe(cards, state, shoe_params)
+        rounds += _deal_rounds(cards, cut_index, shoe_params, lane, False, no_record, -1)
+        pending += per_shoe
+    return rounds, pending, state
+
+
+@jit
+def _deal_dealt_rows(cards, state, units, shoe_params, lane, limit, counts, pending, slots):
+    """Deal ``units`` dealt shoes into the position rows of ``lane``; returns ``(rounds, pending, state)``.
+
+    ``lane`` is in slot order if ``slots`` (see :data:`N_PREFIXES`), else in code order.
+
+    A shoe's rounds land in a different row each, so adding them as they are
+    dealt would touch up to 105 rows' cache lines in turn: a group of shoes
+    is recorded first and added row by row, one row (28 KB as uint16) in
+    cache at a time. A shoe adds at most one round to a row's counter, or
+    ``N // 4`` to the last row's when its rounds can reach it; ``lane`` is
+    flushed into ``counts`` before a counter could pass ``limit``.
+    """
+    n_cards = cards.shape[0]
+    last_row = lane.shape[0] - 1
+    per_shoe = 1 if last_row + 1 > n_cards // 4 else n_cards // 4
+    record = np.empty((n_cards // 4 + 1, _RECORD_SHOES), np.int32)
+    shoe_rounds = np.zeros(_RECORD_SHOES, np.int64)
+    rounds = 0
+    done = 0
+    while done < units:
+        group = min(_RECORD_SHOES, units - done)
+        if pending + group * per_shoe > limit:  # never when lane is counts itself (code order)
+            _flush_slots(lane, counts, pending < N_CODES // 8)
+            pending = 0
+        most = 0
+        for shoe in range(group):
+            cut_index, state = start_shoe(cards, state, shoe_params)
+            shoe_rounds[shoe] = _deal_rounds(cards, cut_index, shoe_params, lane, slots, record, shoe)
+            most = max(most, shoe_rounds[shoe])
+        for k in range(most):
+            row = min(k, last_row)
+            for shoe in range(group):
+                if k < shoe_rounds[shoe]:
+                    lane[row, record[k, shoe]] += 1
+        for shoe in range(group):
+            rounds += shoe_rounds[shoe]
+        pending += group * per_shoe
+        done += group
+    return rounds, pending, state
+
+
+@jit
+def deal_block(canonical, model, seed, block, units, shoe_params, counts):
     """Deal one block and add its rounds to ``counts``.
+
+    The block-level kernel the drivers below run through their lanes, for
+    direct use (tests, experiments).
 
     Parameters
     ----------
@@ -453,10 +571,8 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts, slots=
         Rounds (fresh model) or shoes (dealt model) in this block.
     shoe_params : ndarray(int64, shape=(17,))
         Burn and cut-card parameters of the dealt model (see :func:`deal_through`).
-    counts : ndarray(uint32 or int64, shape=(n_positions, N_CODES))
+    counts : ndarray(int64, shape=(n_positions, N_CODES))
         Histogram to add to (row = round position in the shoe; one row for fresh).
-    slots : bool
-        Count in slot order (see :data:`N_PREFIXES`) instead of by code.
 
     Returns
     -------
@@ -466,106 +582,74 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts, slots=
     state = block_state(seed, block)
     cards = encode_shoe(canonical)
     if model == MODEL_FRESH:
-        row = counts[0]
-        for _ in range(units):
-            prefix, suffix, state = fresh_round_parts(cards, state)
-            row[_cell(prefix, suffix, slots)] += 1
+        _deal_fresh(cards, state, units, counts, _NO_LIMIT, counts, np.int64(0))  # counts is its own lane
         return units, 0
+    none = np.int64(0)
     if counts.shape[0] == 1:
-        rounds = 0
-        for _ in range(units):
-            shoe_rounds, state = deal_shoe(cards, state, shoe_params, counts, slots)
-            rounds += shoe_rounds
-        return rounds, units
-    # Per-position rows: a shoe's rounds land in a different row each, so
-    # adding them as they are dealt touches up to 105 rows' cache lines in
-    # turn. Recording a group of shoes first and adding row by row keeps one
-    # row (28 KB as uint16) in cache at a time.
-    record = np.empty((cards.shape[0] // 4 + 1, _RECORD_SHOES), np.int32)
-    shoe_rounds = np.zeros(_RECORD_SHOES, np.int64)
-    last_row = counts.shape[0] - 1
-    rounds = 0
-    done = 0
-    while done < units:
-        group = min(_RECORD_SHOES, units - done)
-        most = 0
-        for shoe in range(group):
-            cut_index, state = start_shoe(cards, state, shoe_params)
-            shoe_rounds[shoe] = _deal_rounds(cards, cut_index, shoe_params, counts, slots, record, shoe)
-            most = max(most, shoe_rounds[shoe])
-        for k in range(most):
-            row = min(k, last_row)
-            for shoe in range(group):
-                if k < shoe_rounds[shoe]:
-                    counts[row, record[k, shoe]] += 1
-        for shoe in range(group):
-            rounds += shoe_rounds[shoe]
-        done += group
+        rounds, _, state = _deal_dealt_flat(cards, state, units, shoe_params, counts, _NO_LIMIT, counts, none)
+    else:
+        rounds, _, state = _deal_dealt_rows(cards, state, units, shoe_params, counts, _NO_LIMIT, counts, none, _CODES)
     return rounds, units
 
 
-@jit(inline="always")
-def _flush(lane, counts, slots):
-    """Add a lane's counters (in slot order if ``slots``) to ``counts`` (int64, code order) and clear them."""
-    if not slots:
-        for row in range(lane.shape[0]):
-            for code in range(lane.shape[1]):
-                counts[row, code] += lane[row, code]
-                lane[row, code] = 0
-        return
-    for row in range(lane.shape[0]):
-        for suffix in range(N_SUFFIXES):
-            for prefix in range(N_PREFIXES):
-                slot = suffix * N_PREFIXES + prefix
-                counts[row, prefix * N_SUFFIXES + suffix] += lane[row, slot]
-                lane[row, slot] = 0
-
-
-@jit(inline="always")
-def _max_cell_per_unit(model, n_cards, n_rows):
-    """Most one unit (round or shoe) can add to one histogram cell.
-
-    A shoe adds at most one round to a position row, unless its rounds (at
-    least 4 cards each) can reach the last row, which takes every later round.
-    """
-    return 1 if (model == MODEL_FRESH or n_rows > n_cards // 4) else n_cards // 4
-
-
-@jit(inline="always")
-def _deal_lane_into(lane, limit, slots, canonical, model, seed, first_block, n_blocks, stride, units_per_block,
-                    last_units, total_blocks, shoe_params, counts, totals):
-    """:func:`_deal_lane` through the lane counters ``lane`` (slot order if ``slots``), each holding up to ``limit``."""
-    per_unit = _max_cell_per_unit(model, canonical.shape[0], counts.shape[0])
-    pending = 0
+@jit
+def _lane_fresh(lane, canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                counts, totals):
+    """Fresh-model blocks ``first_block, first_block + stride, ...`` through ``lane`` (uint32, one row)."""
+    cards = encode_shoe(canonical)  # only read: shared by the lane's blocks
+    pending = np.int64(0)  # not the literal 0: one compiled callee
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
-        if pending + units * per_unit > limit:
-            _flush(lane, counts, slots)
-            pending = 0
-        rounds, shoes = deal_block(canonical, model, seed, block, units, shoe_params, lane, slots)
-        pending += units * per_unit
+        pending, _ = _deal_fresh(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending)
+        totals[0] += units
+    _flush_codes(lane, counts)
+
+
+@jit
+def _lane_dealt_flat(lane, canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                     shoe_params, counts, totals):
+    """Dealt-model blocks ``first_block, first_block + stride, ...`` through ``lane`` (uint32, one row)."""
+    pending = np.int64(0)  # not the literal 0: one compiled callee
+    for block in range(first_block, first_block + n_blocks, stride):
+        units = last_units if block == total_blocks - 1 else units_per_block
+        cards = encode_shoe(canonical)  # every block starts from the canonical order
+        rounds, pending, _ = _deal_dealt_flat(cards, block_state(seed, block), units, shoe_params, lane, _LIMIT32,
+                                              counts, pending)
         totals[0] += rounds
-        totals[1] += shoes
-    _flush(lane, counts, slots)
+        totals[1] += units
+    _flush_codes(lane, counts)
 
 
-@jit(inline="always")
+@jit
+def _lane_dealt_rows(lane, canonical, seed, first_block, n_blocks, stride, units_per_block, last_units,
+                     total_blocks, shoe_params, counts, totals):
+    """Dealt-model blocks ``first_block, first_block + stride, ...`` through ``lane`` (uint16 rows, slot order)."""
+    pending = np.int64(0)  # not the literal 0: one compiled callee
+    for block in range(first_block, first_block + n_blocks, stride):
+        units = last_units if block == total_blocks - 1 else units_per_block
+        cards = encode_shoe(canonical)  # every block starts from the canonical order
+        rounds, pending, _ = _deal_dealt_rows(cards, block_state(seed, block), units, shoe_params, lane, _LIMIT16,
+                                              counts, pending, _SLOTS)
+        totals[0] += rounds
+        totals[1] += units
+    # A row gets at most one round per shoe: with fewer shoes than an eighth
+    # of the codes, most counters are still zero.
+    _flush_slots(lane, counts, pending < N_CODES // 8)
+
+
+@jit
 def _deal_lane(canonical, model, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
                shoe_params, counts, totals):
     """Deal blocks ``first_block, first_block + stride, ...`` (below ``first_block + n_blocks``) into ``counts``."""
-    block_max = units_per_block * _max_cell_per_unit(model, canonical.shape[0], counts.shape[0])
-    if counts.shape[0] > 1 and block_max <= _ROWS_LIMIT:
-        _deal_lane_into(np.zeros(counts.shape, np.uint16), _ROWS_LIMIT, True, canonical, model, seed, first_block,
-                        n_blocks, stride, units_per_block, last_units, total_blocks, shoe_params, counts, totals)
-    elif block_max <= _ROW_LIMIT:
-        _deal_lane_into(np.zeros(counts.shape, np.uint32), _ROW_LIMIT, False, canonical, model, seed, first_block,
-                        n_blocks, stride, units_per_block, last_units, total_blocks, shoe_params, counts, totals)
-    else:  # a block too big for small counters (never in a planned run): deal straight into counts
-        for block in range(first_block, first_block + n_blocks, stride):
-            units = last_units if block == total_blocks - 1 else units_per_block
-            rounds, shoes = deal_block(canonical, model, seed, block, units, shoe_params, counts)
-            totals[0] += rounds
-            totals[1] += shoes
+    if model == MODEL_FRESH:
+        _lane_fresh(np.zeros(counts.shape, np.uint32), canonical, seed, first_block, n_blocks, stride,
+                    units_per_block, last_units, total_blocks, counts, totals)
+    elif counts.shape[0] > 1:
+        _lane_dealt_rows(np.zeros(counts.shape, np.uint16), canonical, seed, first_block, n_blocks, stride,
+                         units_per_block, last_units, total_blocks, shoe_params, counts, totals)
+    else:
+        _lane_dealt_flat(np.zeros(counts.shape, np.uint32), canonical, seed, first_block, n_blocks, stride,
+                         units_per_block, last_units, total_blocks, shoe_params, counts, totals)
 
 
 @jit_parallel

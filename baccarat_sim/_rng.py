@@ -7,8 +7,8 @@ multiply-and-reject method on 32-bit halves of the 64-bit output: unbiased, and
 a rejection is rare (probability below ``n / 2**32``).
 
 The dealing kernel needs six to eight bits per card, so one 32-bit half of an
-output serves up to three draws at once (:func:`bounded3`, the batched method
-of Brackett-Rozinsky and Lemire): one multiply per draw and one rejection
+output serves up to three draws at once (:func:`bounded_batch`, the batched
+method of Brackett-Rozinsky and Lemire): one multiply per draw and one rejection
 test per three draws, still exactly unbiased. Every output is used whole and
 consumed in a fixed order, so no "spare bits" state crosses a round.
 
@@ -116,7 +116,7 @@ def bounded(bits32, n, state):
     bits32 : uint64
         32 fresh random bits (one half of a :func:`next_u64` output).
     n : int
-        Range, ``1 <= n < 2**32``.
+        Range, ``1 <= n <= 2**32``.
     state : tuple of 4 uint64
         Generator state, used only in the rare case of a rejection.
 
@@ -124,16 +124,8 @@ def bounded(bits32, n, state):
     -------
     (int64, state)
     """
-    range_ = np.uint64(n)
-    m = bits32 * range_
-    low = m & _MASK32
-    if low < range_:
-        threshold = (_TWO32 - range_) % range_
-        while low < threshold:
-            x, state = next_u64(state)
-            m = (x >> _U32) * range_
-            low = m & _MASK32
-    return np.int64(m >> _U32), state
+    d1, _, _, state = bounded_batch(bits32, n, 1, 1, state)
+    return d1, state
 
 
 @jit(inline="always")
@@ -152,45 +144,53 @@ def low32(x):
 def bounded2(bits32, n1, n2, state):
     """Two independent uniform integers in ``[0, n1)`` and ``[0, n2)`` from 32 random bits.
 
-    The batched form of :func:`bounded` (see :func:`bounded3`); requires
-    ``n1 * n2 <= 2**32``.
+    See :func:`bounded_batch`; requires ``n1 * n2 <= 2**32``.
 
     Returns
     -------
     (int64, int64, state)
     """
-    a = np.uint64(n1)
-    b = np.uint64(n2)
-    m = bits32 * a
-    d1 = m >> _U32
-    m = (m & _MASK32) * b
-    d2 = m >> _U32
-    low = m & _MASK32
-    product = a * b
-    if low < product:
-        threshold = (_TWO32 - product) % product
-        while low < threshold:
-            x, state = next_u64(state)
-            m = (x >> _U32) * a
-            d1 = m >> _U32
-            m = (m & _MASK32) * b
-            d2 = m >> _U32
-            low = m & _MASK32
-    return np.int64(d1), np.int64(d2), state
+    d1, d2, _, state = bounded_batch(bits32, n1, n2, 1, state)
+    return d1, d2, state
 
 
 @jit(inline="always")
 def bounded3(bits32, n1, n2, n3, state):
     """Three independent uniform integers in ``[0, n1)``, ``[0, n2)``, ``[0, n3)`` from 32 random bits.
 
+    See :func:`bounded_batch`; requires ``n1 * n2 * n3 <= 2**32``.
+
+    Returns
+    -------
+    (int64, int64, int64, state)
+    """
+    return bounded_batch(bits32, n1, n2, n3, state)
+
+
+@jit(inline="always")
+def _digits(bits32, a, b, c):
+    """``divmod(bits32 * a * b * c, 2**32)`` as mixed-radix digits ``(d1, d2, d3)`` and the low word."""
+    m = bits32 * a
+    d1 = m >> _U32
+    m = (m & _MASK32) * b
+    d2 = m >> _U32
+    m = (m & _MASK32) * c
+    return d1, d2, m >> _U32, m & _MASK32
+
+
+@jit(inline="always")
+def bounded_batch(bits32, n1, n2, n3, state):
+    """Three independent uniform integers in ``[0, n1)``, ``[0, n2)``, ``[0, n3)`` from 32 random bits.
+
     Brackett-Rozinsky and Lemire's batched method. With ``P = n1 n2 n3 <=
-    2**32``, the three multiply-and-carry steps compute ``divmod(bits32 * P,
-    2**32) = (D, low)`` with ``D = (d1 n2 + d2) n3 + d3`` (mixed radix), so
-    accepting exactly when ``low >= 2**32 mod P`` is Lemire's unbiased draw of
-    ``D`` from ``[0, P)``, and the digits ``d1, d2, d3`` are independent and
-    uniform. The test ``low < P`` that guards the exact threshold fails with
-    probability ``P / 2**32`` (1.7% for an 8-deck shoe), and a rejection
-    redraws all three from the next output's high half.
+    2**32``, the three multiply-and-carry steps of :func:`_digits` compute
+    ``divmod(bits32 * P, 2**32) = (D, low)`` with ``D = (d1 n2 + d2) n3 + d3``
+    (mixed radix), so accepting exactly when ``low >= 2**32 mod P`` is
+    Lemire's unbiased draw of ``D`` from ``[0, P)``, and the digits are
+    independent and uniform. (With ``n2 = n3 = 1`` it is Lemire's method
+    itself.) The test ``low < P`` that guards the exact threshold fails with
+    probability ``P / 2**32`` (1.7% for three draws from an 8-deck shoe);
+    a rejection redraws all three from the next output's high half.
 
     Parameters
     ----------
@@ -208,23 +208,22 @@ def bounded3(bits32, n1, n2, n3, state):
     a = np.uint64(n1)
     b = np.uint64(n2)
     c = np.uint64(n3)
-    m = bits32 * a
-    d1 = m >> _U32
-    m = (m & _MASK32) * b
-    d2 = m >> _U32
-    m = (m & _MASK32) * c
-    d3 = m >> _U32
-    low = m & _MASK32
+    d1, d2, d3, low = _digits(bits32, a, b, c)
+    if low < a * b * c:
+        return _bounded_slow(low, d1, d2, d3, a, b, c, state)
+    return np.int64(d1), np.int64(d2), np.int64(d3), state
+
+
+@jit(inline="always")
+def _bounded_slow(low, d1, d2, d3, a, b, c, state):
+    """The rare branch of :func:`bounded_batch`: the exact threshold, and redraws while below it.
+
+    Inlined like the rest: a call, even on a cold path, keeps LLVM from
+    holding the generator state in registers and costs the fresh kernel 20%.
+    """
     product = a * b * c
-    if low < product:
-        threshold = (_TWO32 - product) % product
-        while low < threshold:
-            x, state = next_u64(state)
-            m = (x >> _U32) * a
-            d1 = m >> _U32
-            m = (m & _MASK32) * b
-            d2 = m >> _U32
-            m = (m & _MASK32) * c
-            d3 = m >> _U32
-            low = m & _MASK32
+    threshold = (_TWO32 - product) % product
+    while low < threshold:
+        x, state = next_u64(state)
+        d1, d2, d3, low = _digits(x >> _U32, a, b, c)
     return np.int64(d1), np.int64(d2), np.int64(d3), state

@@ -191,10 +191,11 @@ def write_markdown(report, path):
     lines.append(f"\nThe numpy dealer agrees with the exact engine: chi-square z = "
                  f"{base['numpy fresh chi-square z vs exact']:.2f} over the whole outcome histogram.")
     lines += ["", "## Peak memory of whole runs (fresh interpreter, all cores)", "",
-              "| rule set | model | position rows | rounds | peak RSS MB | seconds |", "|---|---|---|---|---|---|"]
+              "| rule set | model | position rows | rounds | peak RSS MB (getrusage) | VmHWM MB | seconds |",
+              "|---|---|---|---|---|---|---|"]
     for row in report["memory"]:
         lines.append(f"| {row['rules']} | {row['model']} | {'yes' if row['position_rows'] else 'no'} | "
-                     f"{row['rounds']:,} | {row['peak_rss_mb']:.0f} | {row['seconds']:.1f} |")
+                     f"{row['rounds']:,} | {row['peak_rss_mb']:.0f} | {row['vm_hwm_mb']:.0f} | {row['seconds']:.1f} |")
     cli = report["cli"]
     lines += ["", "## The CLI", "", f"`{cli['command']}`: {cli['rounds']:,} rounds on {cli['threads']} threads, "
               f"kernel {cli['kernel_seconds']:.1f} s ({cli['rounds_per_second'] / 1e6:.1f} M rounds/s), "

@@ -44,10 +44,10 @@ MODEL_FRESH = 0
 MODEL_DEALT = 1
 #: An outcome code is ``prefix * N_SUFFIXES + suffix``: the prefix holds the
 #: scores and card counts, the suffix the pairs and the first-card comparison.
-#: Lanes count in *slot* order ``suffix * N_PREFIXES + prefix`` instead: most
-#: rounds have no pair and unequal first cards, so their slots crowd into two
-#: runs of 400 counters (1.6 KB in uint16) per row instead of one cache line
-#: in every 36 codes, and the dealt model's per-position rows stay in cache.
+#: A lane's per-position rows count in *slot* order ``suffix * N_PREFIXES +
+#: prefix`` instead: most rounds have no pair and unequal first cards, so
+#: their slots crowd into two runs of 400 counters (1.6 KB in uint16) per row
+#: instead of one cache line in every 36 codes, and the rows stay in cache.
 N_PREFIXES = 400
 N_SUFFIXES = 36
 #: Length of the ``shoe_params`` array (see :func:`deal_through`).
@@ -60,11 +60,11 @@ _POINT_MASK = (1 << POINT_BITS) - 1
 #: into 32 random bits: the rejection guard then fires on at most
 #: ``600**3 / 2**32`` = 5% of batches; larger shoes batch two.
 TRIPLE_MAX_CARDS = 600
-#: A lane keeps its histogram in small unsigned counters, to shrink its cache
-#: footprint: the dealt model's per-position histogram (105 rows of 14,400
-#: codes for 8 decks) is 12 MB as int64 but 3 MB as uint16, and a round's
-#: increment lands in a different row every time. The lane adds them to the
-#: caller's int64 counts before any counter could overflow.
+# A lane keeps its histogram in small unsigned counters, to shrink its cache
+# footprint: the dealt model's per-position histogram (105 rows of 14,400
+# codes for 8 decks) is 12 MB as int64 but 3 MB as uint16, and a round's
+# increment lands in a different row every time. The lane adds them to the
+# caller's int64 counts before any counter could overflow. The constants are
 # numpy scalars rather than Python ints: numba types them as plain int64 and
 # bool, not as literals, so each callee compiles once, not once per constant.
 _LIMIT16 = np.int64(np.iinfo(np.uint16).max)

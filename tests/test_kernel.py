@@ -348,6 +348,35 @@ def test_shuffle_prefix_is_uniform(n_cards, m):
     assert abs(z) < 4, f"chi-square z = {z:.2f}"
 
 
+@numba.njit(cache=True)
+def _shoe_by_shoe(canonical, seed, block, units, params, rows):
+    """A dealt block from the primitives: one start_shoe and one deal_through per shoe, in code order."""
+    state = K.block_state(seed, block)
+    cards = K.encode_shoe(canonical)
+    counts = np.zeros((rows, N_CODES), np.int64)
+    rounds = 0
+    for _ in range(units):
+        cut_index, state = K.start_shoe(cards, state, params)
+        rounds += K.deal_through(cards, cut_index, params, counts)
+    return counts, rounds
+
+
+@pytest.mark.parametrize("rows", [1, 105])
+def test_block_paths_equal_dealing_shoe_by_shoe(rows):
+    """The block kernel's flat path and its grouped, slot-ordered position rows deal exactly the primitives' rounds."""
+    params = params_for(burn="face_value", ten_value=10, discard_turned=True, rounds_after_cut=1)
+    canonical = canonical_cards(np.full((13, 4), 8))
+    seed, block, units = np.uint64(77), 5, 70  # 70 shoes: two full groups of 32 and a part
+    expected, expected_rounds = _shoe_by_shoe(canonical, seed, block, units, params, rows)
+    direct = np.zeros((rows, N_CODES), np.int64)
+    assert K.deal_block(canonical, K.MODEL_DEALT, seed, block, units, params, direct) == (expected_rounds, units)
+    np.testing.assert_array_equal(direct, expected)
+    lanes, totals = np.zeros((1, rows, N_CODES), np.int64), np.zeros((1, 2), np.int64)
+    K.deal_blocks(canonical, K.MODEL_DEALT, seed, block, 1, units, units, block + 1, params, lanes, totals)
+    np.testing.assert_array_equal(lanes[0], expected)
+    assert totals[0].tolist() == [expected_rounds, units]
+
+
 # --- compiled vs uncompiled, whole blocks ---------------------------------------------------------------------
 
 _UNCOMPILED = textwrap.dedent("""

@@ -54,7 +54,6 @@ import hashlib
 import math
 import re
 import time
-import tomllib
 from importlib import resources
 from pathlib import Path
 
@@ -63,7 +62,7 @@ import pandas as pd
 
 from .cards import N_RANKS, RANK_NAMES, RANK_POINTS
 from .outcomes import N_CODES
-from .rules import Rules
+from .rules import Rules, read_toml
 from .stats import Z95
 
 __all__ = [
@@ -278,13 +277,7 @@ class _Checker:
 
 def parse_strategy(data: bytes | str, label: str = "<strategy>") -> Strategy:
     """Validate TOML text into a :class:`Strategy` (see :func:`load_strategy`)."""
-    raw = data.encode() if isinstance(data, str) else data
-    try:
-        doc = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InvalidStrategy(f"{label}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as error:
-        raise InvalidStrategy(f"{label}: malformed TOML: {error}") from None
+    raw, doc = read_toml(data, label, InvalidStrategy)
     check = _Checker(label)
     check.known(doc, "", {"schema_version", "id", "name", "source", "description", "cut_cards", "count_turned_card",
                           "counts", "bets"})

@@ -416,15 +416,30 @@ def load_rules(name_or_path: str | Path = DEFAULT_RULES) -> Rules:
     return parse_rules(data, label)
 
 
-def parse_rules(data: bytes | str, label: str = "<rules>") -> Rules:
-    """Validate TOML text into :class:`Rules` (see :func:`load_rules`)."""
+def read_toml(data: bytes | str, label: str, error: type[ValueError]) -> tuple[bytes, dict]:
+    """Decode TOML text (str or UTF-8 bytes) into its bytes and its document.
+
+    Shared by rule sets and counting strategies (:mod:`baccarat_sim.counting`).
+    The bytes are returned because both hash them into the result.
+
+    Raises
+    ------
+    error
+        ``label: not UTF-8 text`` or ``label: malformed TOML: ...``.
+    """
     raw = data.encode() if isinstance(data, str) else data
     try:
         document = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise InvalidRules(f"{label}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as error:
-        raise InvalidRules(f"{label}: malformed TOML: {error}") from None
+        raise error(f"{label}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as toml_error:
+        raise error(f"{label}: malformed TOML: {toml_error}") from None
+    return raw, document
+
+
+def parse_rules(data: bytes | str, label: str = "<rules>") -> Rules:
+    """Validate TOML text into :class:`Rules` (see :func:`load_rules`)."""
+    raw, document = read_toml(data, label, InvalidRules)
     return _Validator(label).rules(document, hashlib.sha256(raw).hexdigest())
 
 

@@ -225,6 +225,17 @@ def _figure(width: float, height: float):
     return Figure(figsize=(width, height), layout="constrained")
 
 
+def _panel_grid(n_panels: int, columns: int, panel_height: float):
+    """A figure of ``n_panels`` axes, ``columns`` to a row; returns ``(fig, axes)`` with the spare cells hidden."""
+    columns = max(1, min(columns, n_panels))
+    rows = -(-n_panels // columns)
+    fig = _figure(4.2 * columns, panel_height * rows)
+    axes = np.atleast_1d(fig.subplots(rows, columns, squeeze=False)).ravel()
+    for ax in axes[n_panels:]:
+        ax.set_visible(False)
+    return fig, axes[:n_panels]
+
+
 def bet_rtp_figure(report):
     """Per-bet RTP in percent (left) and minus the exact RTP (right), one figure."""
     height = 1.2 + 0.35 * len(report.table)
@@ -244,17 +255,12 @@ def convergence_figure(report, columns: int = 3):
     if report.mc is None:
         raise ValueError("a convergence figure needs a Monte Carlo report")
     bets = report.rules.bets
-    columns = max(1, min(columns, len(bets)))
-    rows = -(-len(bets) // columns)
-    fig = _figure(4.2 * columns, 3.0 * rows)
-    axes = np.atleast_1d(fig.subplots(rows, columns, squeeze=False)).ravel()
+    fig, axes = _panel_grid(len(bets), columns, 3.0)
     for ax, bet in zip(axes, bets):
         row = report.table.loc[bet.id]
         plot_convergence(report.mc, net_vector(bet, report.rules), exact_rtp=row["exact_rtp"],
                          stated_rtp=row["stated_rtp"], ax=ax, label=bet.name)
-    for ax in axes[len(bets):]:
-        ax.set_visible(False)
-    for ax in axes[: len(bets)]:  # each panel names its own exact figure
+    for ax in axes:  # each panel names its own exact figure
         ax.legend(fontsize="x-small", loc="best")
     fig.suptitle(f"{report.rules.name}: convergence of the Monte Carlo RTP (seed {report.mc.seed})",
                  fontsize="medium")
@@ -404,15 +410,10 @@ def rtp_by_round_figure(report, columns: int = 3):
     if positions is None:
         return None
     bets = report.rules.bets
-    columns = max(1, min(columns, len(bets)))
-    rows = -(-len(bets) // columns)
-    fig = _figure(4.2 * columns, 3.0 * rows)
-    axes = np.atleast_1d(fig.subplots(rows, columns, squeeze=False)).ravel()
+    fig, axes = _panel_grid(len(bets), columns, 3.0)
     for ax, bet in zip(axes, bets):
         plot_rtp_by_round(positions, bet.id, ax=ax, label=bet.name)
         ax.legend(fontsize="xx-small", loc="best")
-    for ax in axes[len(bets):]:
-        ax.set_visible(False)
     fig.suptitle(f"{report.rules.name}: RTP by round of the shoe ({report.mc.rounds:,} rounds, seed "
                  f"{report.mc.seed})", fontsize="medium")
     return fig
@@ -489,16 +490,11 @@ def plot_eor(eor, *, bets=None, by: str = "value", ax=None) -> dict:
 def eor_figure(eor, columns: int = 3):
     """Effect of removal of every bet, one panel per bet (by rank for bets that tell the ten-value ranks apart)."""
     bets = list(eor.bet_ids)
-    columns = max(1, min(columns, len(bets)))
-    rows = -(-len(bets) // columns)
-    fig = _figure(4.2 * columns, 2.8 * rows)
-    axes = np.atleast_1d(fig.subplots(rows, columns, squeeze=False)).ravel()
+    fig, axes = _panel_grid(len(bets), columns, 2.8)
     for ax, bet_id, name in zip(axes, bets, eor.bet_names):
         tens = {e for e, r in zip(eor.by_rank[bet_id], range(13)) if r >= 9}
         plot_eor(eor, bets=[bet_id], by="value" if len(tens) <= 1 else "rank", ax=ax)
         ax.set_title(name, fontsize="small")
-    for ax in axes[len(bets):]:
-        ax.set_visible(False)
     fig.suptitle(f"{eor.rules_id}: effect of removing one card ({int(eor.shoe.sum())}-card shoe)", fontsize="medium")
     return fig
 

@@ -213,6 +213,33 @@ def _check_out_dir(path: str) -> Path:
     return directory
 
 
+def _check_threads(threads: int | None) -> None:
+    """Refuse a ``--threads`` larger than numba can run here (numba is imported only once it is asked for)."""
+    if threads is None:
+        return
+    import numba
+
+    if threads > numba.config.NUMBA_NUM_THREADS:
+        raise UsageError(f"--threads: must be from 1 to {numba.config.NUMBA_NUM_THREADS} on this machine, "
+                         f"got {threads}")
+
+
+def _write_files(args, out_dir: Path | None, write) -> tuple[list, int]:
+    """Write the result files with ``write(out_dir)``; returns ``(paths, exit status)``.
+
+    A failed write is one error line and ``EXIT_USAGE``, not a traceback: the
+    result is still printed by the caller.
+    """
+    if out_dir is None:
+        return [], EXIT_OK
+    try:
+        return write(out_dir), EXIT_OK
+    except OSError as error:
+        print(f"{PROG}: error: --out: cannot write result files to {args.out!r} ({error.strerror or error})",
+              file=sys.stderr)
+        return [], EXIT_USAGE
+
+
 def _load(args):
     """Rules and shoe composition as the arguments ask."""
     from .exact import as_shoe, remove_cards
@@ -269,17 +296,13 @@ def run(args) -> int:
     report = build_report(rules, exact, mc, run_info)
     if args.eor:
         report = _with_eor(report, rules, shoe)
-    status = EXIT_OK
-    files = []
-    if out_dir is not None:
+
+    def write(directory):
         from .outputs import write_outputs
 
-        try:
-            files = write_outputs(report, out_dir, plots=not args.no_plots)
-        except OSError as error:
-            print(f"{PROG}: error: --out: cannot write result files to {args.out!r} ({error.strerror or error})",
-                  file=sys.stderr)
-            status = EXIT_USAGE
+        return write_outputs(report, directory, plots=not args.no_plots)
+
+    files, status = _write_files(args, out_dir, write)
     print(_render(report, args.format))
     for path in files:
         _note(args, f"wrote {path}")
@@ -317,12 +340,7 @@ def _sweep(args) -> int:
         raise UsageError(f"--sweep: {error}") from None
     out_dir = None if args.no_files else _check_out_dir(args.out)
     threads = args.threads
-    if threads is not None:
-        import numba
-
-        if threads > numba.config.NUMBA_NUM_THREADS:
-            raise UsageError(f"--threads: must be from 1 to {numba.config.NUMBA_NUM_THREADS} on this machine, "
-                             f"got {threads}")
+    _check_threads(threads)
 
     def progress_note(cut, analysis):
         _note(args, f"cut card {cut.low}" + (f"-{cut.high}" if cut.high != cut.low else "") + " cards from the end: "
@@ -334,15 +352,7 @@ def _sweep(args) -> int:
     _note(args, f"seed {seed} for every cut-card position")
     sweep = cut_card_sweep(rules, cuts, args.rounds or DEFAULT_ROUNDS, seed, shoe=shoe, threads=threads,
                            progress=False if args.quiet else None, on_run=progress_note)
-    status = EXIT_OK
-    files = []
-    if out_dir is not None:
-        try:
-            files = sweep.write(out_dir, plots=not args.no_plots)
-        except OSError as error:
-            print(f"{PROG}: error: --out: cannot write result files to {args.out!r} ({error.strerror or error})",
-                  file=sys.stderr)
-            status = EXIT_USAGE
+    files, status = _write_files(args, out_dir, lambda directory: sweep.write(directory, plots=not args.no_plots))
     if args.format == "json":
         import json
 
@@ -401,12 +411,7 @@ def _count(args) -> int:
             raise UsageError(f"--count: {why}; drop {flag}")
     rules, shoe = _load(args)
     cut_cards = None if args.cut_cards is None else _parse_cut_cards(args.cut_cards)
-    if args.threads is not None:
-        import numba
-
-        if args.threads > numba.config.NUMBA_NUM_THREADS:
-            raise UsageError(f"--threads: must be from 1 to {numba.config.NUMBA_NUM_THREADS} on this machine, "
-                             f"got {args.threads}")
+    _check_threads(args.threads)
     try:
         strategy = load_strategy(args.count)
         out_dir = None if args.no_files else _check_out_dir(args.out)
@@ -418,15 +423,7 @@ def _count(args) -> int:
                                   shoe=shoe, cut_cards=cut_cards, progress=False if args.quiet else None)
     except InvalidStrategy as error:
         raise UsageError(str(error)) from None
-    status = EXIT_OK
-    files = []
-    if out_dir is not None:
-        try:
-            files = result.write(out_dir, plots=not args.no_plots)
-        except OSError as error:
-            print(f"{PROG}: error: --out: cannot write result files to {args.out!r} ({error.strerror or error})",
-                  file=sys.stderr)
-            status = EXIT_USAGE
+    files, status = _write_files(args, out_dir, lambda directory: result.write(directory, plots=not args.no_plots))
     rendered = {"json": lambda: json.dumps(result.to_dict(), indent=2), "csv": result.to_csv,
                 "markdown": result.to_markdown}.get(args.format, result.to_text)()
     print(rendered.rstrip("\n"))
@@ -499,9 +496,8 @@ def _monte_carlo(args, rules, shoe, out_dir):
     from .checkpoint import PLAN_FIELDS, load_checkpoint, peek_checkpoint
     from .simulate import RunState, plan_run, run_chunks
 
-    if args.backend == "local" and args.threads is not None and args.threads > numba.config.NUMBA_NUM_THREADS:
-        raise UsageError(f"--threads: must be from 1 to {numba.config.NUMBA_NUM_THREADS} on this machine, "
-                         f"got {args.threads}")
+    if args.backend == "local":
+        _check_threads(args.threads)
     threads = args.threads or numba.config.NUMBA_NUM_THREADS
     if args.resume:
         if out_dir is None:

@@ -235,6 +235,27 @@ def value_dot(counts, rows, out):
         out[j] = total
 
 
+@jit(inline="always")
+def _pair_sums(shoe):
+    """``(N, suited, ranked)`` of a ``(13, 4)`` shoe.
+
+    ``suited`` counts ordered suited pairs, sum m (m - 1) over rank-suit
+    classes; ``ranked`` ordered pairs of equal rank, sum n (n - 1) over ranks.
+    """
+    n_cards = np.int64(0)
+    suited = np.int64(0)
+    ranked = np.int64(0)
+    for r in range(13):
+        n_r = np.int64(0)
+        for s in range(4):
+            m = shoe[r, s]
+            n_r += m
+            suited += m * (m - 1)
+        n_cards += n_r
+        ranked += n_r * (n_r - 1)
+    return n_cards, suited, ranked
+
+
 @jit
 def pair_weights(shoe, out):
     """Ordered four-card draws by (Player pair, Banker pair) status, in closed form.
@@ -250,17 +271,7 @@ def pair_weights(shoe, out):
     out : ndarray(int64, shape=(3, 3))
         ``out[player_status, banker_status]``; sums to ``N (N-1) (N-2) (N-3)``.
     """
-    n_cards = np.int64(0)
-    suited = np.int64(0)  # ordered suited pairs: sum m (m - 1) over rank-suit classes
-    ranked = np.int64(0)  # ordered pairs of equal rank: sum n (n - 1) over ranks
-    for r in range(13):
-        n_r = np.int64(0)
-        for s in range(4):
-            m = shoe[r, s]
-            n_r += m
-            suited += m * (m - 1)
-        n_cards += n_r
-        ranked += n_r * (n_r - 1)
+    n_cards, suited, ranked = _pair_sums(shoe)
     # Removing a pair of one class (or of one rank) lowers the other hand's
     # pair counts by 4 m - 6 (or 4 n - 6): (m - 2)(m - 3) = m (m - 1) - (4 m - 6).
     j_ss = np.int64(0)  # Player suited pair, Banker suited pair
@@ -301,17 +312,7 @@ def first_card_weights(shoe, out):
         Player higher, Banker higher, equal rank (unsuited), equal rank and
         suit; the first two are equal by symmetry and all sum to ``N (N-1)``.
     """
-    n_cards = np.int64(0)
-    suited = np.int64(0)
-    ranked = np.int64(0)
-    for r in range(13):
-        n_r = np.int64(0)
-        for s in range(4):
-            m = shoe[r, s]
-            n_r += m
-            suited += m * (m - 1)
-        n_cards += n_r
-        ranked += n_r * (n_r - 1)
+    n_cards, suited, ranked = _pair_sums(shoe)
     higher = (n_cards * (n_cards - 1) - ranked) // 2
     out[0] = higher
     out[1] = higher

@@ -60,6 +60,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._format import clean_json, markdown_table
 from .cards import N_RANKS, RANK_NAMES, RANK_POINTS
 from .outcomes import N_CODES
 from .rules import Rules, read_toml
@@ -456,8 +457,6 @@ class CountResult:
 
     def to_dict(self) -> dict:
         """JSON-ready: ``{"run": ..., "counts": ..., "results": [...]}`` (fractions, not percents)."""
-        from .report import _clean
-
         counts = {}
         for name, tags in self.tags.items():
             entry = {"tags": dict(zip(RANK_NAMES, tags))}
@@ -473,7 +472,7 @@ class CountResult:
             record["units_per_shoe_ci95"] = [record.pop("units_per_shoe_ci95_low"),
                                              record.pop("units_per_shoe_ci95_high")]
             records.append(record)
-        return _clean({"run": self.run, "counts": counts, "results": records})
+        return clean_json({"run": self.run, "counts": counts, "results": records})
 
     def display_table(self) -> pd.DataFrame:
         """The table people read: percentages, rounded."""
@@ -559,10 +558,8 @@ class CountResult:
     def to_markdown(self) -> str:
         """Header and table as Markdown."""
         shown = self.display_table()
-        head = "| " + " | ".join(shown.columns) + " |\n|" + "---|" * len(shown.columns) + "\n"
-        body = "".join("| " + " | ".join(str(v) for v in row) + " |\n" for row in shown.itertuples(index=False))
         header = "\n".join(f"- {line}" for line in self.header_lines())
-        return f"## Counting: {self.run['strategy_name']}\n\n{header}\n\n{head}{body}"
+        return f"## Counting: {self.run['strategy_name']}\n\n{header}\n\n{markdown_table(shown)}"
 
 
 def _scenarios(rules: Rules, strategy: Strategy, cut_cards, n_cards: int, params: np.ndarray) -> np.ndarray:

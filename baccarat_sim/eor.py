@@ -27,6 +27,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from ._format import markdown_table
 from .cards import N_RANKS, RANK_NAMES, RANK_POINTS
 from .exact import as_shoe, exact_histogram
 from .rules import Rules
@@ -175,11 +176,9 @@ class EffectOfRemoval:
     def to_markdown(self) -> str:
         """EOR table and derived tags as Markdown."""
         shown = self.display_table()
-        head = "| " + " | ".join(shown.columns) + " |\n|" + "---|" * len(shown.columns) + "\n"
-        body = "".join("| " + " | ".join(str(v) for v in row) + " |\n" for row in shown.itertuples(index=False))
         tags = "".join(f"- `{line}`\n" for line in self.tag_lines())
         return (f"### Effect of removal\n\nChange in EV per unit staked when one card of each point value leaves the "
-                f"{int(self.shoe.sum())}-card shoe.\n\n{head}{body}\n### Derived counting tags\n\n"
+                f"{int(self.shoe.sum())}-card shoe.\n\n{markdown_table(shown)}\n### Derived counting tags\n\n"
                 f"Tags A 2 3 4 5 6 7 8 9 T (by point value) or per rank, betting correlation (BC) and break-even "
                 f"true count.\n\n{tags}")
 

@@ -97,14 +97,10 @@ def _pct(value: float, digits: int = 4) -> str:
     return "" if value != value else f"{100 * value:.{digits}f}%"
 
 
-def _markdown_table(frame) -> str:
-    head = "| " + " | ".join(map(str, frame.columns)) + " |\n|" + "---|" * len(frame.columns) + "\n"
-    return head + "".join("| " + " | ".join(map(str, row)) + " |\n" for row in frame.itertuples(index=False))
-
-
 def _page(findings: dict, plots: dict[str, str]) -> str:
     import pandas as pd
 
+    from ._format import markdown_table
     from ._version import __version__
 
     bets, claims, commission = findings["bets"], findings["claims"], findings["commission"]
@@ -128,7 +124,7 @@ def _page(findings: dict, plots: dict[str, str]) -> str:
                 "verdict": ["confirmed" if h else "**not confirmed**" for h in claims["holds"]],
             }
         )
-        lines += [_markdown_table(shown)]
+        lines += [markdown_table(shown)]
     for rules_id, group in bets.groupby("rules", sort=False):
         report = findings["reports"][rules_id]
         lines += [f"## {report.rules.name} (`{rules_id}`)", ""]
@@ -147,7 +143,7 @@ def _page(findings: dict, plots: dict[str, str]) -> str:
                 "max round": ["" if v != v else int(v) for v in group["max_round"]],
             }
         )
-        lines += [_markdown_table(shown)]
+        lines += [markdown_table(shown)]
         if rules_id in plots:
             lines += [f"![{rules_id}]({plots[rules_id]})", ""]
     if commission is not None:
@@ -167,7 +163,7 @@ def _page(findings: dict, plots: dict[str, str]) -> str:
                 "Banker RTP": [_pct(v) for v in picks["rtp"]],
             }
         )
-        lines += [_markdown_table(shown), "Full table: `commission.csv`.", ""]
+        lines += [markdown_table(shown), "Full table: `commission.csv`.", ""]
         if "commission" in plots:
             lines += [f"![commission rounding]({plots['commission']})", ""]
     return "\n".join(lines)
@@ -180,8 +176,8 @@ def write_findings(out_dir: str | Path = "results/findings", rule_names: list[st
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
+    from ._format import clean_json
     from .plots import plot_bet_rtp
-    from .report import _clean
 
     findings = build_findings(rule_names)
     out = Path(out_dir)
@@ -220,7 +216,7 @@ def write_findings(out_dir: str | Path = "results/findings", rule_names: list[st
         "claims": findings["claims"].to_dict(orient="records"),
         "commission": None if commission is None else commission.to_dict(orient="records"),
     }
-    (out / "findings.json").write_text(json.dumps(_clean(payload), indent=2) + "\n")
+    (out / "findings.json").write_text(json.dumps(clean_json(payload), indent=2) + "\n")
     (out / "README.md").write_text(_page(findings, plots))
     written += [out / "findings.json", out / "README.md"]
     return written

@@ -56,6 +56,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from ._format import clean_json, markdown_table, text_table
 from .outcomes import OutcomeHistogram
 from .rules import Bet, CutCard, Rules, Shoe
 from .settle import net_vector
@@ -576,15 +577,13 @@ class PositionAnalysis:
         """
         import textwrap
 
-        from .report import _text_table
-
         def wrap(text, indent=""):
             return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent + "  ")
 
         lines = ["RTP by round position (dealt shoe)"]
         for note in self.notes():
             lines += wrap(note, "  ")
-        lines += [""] + _text_table(self._display_bands(), width)
+        lines += [""] + text_table(self._display_bands(), width)
         capped = self._display_capped(names=False)
         if len(capped):
             lines += [""] + wrap("Max Round Availability: the RTP a player faces when the bet is offered only up to "
@@ -592,22 +591,17 @@ class PositionAnalysis:
             if all(b.exact_rtp_capped is not None for b in self.bets.values() if b.capped is not None):
                 lines += wrap(f"every cap is within rounds 1-{self.always}: the exact capped RTP is the fresh exact",
                               "  ")
-            lines += [""] + _text_table(capped, width)
+            lines += [""] + text_table(capped, width)
         return "\n".join(lines)
 
     def to_markdown(self) -> str:
         """The same as :meth:`to_text`, as Markdown sections."""
-        def table(frame):
-            head = "| " + " | ".join(frame.columns) + " |\n|" + "---|" * len(frame.columns) + "\n"
-            return head + "".join("| " + " | ".join(str(v) for v in row) + " |\n"
-                                  for row in frame.itertuples(index=False))
-
         text = "### RTP by round position\n\n" + "".join(f"- {line}\n" for line in self.notes()) + "\n"
-        text += table(self._display_bands(ci=True))
+        text += markdown_table(self._display_bands(ci=True))
         capped = self._display_capped()
         if len(capped):
             text += "\n### Max Round Availability\n\nThe RTP a player faces when the bet is offered only up to its " \
-                    "max round, against all rounds and the fresh-shoe exact RTP (95% CI).\n\n" + table(capped)
+                    "max round, against all rounds and the fresh-shoe exact RTP (95% CI).\n\n" + markdown_table(capped)
         return text
 
 
@@ -797,17 +791,13 @@ class CutSweep:
 
     def to_text(self) -> str:
         """Header and table as plain text."""
-        from .report import _text_table
-
-        return "\n".join(self.header_lines() + [""] + _text_table(self.display_table(), 160))
+        return "\n".join(self.header_lines() + [""] + text_table(self.display_table(), 160))
 
     def to_markdown(self) -> str:
         """Header and table as Markdown."""
         shown = self.display_table()
-        head = "| " + " | ".join(shown.columns) + " |\n|" + "---|" * len(shown.columns) + "\n"
-        body = "".join("| " + " | ".join(str(v) for v in row) + " |\n" for row in shown.itertuples(index=False))
         return (f"## Cut-card sweep: {self.rules.name}\n\n" + "".join(f"- {line}\n" for line in self.header_lines())
-                + "\n" + head + body)
+                + "\n" + markdown_table(shown))
 
     def to_csv(self) -> str:
         """The long table as CSV."""
@@ -815,8 +805,6 @@ class CutSweep:
 
     def to_dict(self) -> dict:
         """JSON-ready: ``{"run": {...}, "cuts": [{"cut_from_end": [lo, hi], "rounds_per_shoe", "bets": [...]}]}``."""
-        from .report import _clean
-
         cuts = []
         for cut, analysis in zip(self.cuts, self.analyses):
             bets = []
@@ -828,7 +816,7 @@ class CutSweep:
                 bets.append(record)
             cuts.append({"cut_from_end": [cut.low, cut.high], "rounds": analysis.hist.rounds,
                          "shoes": analysis.hist.shoes, **analysis.run_fields(), "bets": bets})
-        return _clean({"run": {"rules": self.rules.id, "rules_sha256": self.rules.sha256, "seed": self.seed,
+        return clean_json({"run": {"rules": self.rules.id, "rules_sha256": self.rules.sha256, "seed": self.seed,
                                "sweep": "cut", "decks": self.rules.shoe.decks, "burn": self.rules.shoe.burn,
                                "rounds_after_cut": self.rules.shoe.rounds_after_cut},
                        "cuts": cuts})

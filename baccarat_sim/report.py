@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 
 import numpy as np
 import pandas as pd
 
+from ._format import clean_json, markdown_table, text_table
 from .claims import ClaimCheck, check_claims
 from .conditions import feature_table
 from .outcomes import OutcomeHistogram
@@ -28,20 +28,6 @@ def main_bet_probabilities(hist: OutcomeHistogram) -> dict[str, float]:
         "player_win": float(hist.counts[winner == 0].sum() / total),
         "tie": float(hist.counts[winner == 2].sum() / total),
     }
-
-
-def _clean(value):
-    """JSON-safe: nan/inf become None, numpy scalars become Python numbers."""
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        return None if math.isnan(value) or math.isinf(value) else value
-    return value
 
 
 @dataclasses.dataclass
@@ -108,7 +94,7 @@ class Report:
 
     def to_dict(self) -> dict:
         """The ``--format json`` object: ``{"run": {...}, "bets": [...], "claims": [...]}``."""
-        return _clean(
+        return clean_json(
             {
                 "run": self.run,
                 "bets": self.bets_json(),
@@ -197,7 +183,7 @@ class Report:
         """
         shown = self.display_table()
         header = [line if len(line) <= width else line[: width - 1] + "…" for line in self.header_lines()]
-        lines = header + [""] + _text_table(shown, width)
+        lines = header + [""] + text_table(shown, width)
         if any(" *" in v for v in shown["stated"]):
             lines.append("* the exact RTP contradicts the stated one at the sheet's precision")
         if self.claims:
@@ -222,11 +208,9 @@ class Report:
     def to_markdown(self) -> str:
         """Header and table as Markdown."""
         shown = self.display_table()
-        head = "| " + " | ".join(shown.columns) + " |\n|" + "---|" * len(shown.columns) + "\n"
-        body = "".join("| " + " | ".join(str(v) for v in row) + " |\n" for row in shown.itertuples(index=False))
         header = "\n".join(f"- {line}" for line in self.header_lines())
         claims = "".join(f"- {c.reason}\n" for c in self.claims)
-        text = f"## {self.rules.name}\n\n{header}\n\n{head}{body}" + (f"\n### Stated RTP checks\n\n{claims}"
+        text = f"## {self.rules.name}\n\n{header}\n\n{markdown_table(shown)}" + (f"\n### Stated RTP checks\n\n{claims}"
                                                                        if claims else "") + (
             "\n" + self.positions.to_markdown() if self.positions is not None else "")
         if self.eor is not None:
@@ -253,22 +237,6 @@ def _seconds(value) -> str:
     if value is None:
         return "-"
     return f"{value:.2f} s" if value < 120 else f"{value / 60:.1f} min" if value < 7200 else f"{value / 3600:.2f} h"
-
-
-def _text_table(shown: pd.DataFrame, width: int) -> list[str]:
-    """Rows of a plain-text table: first column left-aligned (shortened to fit ``width``), the rest right-aligned."""
-    columns = list(shown.columns)
-    cells = [[str(v) for v in shown[c]] for c in columns]
-    widths = [max([len(c)] + [len(v) for v in col]) for c, col in zip(columns, cells)]
-    room = width - sum(widths[1:]) - 2 * (len(columns) - 1)
-    if widths[0] > room:
-        widths[0] = max(room, len(columns[0]), 8)
-        cells[0] = [v if len(v) <= widths[0] else v[: widths[0] - 1] + "…" for v in cells[0]]
-
-    def line(values):
-        return "  ".join([values[0].ljust(widths[0])] + [v.rjust(w) for v, w in zip(values[1:], widths[1:])])
-
-    return [line(columns)] + [line([col[i] for col in cells]) for i in range(len(shown))]
 
 
 def _decks_text(hist: OutcomeHistogram) -> str:

@@ -394,10 +394,6 @@ def _bet_positions(hist: OutcomeHistogram, rows: np.ndarray, bet: Bet, rules: Ru
     )
 
 
-def _pct(value, digits: int = 4) -> str:
-    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.{digits}f}"
-
-
 def _pm(pooled: Pooled | None, digits: int = 4) -> str:
     if pooled is None or pooled.rounds == 0 or math.isnan(pooled.rtp):
         return ""

@@ -242,7 +242,9 @@ def _seconds(value) -> str:
 def _decks_text(hist: OutcomeHistogram) -> str:
     decks = hist.meta.get("decks")
     total = int(hist.shoe.sum())
-    return f"{decks} decks ({total} cards)" if decks else f"custom shoe of {total} cards"
+    if not decks:
+        return f"custom shoe of {total} cards"
+    return f"{decks} deck{'s' if decks != 1 else ''} ({total} cards)"
 
 
 def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | None = None,

@@ -17,6 +17,8 @@ are parsed, so ``--help`` and argument errors are instant.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import re
 import sys
 import tempfile
@@ -249,6 +251,15 @@ def _load(args):
     if args.decks is not None:
         rules = rules.with_shoe(decks=args.decks)
     if args.model is not None:
+        if args.model == "dealt" and rules.shoe.model == "fresh":
+            # The rule set describes no dealing procedure: say which one the run assumes.
+            shoe = rules.shoe
+            burn = "no burn" if shoe.burn == "none" else f"burn {shoe.burn.replace('_', ' ')}"
+            rules = dataclasses.replace(rules, assumptions=rules.assumptions + (
+                f"--model dealt on a fresh-shuffle rule set: {burn}, cut card {shoe.cut_card.low}"
+                + (f"-{shoe.cut_card.high}" if shoe.cut_card.high != shoe.cut_card.low else "")
+                + " cards from the end, the round in which it comes out is the last"
+                + (" plus one more" if shoe.rounds_after_cut else "") + " (the rule set's shoe defaults).",))
         rules = rules.with_shoe(model=args.model)
     if args.bets:
         wanted = [b.strip() for b in args.bets.split(",") if b.strip()]
@@ -314,10 +325,23 @@ def run(args) -> int:
         why = "stopped by Ctrl-C" if run_info.get("interrupted") else "stopped at --max-chunks"
         where = f"; checkpoint {run_info['checkpoint']}" if run_info.get("checkpoint") else ""
         print(f"{why} after {mc.rounds:,} of {mc.meta['rounds_requested']:,} rounds{where}; continue with "
-              f"--resume --out {args.out}", file=sys.stderr)
+              f"{_resume_hint(args)}", file=sys.stderr)
         if run_info.get("interrupted"):
             return EXIT_INTERRUPTED
     return status
+
+
+def _resume_hint(args) -> str:
+    """The options that find this run's checkpoint again (rule set, shoe overrides, --out)."""
+    parts = ["--resume"]
+    if args.rules != "default":
+        parts.append(f"--rules {args.rules}")
+    if args.decks is not None:
+        parts.append(f"--decks {args.decks}")
+    if args.remove:
+        parts.append(f"--remove {args.remove}")
+    parts.append(f"--out {args.out}")
+    return " ".join(parts)
 
 
 def _sweep(args) -> int:
@@ -639,6 +663,10 @@ def main(argv: list[str] | None = None) -> int:
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     try:
         return run(args)
+    except BrokenPipeError:  # e.g. piped into `head`: stop quietly, as other command-line tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except UsageError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -124,7 +124,8 @@ class OutcomeHistogram:
     rounds : int
         Rounds dealt (for the exact engine: the total weight).
     shoes : int
-        Shoes dealt (dealt model), or rounds for the fresh model, 0 for exact.
+        Shoes dealt through in the dealt model; 0 for the fresh model (every round is its own
+        freshly shuffled shoe, so rounds counts them) and for the exact engine.
     by_position : ndarray(int64, shape=(n_positions, N_CODES)) or None
         Dealt model: counts per round position in the shoe (row 0 is round 1; the
         last row also holds every later round). Sums to ``counts``.

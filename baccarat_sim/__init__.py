@@ -1,7 +1,10 @@
 """baccarat_sim: exact and Monte Carlo RTP analysis of punto banco Baccarat.
 
 The public names are imported lazily, so that ``python -m baccarat_sim.rtp
---help`` starts without loading numba.
+--help`` starts without loading numba. The package is laid out in layers, each
+importing only those below it: ``model`` (cards, tableau, outcome codes,
+conditions, rules), ``kernels`` (numba), ``engines`` (exact, Monte Carlo),
+``analysis``, ``report`` and ``cli``.
 
 >>> from baccarat_sim import exact_histogram, load_rules, settle
 >>> banker = settle(exact_histogram(8), load_rules("default"))[1]
@@ -12,13 +15,12 @@ The public names are imported lazily, so that ``python -m baccarat_sim.rtp
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 
 from ._version import __version__
 
 __all__ = [
     "InvalidRules",
+    "LimitError",
     "OutcomeHistogram",
     "Rules",
     "__version__",
@@ -33,19 +35,21 @@ __all__ = [
     "simulate",
 ]
 
+#: Where each public name lives.
 _HOME = {
-    "InvalidRules": "rules",
-    "Rules": "rules",
-    "available_rules": "rules",
-    "load_rules": "rules",
-    "OutcomeHistogram": "outcomes",
-    "exact_histogram": "exact",
-    "remove_cards": "exact",
-    "settle": "settle",
-    "settle_slip": "settle",
-    "breakdown": "settle",
-    "commission_table": "settle",
-    "simulate": "simulate",
+    "InvalidRules": "errors",
+    "LimitError": "errors",
+    "Rules": "model.rules",
+    "available_rules": "model.rules",
+    "load_rules": "model.rules",
+    "OutcomeHistogram": "model.histogram",
+    "remove_cards": "model.shoe",
+    "exact_histogram": "engines.exact",
+    "simulate": "engines.simulation",
+    "settle": "analysis.settlement",
+    "settle_slip": "analysis.settlement",
+    "breakdown": "report.tables",
+    "commission_table": "report.tables",
 }
 
 
@@ -53,24 +57,6 @@ def __getattr__(name):
     if name in _HOME:
         return getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-class _Package(types.ModuleType):
-    """The package module: keeps ``settle`` and ``simulate`` the functions.
-
-    Importing a submodule binds it on its package (``baccarat_sim.settle`` would
-    become the module ``settle.py`` as soon as anything imports it), which would
-    shadow the public function of the same name. The submodule itself stays
-    importable as usual (``from baccarat_sim.settle import settle_bet``).
-    """
-
-    def __setattr__(self, name, value):
-        if isinstance(value, types.ModuleType) and _HOME.get(name) == name:
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 def __dir__():

@@ -2,7 +2,7 @@
 
 import sys
 
-from .rtp import main
+from .cli.rtp import main
 
 if __name__ == "__main__":
     sys.exit(main())

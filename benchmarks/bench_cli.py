@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from baccarat_sim._version import __version__
-from baccarat_sim.rtp import parse_rounds
+from baccarat_sim.cli.common import parse_rounds
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "bench_cli.json"
 

@@ -36,13 +36,15 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from baccarat_sim._fast_kernel import solve_packed
 from baccarat_sim._version import __version__
-from baccarat_sim.counting import count_simulation, parse_strategy
-from baccarat_sim.exact import as_shoe, exact_histogram
-from baccarat_sim.fast import FastSolver, value_counts
-from baccarat_sim.rules import load_rules
-from baccarat_sim.simulate import normalize_seed
+from baccarat_sim.analysis.counting import count_simulation
+from baccarat_sim.engines.composition import FastSolver, value_counts
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.engines.plan import normalize_seed
+from baccarat_sim.kernels.composition import solve_packed
+from baccarat_sim.model.rules import load_rules
+from baccarat_sim.model.shoe import as_shoe
+from baccarat_sim.model.strategy import parse_strategy
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 PEER_SOLVE_US = 400.0  # 0.4 ms per composition-aware solve, as quoted in issue 7
@@ -64,7 +66,8 @@ def _solve_all(shoes, counts, v_rows, v_scale, v_max, v_bet, p_rows, p_scale, p_
 
 def dealt_compositions(shoes: int, seed: int) -> np.ndarray:
     """The (13, 4) composition left before every round of ``shoes`` 8-deck shoes dealt through."""
-    from baccarat_sim.cards import RANK_POINTS, banker_draws, player_draws
+    from baccarat_sim.model.cards import RANK_POINTS
+    from baccarat_sim.model.tableau import banker_draws, player_draws
 
     rng = np.random.default_rng(seed)
     out = []

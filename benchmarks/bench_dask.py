@@ -29,9 +29,14 @@ import numpy as np
 
 from baccarat_sim import load_rules
 from baccarat_sim._version import __version__
-from baccarat_sim.distributed import connect, prepare_workers, run_dask
-from baccarat_sim.rtp import _warm_up, parse_rounds
-from baccarat_sim.simulate import RunState, plan_run, run_chunks
+from baccarat_sim.cli.common import parse_rounds
+from baccarat_sim.engines.dask_backend import DaskBackend, connect, prepare_workers
+from baccarat_sim.engines.driver import run
+from baccarat_sim.engines.local import LocalBackend
+from baccarat_sim.engines.montecarlo import HistogramJob
+from baccarat_sim.engines.montecarlo import warm_up as _warm_up
+from baccarat_sim.engines.plan import plan_run
+from baccarat_sim.engines.state import RunState
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "bench_dask.json"
 
@@ -39,15 +44,16 @@ OUT = Path(__file__).resolve().parent.parent / "results" / "bench_dask.json"
 def local_run(plan, threads):
     state = RunState.empty(plan)
     started = time.perf_counter()
-    run_chunks(plan, state, threads=threads)
+    run(HistogramJob(plan), state, LocalBackend(threads))
     return time.perf_counter() - started, state
 
 
 def dask_run(plan, client):
     state = RunState.empty(plan)
     started = time.perf_counter()
-    run = run_dask(plan, state, client)
-    return time.perf_counter() - started, state, run
+    backend = DaskBackend(client)
+    run(HistogramJob(plan), state, backend)
+    return time.perf_counter() - started, state, backend
 
 
 def main():
@@ -68,7 +74,7 @@ def main():
     with connect(workers=args.workers, threads_per_worker=1) as client:
         cluster_start = time.perf_counter() - started
         started = time.perf_counter()
-        prepare_workers(client)
+        prepare_workers(client, plan_run(rules, args.rounds, seed=2024))
         warm_up = time.perf_counter() - started
         for model in args.models.split(","):
             plan = plan_run(rules, args.rounds, seed=2024, model=model)
@@ -77,9 +83,9 @@ def main():
             for _ in range(args.repeats):
                 seconds, local_state = local_run(plan, args.threads)
                 local_times.append(seconds)
-                seconds, dask_state, run = dask_run(plan, client)
+                seconds, dask_state, backend = dask_run(plan, client)
                 dask_times.append(seconds)
-                tasks, workers = run.tasks, len(run.workers)
+                tasks, workers = backend.tasks, len(backend.workers)
                 identical &= bool(np.array_equal(local_state.by_position, dask_state.by_position)
                                   and np.array_equal(local_state.batches, dask_state.batches)
                                   and local_state.rounds == dask_state.rounds)

@@ -15,7 +15,7 @@ the minimum beside it since a noisy neighbour only ever adds time):
   every round the remaining composition is solved, as a counting study or an
   effect-of-removal table needs. Timed per solve: the full histogram; the full
   histogram settled for the three main bets (the EV a counter needs); and, when
-  :mod:`baccarat_sim.fast` exists, its :class:`~baccarat_sim.fast.FastSolver` on
+  :mod:`baccarat_sim.engines.composition` exists, its :class:`~baccarat_sim.engines.composition.FastSolver` on
   the main bets and on every bet of ``live-8deck-side-bets`` (its ``ev_array``,
   the per-round call a counting simulation makes). Peers take about 0.4 ms per
   composition-aware solve: the ratio to that is reported as it comes out.
@@ -43,13 +43,15 @@ from pathlib import Path
 
 import numpy as np
 
-from baccarat_sim._exact_kernel import exact_counts
 from baccarat_sim._version import __version__
-from baccarat_sim.cards import RANK_POINTS, banker_draws, player_draws
-from baccarat_sim.exact import as_shoe, exact_histogram
-from baccarat_sim.outcomes import N_CODES
-from baccarat_sim.rules import load_rules
-from baccarat_sim.settle import settle
+from baccarat_sim.analysis.settlement import settle
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.kernels.exact import exact_counts
+from baccarat_sim.model.cards import RANK_POINTS
+from baccarat_sim.model.codes import N_CODES
+from baccarat_sim.model.rules import load_rules
+from baccarat_sim.model.shoe import as_shoe
+from baccarat_sim.model.tableau import banker_draws, player_draws
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 PEER_SOLVE_MS = 0.4  # per composition-aware solve, as quoted in issue 2
@@ -117,7 +119,7 @@ def cold_compile_seconds() -> float:
     """First call of the exact engine in a fresh process with an empty numba cache."""
     code = (
         "import time; t = time.perf_counter(); "
-        "from baccarat_sim.exact import exact_histogram; exact_histogram(8); "
+        "from baccarat_sim.engines.exact import exact_histogram; exact_histogram(8); "
         "print(time.perf_counter() - t)"
     )
     with tempfile.TemporaryDirectory() as cache:
@@ -149,9 +151,9 @@ def main() -> None:
         "full_histogram": per_solve(exact_histogram, compositions),
         "full_histogram_and_main_bets": per_solve(lambda s: settle(exact_histogram(s), main_rules), compositions),
     }
-    has_fast = importlib.util.find_spec("baccarat_sim.fast") is not None
+    has_fast = importlib.util.find_spec("baccarat_sim.engines.composition") is not None
     if has_fast:
-        from baccarat_sim.fast import FastSolver, value_histogram
+        from baccarat_sim.engines.composition import FastSolver, value_histogram
 
         solves["fast_value_histogram"] = per_solve(value_histogram, compositions)
         main_solver = FastSolver(main_rules)

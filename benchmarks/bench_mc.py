@@ -3,14 +3,14 @@
     python benchmarks/bench_mc.py                      # the full run (about 3 minutes on 2 quiet cores)
     python benchmarks/bench_mc.py --quick              # modest sizes (about 40 s)
 
-Measures, each on the real path (:func:`baccarat_sim.simulate.run_chunks`, compile excluded, best of
+Measures, each on the real path (:func:`baccarat_sim.engines.driver.run`, compile excluded, best of
 ``--repeats``, the cases of a repeat run one after another so a noisy neighbour hurts all alike):
 
 * kernel rounds/s with 1 and 2 threads: the fresh model (``default``, 8 decks), the dealt model
   (``live-8deck-side-bets``: burn by face value, cut card 14 from the end) with and without its
   per-position rows; the targets are >= 45 M (fresh, 1 thread), >= 80 M (fresh, 2 threads) and >= 70 M
   (dealt, 2 threads) rounds/s, per-position rows within 25% of the plain dealt kernel;
-* the same rounds dealt by the plain-Python reference dealer (:mod:`baccarat_sim.reference`) and by a
+* the same rounds dealt by the plain-Python reference dealer (:mod:`tests.reference_dealer`) and by a
   numpy dealer vectorised over rounds (``benchmarks/numpy_dealer.py``), as ratios measured in this run
   (the numpy dealer is first checked against the exact engine);
 * peak RSS of whole runs in fresh subprocesses (``resource.getrusage``), small and large, to show it does
@@ -36,15 +36,21 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # the reference dealer lives beside the tests
 
 from numpy_dealer import deal_dealt as numpy_dealt  # noqa: E402
 from numpy_dealer import deal_fresh as numpy_fresh  # noqa: E402
 
-from baccarat_sim import exact_histogram, load_rules, reference  # noqa: E402
+from baccarat_sim import exact_histogram, load_rules  # noqa: E402
 from baccarat_sim._version import __version__  # noqa: E402
-from baccarat_sim.rtp import parse_rounds  # noqa: E402
-from baccarat_sim.simulate import RunState, plan_run, run_chunks  # noqa: E402
-from baccarat_sim.stats import chi_square  # noqa: E402
+from baccarat_sim.analysis.stats import chi_square  # noqa: E402
+from baccarat_sim.cli.common import parse_rounds  # noqa: E402
+from baccarat_sim.engines.driver import run  # noqa: E402
+from baccarat_sim.engines.local import LocalBackend  # noqa: E402
+from baccarat_sim.engines.montecarlo import HistogramJob  # noqa: E402
+from baccarat_sim.engines.plan import plan_run  # noqa: E402
+from baccarat_sim.engines.state import RunState  # noqa: E402
+from tests import reference_dealer as reference  # noqa: E402
 
 OUT = HERE.parent / "results" / "bench_mc.json"
 FRESH_RULES = "default"
@@ -78,7 +84,7 @@ def kernel_case(rules, model, by_position, rounds, threads):
     plan = plan_run(rules, rounds, seed=2024, model=model, by_position=by_position)
     state = RunState.empty(plan)
     wall = time.perf_counter()
-    run_chunks(plan, state, threads=threads)
+    run(HistogramJob(plan), state, LocalBackend(threads))
     return state.rounds, state.kernel_seconds, time.perf_counter() - wall
 
 

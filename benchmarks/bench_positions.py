@@ -10,7 +10,7 @@ The target: at most 25% fewer rounds per second than the plain dealt kernel
 (``by_position=False``, one row), on the same plan, seed and threads.
 
 Each case deals the same rounds both ways through the real path
-(:func:`baccarat_sim.simulate.run_chunks`: kernel, lane flushes and folding into
+(:func:`baccarat_sim.engines.driver.run`: kernel, lane flushes and folding into
 the run state). Runs alternate (plain, positions, plain, ...) and the best of
 the repeats counts, so a noisy neighbour hurts both alike; wall time and the
 process's CPU time are both recorded. Each pair of histograms is checked: the
@@ -32,8 +32,13 @@ import numpy as np
 
 from baccarat_sim import load_rules
 from baccarat_sim._version import __version__
-from baccarat_sim.rtp import _warm_up, parse_rounds
-from baccarat_sim.simulate import RunState, plan_run, run_chunks
+from baccarat_sim.cli.common import parse_rounds
+from baccarat_sim.engines.driver import run
+from baccarat_sim.engines.local import LocalBackend
+from baccarat_sim.engines.montecarlo import HistogramJob
+from baccarat_sim.engines.montecarlo import warm_up as _warm_up
+from baccarat_sim.engines.plan import plan_run
+from baccarat_sim.engines.state import RunState
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "bench_positions.json"
 TARGET = 0.25
@@ -45,7 +50,7 @@ RULE_SETS = ("live-8deck-side-bets", "live-8deck-dragon-tiger")
 def timed_run(plan, threads):
     state = RunState.empty(plan)
     wall, cpu = time.perf_counter(), time.process_time()
-    run_chunks(plan, state, threads=threads)
+    run(HistogramJob(plan), state, LocalBackend(threads))
     return time.perf_counter() - wall, time.process_time() - cpu, state
 
 

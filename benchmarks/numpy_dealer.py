@@ -1,7 +1,7 @@
 """A numpy dealer vectorised over rounds: the baseline a numpy programmer would write first.
 
 It is exact like the numba kernel and the reference dealer (same tableau from
-:mod:`baccarat_sim.cards`, same outcome codes), and it is here only to be timed
+:mod:`baccarat_sim.model.cards`, same outcome codes), and it is here only to be timed
 against them (``benchmarks/bench_mc.py``), which also checks it against the
 exact engine.
 
@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from baccarat_sim.cards import BANKER_DRAWS, PLAYER_DRAWS, RANK_POINTS
-from baccarat_sim.outcomes import N_CODES, encode
-from baccarat_sim.reference import shoe_cards
+from baccarat_sim.model.cards import RANK_POINTS
+from baccarat_sim.model.codes import N_CODES, encode
+from baccarat_sim.model.tableau import BANKER_DRAWS, PLAYER_DRAWS
+from tests.reference_dealer import shoe_cards  # run from the repository root (the benchmarks add it to the path)
 
 
 def round_codes(c0, c1, c2, c3, c4, c5):

@@ -6,7 +6,7 @@ so that editing the shipped set never changes what these tests check.
 
 from __future__ import annotations
 
-from baccarat_sim.rtp import main
+from baccarat_sim.cli.rtp import main
 
 
 def cli(capsys, *args):

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from baccarat_sim.rtp import main
-from baccarat_sim.rules import InvalidRules, load_rules, parse_rules
+from baccarat_sim.cli.rtp import main
+from baccarat_sim.errors import InvalidRules
+from baccarat_sim.model.rules import load_rules, parse_rules
 
 BAD_DIR = Path(__file__).parent / "data" / "bad_rules"
 BAD = sorted(BAD_DIR.glob("*.toml"))
@@ -77,7 +78,7 @@ def test_unknown_shipped_name_and_missing_file():
 
 
 def test_rule_text_is_data_never_code(tmp_path):
-    # A condition is parsed by the grammar of baccarat_sim.conditions, never evaluated as
+    # A condition is parsed by the grammar of baccarat_sim.model.conditions, never evaluated as
     # Python: a would-be payload is only a bad condition and leaves no trace.
     marker = tmp_path / "owned"
     text = (BAD_DIR / "condition_is_code.toml").read_text().replace("echo owned", f"touch {marker}")

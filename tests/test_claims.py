@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from baccarat_sim.claims import check_claims
-from baccarat_sim.exact import exact_histogram
-from baccarat_sim.rtp import main
-from baccarat_sim.rules import load_rules, parse_rules
-from baccarat_sim.settle import settle
+from baccarat_sim.analysis.claims import check_claims
+from baccarat_sim.analysis.settlement import settle
+from baccarat_sim.cli.rtp import main
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.model.rules import load_rules, parse_rules
 
 SHEETS = Path(__file__).resolve().parents[2] / "shared" / "rulesheets"
 SHEET_SETS = ["live-8deck-side-bets", "classic-6deck", "rng-6deck-single-hand", "live-8deck-dragon-tiger",

@@ -16,10 +16,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from baccarat_sim.exact import exact_histogram
-from baccarat_sim.rtp import DEFAULT_ROUNDS, EXIT_CHECK_FAILED, EXIT_USAGE, build_parser, main, parse_rounds
-from baccarat_sim.rules import load_rules
-from baccarat_sim.settle import settle
+from baccarat_sim.analysis.settlement import settle
+from baccarat_sim.cli.common import EXIT_CHECK_FAILED, EXIT_USAGE, parse_rounds
+from baccarat_sim.cli.rtp import DEFAULT_ROUNDS, build_parser, main
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.model.rules import load_rules
 
 from .cli_helpers import cli, rules_text
 
@@ -150,10 +151,10 @@ def test_check_fails_on_a_wrong_stated_rtp(capsys, tmp_path):
 def test_check_fails_when_monte_carlo_and_exact_disagree():
     # A real disagreement, not a mock: Monte Carlo rounds dealt from a shoe without its tens and faces, settled
     # against the exact figures of the full shoe. Ties are then far more common: |z| is huge for the Tie bet.
-    from baccarat_sim.exact import as_shoe
-    from baccarat_sim.report import build_report
-    from baccarat_sim.rtp import check_failures
-    from baccarat_sim.simulate import simulate
+    from baccarat_sim.cli.rtp import check_failures
+    from baccarat_sim.engines.simulation import simulate
+    from baccarat_sim.model.shoe import as_shoe
+    from baccarat_sim.report.run_report import build_report
 
     rules = load_rules("default")
     shoe = as_shoe(8)
@@ -253,7 +254,7 @@ def test_help_is_fast_and_lists_every_option():
 
 
 def test_parsing_imports_no_heavy_module():
-    code = ("import sys; from baccarat_sim.rtp import build_parser; "
+    code = ("import sys; from baccarat_sim.cli.rtp import build_parser; "
             "build_parser().parse_args(['--rounds', '1e9', '--seed', '1', '--check']); "
             "print(sorted(m for m in ('numba', 'numpy', 'pandas', 'matplotlib', 'tqdm') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=True)

@@ -8,10 +8,11 @@ import sys
 import numpy as np
 import pytest
 
-from baccarat_sim.exact import exact_histogram, remove_cards
-from baccarat_sim.outcomes import OutcomeHistogram
-from baccarat_sim.rules import parse_rules
-from baccarat_sim.settle import settle
+from baccarat_sim.analysis.settlement import settle
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.model.histogram import OutcomeHistogram
+from baccarat_sim.model.rules import parse_rules
+from baccarat_sim.model.shoe import remove_cards
 
 from .cli_helpers import cli, rules_text
 

@@ -5,9 +5,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from baccarat_sim.conditions import FEATURES, ConditionError, evaluate, feature_table, possible_codes
-from baccarat_sim.exact import exact_histogram
-from baccarat_sim.outcomes import N_CODES, decode, encode
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.errors import ConditionError
+from baccarat_sim.model.codes import N_CODES, decode, encode
+from baccarat_sim.model.conditions import FEATURES, evaluate, feature_table, possible_codes
 
 GRID = decode(np.arange(N_CODES))
 PS, BS = GRID["player_score"], GRID["banker_score"]

@@ -13,16 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from baccarat_sim.counting import (
-    InvalidStrategy,
-    available_strategies,
-    count_simulation,
-    load_strategy,
-    parse_strategy,
-)
-from baccarat_sim.eor import derive_tags, effect_of_removal
-from baccarat_sim.rules import CutCard, load_rules, parse_rules
-from baccarat_sim.simulate import simulate
+from baccarat_sim.analysis.counting import count_simulation
+from baccarat_sim.analysis.eor import derive_tags, effect_of_removal
+from baccarat_sim.engines.simulation import simulate
+from baccarat_sim.errors import InvalidStrategy
+from baccarat_sim.model.rules import CutCard, load_rules, parse_rules
+from baccarat_sim.model.strategy import available_strategies, load_strategy, parse_strategy
+from baccarat_sim.report.counting import count_dict, count_frame, count_markdown, count_text
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +34,7 @@ def z(value, reference, se):
 
 def test_lucky6_level1_count_matches_wizard_of_odds(wizard_rules):
     result = count_simulation(wizard_rules, load_strategy("lucky6-wizard-level1"), 40_000, seed=2024)
-    row = result.table.iloc[0]
+    row = count_frame(result).iloc[0]
     assert row["rounds_per_shoe"] == pytest.approx(80.1, abs=0.05)
     checks = {
         "bet frequency": z(row["bet_share"], 0.0309, row["bet_share_se"]),
@@ -52,7 +49,7 @@ def test_lucky6_level1_count_matches_wizard_of_odds(wizard_rules):
 @pytest.mark.slow
 def test_lucky6_level2_count_matches_wizard_of_odds(wizard_rules):
     result = count_simulation(wizard_rules, load_strategy("lucky6-wizard-level2"), 200_000, seed=2024)
-    row = result.table.iloc[0]
+    row = count_frame(result).iloc[0]
     checks = {
         "bet frequency": z(row["bet_share"], 0.0413, row["bet_share_se"]),
         "exact edge per bet": z(row["exact_advantage_per_bet"], 0.0700, row["exact_advantage_se"]),
@@ -90,9 +87,9 @@ def test_results_do_not_depend_on_threads(side_bets):
     strategy = parse_strategy(MIXED_STRATEGY)
     one = count_simulation(side_bets, strategy, 70, seed=99, threads=1)
     two = count_simulation(side_bets, strategy, 70, seed=99, threads=2)
-    pd.testing.assert_frame_equal(one.table, two.table, check_exact=True)
+    pd.testing.assert_frame_equal(count_frame(one), count_frame(two), check_exact=True)
     other = count_simulation(side_bets, strategy, 70, seed=100, threads=2)
-    assert not one.table["units_per_shoe"].equals(other.table["units_per_shoe"])
+    assert not count_frame(one)["units_per_shoe"].equals(count_frame(other)["units_per_shoe"])
 
 
 def test_rule_set_scenario_deals_the_monte_carlo_engines_rounds(side_bets):
@@ -102,15 +99,15 @@ def test_rule_set_scenario_deals_the_monte_carlo_engines_rounds(side_bets):
     # Same seed, same blocks of 16 shoes: the very same rounds as the Monte Carlo engine, moved cut card or not.
     assert np.array_equal(result.codes, hist.counts)
     alone = count_simulation(side_bets, flat, hist.shoes, seed=5, cut_cards=[])
-    first = result.table[result.table["cut_card_from_end"] == "14"].reset_index(drop=True)
-    pd.testing.assert_frame_equal(first, alone.table, check_exact=True)
+    first = count_frame(result)[count_frame(result)["cut_card_from_end"] == "14"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(first, count_frame(alone), check_exact=True)
 
 
 def test_flat_betting_reproduces_the_house_edge(side_bets):
     flat = parse_strategy('schema_version = 1\nid = "flat"\n[[bets]]\nid = "*"\nplay = "always"')
     result = count_simulation(side_bets.with_bets(["banker", "tie", "player_pair", "lucky_six", "player_bonus"]),
                               flat, 1_000, seed=11)
-    every_round = result.table[result.table["variant"] == "all rounds"]
+    every_round = count_frame(result)[count_frame(result)["variant"] == "all rounds"]
     for _, row in every_round.iterrows():
         assert row["bet_share"] == 1.0
         assert abs(z(row["advantage_per_bet"], row["ev_off_the_top"], row["advantage_se"])) < 4, row["bet"]
@@ -131,7 +128,7 @@ play = "perfect"
 min_edge = 0.05
 """)
     result = count_simulation(side_bets, strategy, 800, seed=3)
-    rows = result.table.set_index(["bet", "variant"])
+    rows = count_frame(result).set_index(["bet", "variant"])
     lucky = rows.loc[("lucky_six", "all rounds")]
     pairs = rows.loc[("any_pair", "all rounds")]
     assert lucky["bets"] > 0 and lucky["exact_advantage_per_bet"] > 0
@@ -143,7 +140,7 @@ min_edge = 0.05
 def test_max_round_availability_and_moved_cut_cards(side_bets):
     strategy = parse_strategy(MIXED_STRATEGY)
     result = count_simulation(side_bets, strategy, 400, seed=8)
-    t = result.table
+    t = count_frame(result)
     pairs = t[t["bet"] == "player_pair"].set_index(["cut_card_from_end", "variant"])
     for cut in ("14", "52", "90-110"):
         capped = pairs.loc[(cut, "rounds 1-60")]
@@ -169,7 +166,7 @@ otherwise = "lose"
 max_round = 1
 """)
     flat = parse_strategy('schema_version = 1\nid = "flat"\n[[bets]]\nid = "tie"\nplay = "always"')
-    capped = count_simulation(rules, flat, 50, seed=1).table.set_index("variant").loc["rounds 1-1"]
+    capped = count_frame(count_simulation(rules, flat, 50, seed=1)).set_index("variant").loc["rounds 1-1"]
     assert capped["offered"] == capped["bets"] == 50
 
 
@@ -179,12 +176,12 @@ def test_derived_count_with_break_even_trigger(side_bets):
     tags = derive_tags(effect_of_removal(side_bets, bets=["lucky_six"]), "lucky_six", level=2)
     assert result.derived["derived"] == tags
     assert result.tags["derived"] == tuple(float(t) for t in tags.tags)
-    assert f"TC >= {tags.break_even_true_count:.4g}" in result.table["play"].iloc[0]
-    doc = result.to_dict()
+    assert f"TC >= {tags.break_even_true_count:.4g}" in count_frame(result)["play"].iloc[0]
+    doc = count_dict(result)
     assert doc["counts"]["derived"]["betting_correlation"] == pytest.approx(tags.betting_correlation)
     assert {"run", "counts", "results"} <= set(doc)
     assert len(doc["results"][0]["units_per_shoe_ci95"]) == 2
-    assert "derived" in result.to_text() and result.to_markdown().startswith("## Counting")
+    assert "derived" in count_text(result) and count_markdown(result).startswith("## Counting")
 
 
 @pytest.mark.parametrize("name, rules_name", [
@@ -196,7 +193,7 @@ def test_derived_count_with_break_even_trigger(side_bets):
 def test_shipped_strategies_run(name, rules_name):
     assert name in available_strategies()
     result = count_simulation(load_rules(rules_name), load_strategy(name), 16, seed=1)
-    assert (result.table["shoes"] == 16).all() and result.run["strategy"] == name
+    assert (count_frame(result)["shoes"] == 16).all() and result.run["strategy"] == name
 
 
 BAD = [
@@ -249,5 +246,5 @@ def test_strategy_and_rule_set_must_fit(side_bets):
     everything = parse_strategy("schema_version = 1\nid = 'x'\n[[bets]]\nid = '*'\nplay = 'perfect'")
     with pytest.raises(InvalidStrategy, match="none of the strategy's bets"):
         count_simulation(mixed, everything, 1, seed=1)  # "*" leaves out what perfect play cannot solve
-    with pytest.raises(InvalidStrategy, match="--count: unknown strategy 'nope'; shipped: "):
+    with pytest.raises(InvalidStrategy, match="strategy: unknown strategy 'nope'; shipped: "):
         load_strategy("nope")

@@ -22,28 +22,23 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from baccarat_sim import load_rules  # noqa: E402
-from baccarat_sim.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
-from baccarat_sim.distributed import (  # noqa: E402
+from baccarat_sim.cli.rtp import EXIT_PARTIAL, main  # noqa: E402
+from baccarat_sim.engines.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
+from baccarat_sim.engines.dask_backend import (  # noqa: E402
     MAX_CHUNKS_PER_TASK,
-    BackendError,
-    _batch_segments,
-    _task_ranges,
     connect,
     guided_task_size,
-    kernel_fingerprint,
     prepare_workers,
-    run_dask,
-    simulate_dask,
+    task_ranges,
 )
-from baccarat_sim.rtp import main  # noqa: E402
-from baccarat_sim.simulate import (  # noqa: E402
-    RunState,
-    add_chunk_result,
-    plan_run,
-    run_chunk,
-    run_chunks,
-    simulate,
-)
+from baccarat_sim.engines.fingerprint import stream_fingerprint  # noqa: E402
+from baccarat_sim.engines.montecarlo import batch_segments  # noqa: E402
+from baccarat_sim.engines.plan import plan_run  # noqa: E402
+from baccarat_sim.engines.simulation import simulate, simulate_dask  # noqa: E402
+from baccarat_sim.engines.state import RunState  # noqa: E402
+from baccarat_sim.errors import BackendError, CheckpointError  # noqa: E402
+
+from .run_helpers import run_chunk, run_chunks, run_dask  # noqa: E402
 
 #: Fresh model: 40 blocks of 2**16 rounds plus one round, so the last block deals a single round and the run
 #: has 21 chunks in 21 batches (chunks of 2 blocks: at least MIN_CHUNKS=32 would need 64 blocks).
@@ -62,11 +57,12 @@ def rules():
 def client(rules):
     # Compile (or load) the worker kernel here first: the workers then load numba's cache instead of
     # compiling side by side on a two-core machine.
-    from baccarat_sim.distributed import _prepare_worker
+    from baccarat_sim.engines.dask_backend import _prepare_worker
 
-    _prepare_worker(kernel_fingerprint())
+    plan = plan_run(rules, FRESH_ROUNDS, seed=7)
+    _prepare_worker(stream_fingerprint(), plan)
     with connect(workers=2, threads_per_worker=1) as client:
-        prepare_workers(client)
+        prepare_workers(client, plan)
         yield client
 
 
@@ -103,18 +99,18 @@ def test_task_ranges_cover_each_undone_chunk_once(rules):
     state.mark_done(10, 2)  # a gap: chunks 3..9 undone, 10 and 11 done ahead
     undone = [c for c in range(plan.n_chunks) if not state.is_done(c)]
     for size in (lambda left: 1, lambda left: 5, lambda left: guided_task_size(left, threads=2)):
-        tasks = list(_task_ranges(plan, state, size, None))
+        tasks = list(task_ranges(plan, state, size, None))
         assert [c for first, n in tasks for c in range(first, first + n)] == undone
-    guided = [n for _, n in _task_ranges(plan, RunState.empty(plan), lambda left: guided_task_size(left, 2), None)]
+    guided = [n for _, n in task_ranges(plan, RunState.empty(plan), lambda left: guided_task_size(left, 2), None)]
     # Big tasks first (a quarter of what each of the 2 threads has left), single chunks at the end.
     assert guided[0] == min(MAX_CHUNKS_PER_TASK, plan.n_chunks // 8) and guided[-3:] == [1, 1, 1]
     assert guided == sorted(guided, reverse=True) and sum(guided) == plan.n_chunks
-    assert sum(n for _, n in _task_ranges(plan, state, lambda left: 3, 5)) == 5
+    assert sum(n for _, n in task_ranges(plan, state, lambda left: 3, 5)) == 5
 
 
 def test_batch_segments_split_a_task_where_batches_change(rules):
     plan = plan_run(rules, 10**9, seed=1)
-    segments = list(_batch_segments(plan, 0, plan.n_chunks))
+    segments = list(batch_segments(plan, 0, plan.n_chunks))
     assert len(segments) == plan.n_batches and sum(n for _, n in segments) == plan.n_chunks
     assert all(plan.batch_of_chunk(f) == plan.batch_of_chunk(f + n - 1) for f, n in segments)
 
@@ -124,10 +120,10 @@ def test_out_of_order_chunks_checkpoint_and_local_resume_equal_one_run(rules, fr
     plan = plan_run(rules, FRESH_ROUNDS, seed=7)
     state = RunState.empty(plan)
     for chunk in (4, 0, 2, 3, 9):  # out of order, leaving chunk 1 and 5..8 undone
-        add_chunk_result(plan, state, chunk, *run_chunk(plan, chunk))
+        state.add(plan, chunk, *run_chunk(plan, chunk))
     assert state.next_chunk == 1 and state.done_ahead == {2, 3, 4, 9}
     with pytest.raises(ValueError, match="twice"):
-        add_chunk_result(plan, state, 3, *run_chunk(plan, 3))
+        state.add(plan, 3, *run_chunk(plan, 3))
     path = tmp_path / "gap.npz"
     save_checkpoint(path, plan, state)
     plan2, state2 = load_checkpoint(path, expect=plan, rules=rules)
@@ -139,21 +135,23 @@ def test_out_of_order_chunks_checkpoint_and_local_resume_equal_one_run(rules, fr
     assert_same(state2.histogram(plan2), fresh_reference)
 
 
-def test_checkpoint_written_before_done_ahead_existed_still_loads(rules, tmp_path):
-    """Local checkpoints of this version written before the field existed have no ``done_ahead``: none is done."""
+def test_a_checkpoint_whose_header_was_edited_is_refused(rules, tmp_path):
+    """A checkpoint holds a checksum of its header and arrays: a field edited by hand is never resumed."""
     plan = plan_run(rules, FRESH_ROUNDS, seed=7)
     state = RunState.empty(plan)
-    add_chunk_result(plan, state, 0, *run_chunk(plan, 0))
-    path = tmp_path / "old.npz"
+    state.add(plan, 0, *run_chunk(plan, 0))
+    path = tmp_path / "edited.npz"
     save_checkpoint(path, plan, state)
+    _, loaded = load_checkpoint(path, expect=plan, rules=rules)
+    assert loaded.next_chunk == 1 and loaded.done_ahead == set()
     with np.load(path) as data:
         arrays = dict(data)
     header = json.loads(str(arrays["header"]))
-    del header["done_ahead"]
+    header["done_ahead"] = [5]  # claims a chunk it never dealt
     arrays["header"] = np.array(json.dumps(header))
     np.savez_compressed(path, **arrays)
-    _, loaded = load_checkpoint(path, expect=plan, rules=rules)
-    assert loaded.next_chunk == 1 and loaded.done_ahead == set()
+    with pytest.raises(CheckpointError, match="checksum does not match"):
+        load_checkpoint(path, expect=plan, rules=rules)
 
 
 # --- on the cluster ------------------------------------------------------------------------------------------
@@ -229,12 +227,12 @@ def test_max_chunks_on_the_cluster_then_finish_locally(rules, client, fresh_refe
 
 def test_worker_of_another_version_is_refused(rules, client, monkeypatch, tmp_path):
     """A worker whose kernel differs would deal another stream: the run must stop, not sum it in."""
-    import baccarat_sim.distributed as backend
+    import baccarat_sim.engines.dask_backend as backend
 
-    monkeypatch.setattr(backend, "kernel_fingerprint", lambda: "0.0.0+another-kernel")
-    with pytest.raises(BackendError, match="another baccarat_sim"):
-        prepare_workers(client)
     plan = plan_run(rules, FRESH_ROUNDS, seed=7)
+    monkeypatch.setattr(backend, "stream_fingerprint", lambda: "0.0.0+another-kernel")
+    with pytest.raises(BackendError, match="another baccarat_sim"):
+        prepare_workers(client, plan)
     state = RunState.empty(plan)
     path = tmp_path / "refused.npz"
     with pytest.raises(BackendError, match="failed on the cluster.*install the same version") as caught:
@@ -300,9 +298,9 @@ def test_without_dask_the_local_backend_runs_and_dask_is_a_one_line_error(tmp_pa
         import sys
         for name in ("dask", "distributed"):
             sys.modules[name] = None  # import now raises ImportError
-        from baccarat_sim.rtp import main
+        from baccarat_sim.cli.rtp import main
         local = main(["--rounds", "1000", "--seed", "1", "--no-files", "--quiet", "--format", "json"])
-        print("STATUS", local, "baccarat_sim.distributed" in sys.modules, file=sys.stderr)
+        print("STATUS", local, "baccarat_sim.engines.dask_backend" in sys.modules, file=sys.stderr)
         sys.exit(main(["--backend", "dask", "--workers", "2", "--rounds", "1000", "--no-files"]))
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT,
@@ -365,7 +363,7 @@ def test_cli_interrupted_cluster_run_resumes_to_the_local_result(client, capsys,
     assert main(common + ["--no-files"]) == 0
     local = json.loads(capsys.readouterr().out)
     cluster = ["--backend", "dask", "--scheduler", client.scheduler.address, "--out", str(tmp_path)]
-    assert main(common + cluster + ["--max-chunks", "5"]) == 0
+    assert main(common + cluster + ["--max-chunks", "5"]) == EXIT_PARTIAL  # a partial result (issue 16)
     partial = json.loads(capsys.readouterr().out)["run"]
     assert not partial["complete"] and partial["chunks_done"] == 5 and partial["checkpoint"]
     assert main(["--resume", "--format", "json", "--quiet", "--no-plots"] + cluster) == 0
@@ -381,6 +379,6 @@ def test_a_cluster_without_workers_is_given_up_with_a_checkpoint(rules, tmp_path
             distributed.Client(cluster, set_as_default=False) as idle:
         plan = plan_run(rules, FRESH_ROUNDS, seed=7)
         state = RunState.empty(plan)
-        with pytest.raises(BackendError, match="no workers for 1 s; 0 of 21 chunks .* continue with --resume"):
+        with pytest.raises(BackendError, match=r"no workers for 1 s; 0 of 21 chunks .*\(resume to continue\)"):
             run_dask(plan, state, idle, checkpoint=path, no_workers_timeout=1.0)
     assert load_checkpoint(path, expect=plan, rules=rules)[1].rounds == 0

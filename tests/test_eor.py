@@ -16,17 +16,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from baccarat_sim.cards import RANK_NAMES
-from baccarat_sim.conditions import feature_table
-from baccarat_sim.eor import (
-    betting_correlation,
-    break_even_true_count,
-    derive_tags,
-    effect_of_removal,
-)
-from baccarat_sim.exact import as_shoe, exact_histogram
-from baccarat_sim.rules import load_rules, parse_rules
-from baccarat_sim.settle import settle_bet
+from baccarat_sim.analysis.eor import betting_correlation, break_even_true_count, derive_tags, effect_of_removal
+from baccarat_sim.analysis.settlement import settle_bet
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.model.cards import RANK_NAMES
+from baccarat_sim.model.conditions import feature_table
+from baccarat_sim.model.rules import load_rules, parse_rules
+from baccarat_sim.model.shoe import as_shoe
+from baccarat_sim.report.eor import eor_dict, eor_table, tag_lines
 
 
 @pytest.fixture(scope="module")
@@ -182,12 +179,18 @@ def test_pair_bets_have_no_linear_count_in_a_full_shoe(variants):
 
 
 def test_tables_and_json(variants):
-    table = variants.table()
-    assert list(table.index) == [str(v) for v in range(10)] and list(table.columns) == list(variants.bet_ids)
+    # Issue 16: the table and the tag lines name and order the card values alike: A..9, then T.
+    table = eor_table(variants)
+    assert list(table.index) == ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T"]
+    assert list(table.columns) == list(variants.bet_ids)
     assert table.loc["6", "lucky_six_12_23"] == pytest.approx(-0.005386, abs=5e-7)
-    by_rank = variants.table(by="rank")
+    assert table.loc["T", "player"] == pytest.approx(float(variants.by_value["player"][0]))
+    by_rank = eor_table(variants, by="rank")
     assert list(by_rank.index) == list(RANK_NAMES)
-    doc = variants.to_dict()
-    assert set(doc["bets"]["player"]["eor"]) == {str(v) for v in range(10)}
+    doc = eor_dict(variants)
+    assert set(doc["bets"]["player"]["eor"]) == {str(v) for v in range(10)}  # the JSON keeps point values 0-9
+    for line in tag_lines(variants):
+        if "level" in line and " A" in line:
+            assert line.split("level")[1].split(":", 1)[1].split()[0].startswith("A")
     with pytest.raises(ValueError, match="by: must be value or rank"):
-        variants.table(by="suit")
+        derive_tags(variants, "player", by="suit")

@@ -11,7 +11,7 @@ Two independent references are used:
   6 decks: Banker 1.0558%, Player 1.2374%, Tie 14.4382%).
 
 * **Brute force.** :func:`brute_force_counts` below, written from the rule text
-  and sharing no code with ``baccarat_sim._exact_kernel``. It enumerates *every
+  and sharing no code with ``baccarat_sim.kernels.exact``. It enumerates *every
   card sequence*, meaning: every ordered sequence of the physical cards that the
   round actually deals (Player 1, Banker 1, Player 2, Banker 2, then the third
   cards in the order dealt), each card told apart from every other card in the
@@ -35,11 +35,12 @@ import numba
 import numpy as np
 import pytest
 
-from baccarat_sim import _exact_kernel
-from baccarat_sim.exact import MAX_CARDS, as_shoe, exact_histogram, remove_cards
-from baccarat_sim.outcomes import N_CODES
-from baccarat_sim.rules import load_rules
-from baccarat_sim.settle import settle
+from baccarat_sim.analysis.settlement import settle
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.kernels import exact as _exact_kernel
+from baccarat_sim.model.codes import N_CODES
+from baccarat_sim.model.rules import load_rules
+from baccarat_sim.model.shoe import MAX_CARDS, as_shoe, remove_cards
 
 # --------------------------------------------------------------------------- the reference
 
@@ -504,14 +505,19 @@ def test_remove_cards_does_not_touch_its_input():
 
 
 def test_remove_cards_errors():
-    with pytest.raises(ValueError, match="no card left to remove"):
+    # Issue 16: the user's card names, and the deck count, in every message.
+    with pytest.raises(ValueError, match="remove: no Qh left to remove: 1 deck has 1$"):
         remove_cards(1, "Qh,Qh")
-    with pytest.raises(ValueError, match="no card left to remove"):
+    with pytest.raises(ValueError, match="remove: no card worth 9 left to remove: 1 deck has 4$"):
         remove_cards(1, "9,9,9,9,9")
-    with pytest.raises(ValueError, match="shoe: must hold 6"):
+    with pytest.raises(ValueError, match="remove: no K left to remove: 1 deck has 4$"):
+        remove_cards(1, "K,K,K,K,K")
+    with pytest.raises(ValueError, match="remove: removing 1 cards leaves 5; a round needs 6"):
         remove_cards(_shoe({0: [2, 2, 2, 0]}), "A")
-    with pytest.raises(ValueError, match="cards: cannot read"):
+    with pytest.raises(ValueError, match="remove: cannot read 'X'"):
         remove_cards(8, "6,X")
+    with pytest.raises(ValueError, match="remove: empty item"):
+        remove_cards(8, "6,,7")
 
 
 def test_removing_a_card_moves_the_edge_the_published_way():
@@ -532,12 +538,12 @@ def test_removing_a_card_moves_the_edge_the_published_way():
         (0, "decks: must be a whole number from 1 to 16"),
         (17, "decks: must be a whole number from 1 to 16"),
         (np.ones(13, np.int64), r"shape \(13, 4\)"),
-        (np.ones((13, 4)), "must be integer counts"),
-        (np.ones((4, 13), np.int64), "must be integer counts"),
+        (np.ones((13, 4)), "integer counts of shape"),
+        (np.ones((4, 13), np.int64), "integer counts of shape"),
         (-np.ones((13, 4), np.int64), "must be >= 0"),
         (_shoe({0: [1, 1, 1, 1], 1: [1, 0, 0, 0]}), "must hold 6"),
         (np.full((13, 4), 28, np.int64), "must hold 6"),
-        (True, "must be integer counts"),
+        (True, "integer counts of shape"),
     ],
 )
 def test_as_shoe_errors(shoe, message):

@@ -6,11 +6,18 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from baccarat_sim import _fast_kernel as fk
-from baccarat_sim.exact import as_shoe, exact_histogram
-from baccarat_sim.fast import FastSolver, first_card_histogram, pair_histogram, value_counts, value_histogram
-from baccarat_sim.rules import available_rules, load_rules, parse_rules
-from baccarat_sim.settle import settle
+from baccarat_sim.analysis.settlement import settle
+from baccarat_sim.engines.composition import (
+    FastSolver,
+    first_card_histogram,
+    pair_histogram,
+    value_counts,
+    value_histogram,
+)
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.kernels import composition as fk
+from baccarat_sim.model.rules import available_rules, load_rules, parse_rules
+from baccarat_sim.model.shoe import as_shoe
 
 
 def depleted(seed, keep):
@@ -131,7 +138,7 @@ def test_numerators_beyond_64_bits_keep_an_exact_sign(keep):
 
 
 def test_coefficient_rows_are_multinomials():
-    from baccarat_sim.fast import _coefficients
+    from baccarat_sim.engines.composition import _coefficients
 
     table = _coefficients()
     multiplicity = [math.factorial(6) // math.prod(math.factorial(list(m).count(v)) for v in set(m))

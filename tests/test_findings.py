@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 
-from baccarat_sim.findings import main
+from baccarat_sim.cli.findings import main
 
 
 def test_findings_page_for_two_rule_sets(tmp_path):

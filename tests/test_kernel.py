@@ -1,8 +1,8 @@
 """The numba dealing kernel against the plain-Python reference dealer, on hand-built rounds and shoes.
 
-Three implementations meet here: the compiled kernel (:mod:`baccarat_sim._kernel`), the same source run
+Three implementations meet here: the compiled kernel (:mod:`baccarat_sim.kernels.dealing`), the same source run
 as plain Python (``py_func``, and a subprocess with ``NUMBA_DISABLE_JIT=1`` for whole blocks), and the
-reference dealer (:mod:`baccarat_sim.reference`), written independently from the rule sheets. The banker
+reference dealer (:mod:`tests.reference_dealer`), written independently from the rule sheets. The banker
 table is transcribed again here from ``shared/rulesheets/live-8deck-side-bets.txt`` ("Third Card Rules").
 """
 
@@ -19,10 +19,15 @@ import numba
 import numpy as np
 import pytest
 
-from baccarat_sim import _kernel as K
-from baccarat_sim import load_rules, reference
-from baccarat_sim.outcomes import N_CODES, decode
-from baccarat_sim.simulate import canonical_cards, plan_run
+from baccarat_sim import load_rules
+from baccarat_sim.engines.plan import plan_run
+from baccarat_sim.kernels import dealing as K
+from baccarat_sim.kernels import mc as MC
+from baccarat_sim.kernels import rng as RNG
+from baccarat_sim.model.codes import N_CODES, decode
+from baccarat_sim.model.shoe import canonical_cards
+
+from . import reference_dealer as reference
 
 RANKS = {"A": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6, "8": 7, "9": 8, "10": 9, "J": 10, "Q": 11, "K": 12}
 SUITS = {"s": 0, "h": 1, "d": 2, "c": 3}
@@ -264,7 +269,7 @@ def test_fixed_burn_skips_the_turned_card_rule():
 
 @numba.njit(cache=True)
 def _positions_histogram(n_cards, draws, seed):
-    state = K.block_state(np.uint64(seed), 0)
+    state = RNG.block_state(np.uint64(seed), 0)
     counts = np.zeros(n_cards ** 2, np.int64)
     repeats = 0
     for _ in range(draws):
@@ -279,7 +284,7 @@ def _positions_histogram(n_cards, draws, seed):
 @numba.njit(cache=True)
 def _six_of_seven(draws, seed):
     """Histogram of the ordered 6-sample of 7 positions (5040 cells), by its left-out position and order."""
-    state = K.block_state(np.uint64(seed), 0)
+    state = RNG.block_state(np.uint64(seed), 0)
     counts = np.zeros(7 ** 6, np.int64)
     for _ in range(draws):
         j0, j1, j2, j3, j4, j5, state = K.fresh_positions(7, state)
@@ -289,7 +294,7 @@ def _six_of_seven(draws, seed):
 
 @numba.njit(cache=True)
 def _prefix_histogram(n_cards, m, draws, seed):
-    state = K.block_state(np.uint64(seed), 0)
+    state = RNG.block_state(np.uint64(seed), 0)
     cards = np.arange(n_cards).astype(np.int32)
     counts = np.zeros(n_cards ** 2, np.int64)
     for _ in range(draws):
@@ -351,7 +356,7 @@ def test_shuffle_prefix_is_uniform(n_cards, m):
 @numba.njit(cache=True)
 def _shoe_by_shoe(canonical, seed, block, units, params, rows):
     """A dealt block from the primitives: one start_shoe and one deal_through per shoe, in code order."""
-    state = K.block_state(seed, block)
+    state = RNG.block_state(seed, block)
     cards = K.encode_shoe(canonical)
     counts = np.zeros((rows, N_CODES), np.int64)
     rounds = 0
@@ -369,10 +374,10 @@ def test_block_paths_equal_dealing_shoe_by_shoe(rows):
     seed, block, units = np.uint64(77), 5, 70  # 70 shoes: two full groups of 32 and a part
     expected, expected_rounds = _shoe_by_shoe(canonical, seed, block, units, params, rows)
     direct = np.zeros((rows, N_CODES), np.int64)
-    assert K.deal_block(canonical, K.MODEL_DEALT, seed, block, units, params, direct) == (expected_rounds, units)
+    assert MC.deal_block(canonical, MC.MODEL_DEALT, seed, block, units, params, direct) == (expected_rounds, units)
     np.testing.assert_array_equal(direct, expected)
     lanes, totals = np.zeros((1, rows, N_CODES), np.int64), np.zeros((1, 2), np.int64)
-    K.deal_blocks(canonical, K.MODEL_DEALT, seed, block, 1, units, units, block + 1, params, lanes, totals)
+    MC.deal_blocks(canonical, MC.MODEL_DEALT, seed, block, 1, units, units, block + 1, params, lanes, totals)
     np.testing.assert_array_equal(lanes[0], expected)
     assert totals[0].tolist() == [expected_rounds, units]
 
@@ -383,17 +388,17 @@ _UNCOMPILED = textwrap.dedent("""
     import json, sys, warnings
     import numpy as np
     warnings.simplefilter("ignore")  # uint64 wrap-around in plain numpy
-    from baccarat_sim import _kernel as K
+    from baccarat_sim.kernels import mc as MC
     canonical, params, seed, block = np.array(json.loads(sys.argv[1]), np.uint8), np.array(json.loads(sys.argv[2])), \
         np.uint64(int(sys.argv[3])), int(sys.argv[4])
     out = {}
     for name, model, units, rows in (("fresh", 0, 300, 1), ("dealt", 1, 3, 1), ("dealt_rows", 1, 3, 14)):
         counts = np.zeros((rows, 14400), np.int64)
-        rounds, shoes = K.deal_block(canonical, model, seed, block, units, params, counts)
+        rounds, shoes = MC.deal_block(canonical, model, seed, block, units, params, counts)
         out[name] = [int(rounds), int(shoes), counts.nonzero()[0].tolist(), counts.nonzero()[1].tolist(),
                      counts[counts.nonzero()].tolist()]
     lane_counts, lane_totals = np.zeros((2, 14, 14400), np.int64), np.zeros((2, 2), np.int64)
-    K.deal_blocks(canonical, 1, seed, block, 3, 2, 1, block + 3, params, lane_counts, lane_totals)
+    MC.deal_blocks(canonical, 1, seed, block, 3, 2, 1, block + 3, params, lane_counts, lane_totals)
     out["lanes"] = [lane_totals.tolist(), lane_counts.sum(axis=0).nonzero()[1].tolist()]
     print(json.dumps(out))
 """)
@@ -412,9 +417,9 @@ def test_compiled_kernel_equals_the_same_source_run_as_python():
     uncompiled = json.loads(result.stdout)
     for name, model, units, rows in (("fresh", 0, 300, 1), ("dealt", 1, 3, 1), ("dealt_rows", 1, 3, 14)):
         counts = np.zeros((rows, N_CODES), np.int64)
-        rounds, shoes = K.deal_block(canonical, model, np.uint64(seed), block, units, params, counts)
+        rounds, shoes = MC.deal_block(canonical, model, np.uint64(seed), block, units, params, counts)
         nz = counts.nonzero()
         assert [int(rounds), int(shoes), nz[0].tolist(), nz[1].tolist(), counts[nz].tolist()] == uncompiled[name]
     lane_counts, lane_totals = np.zeros((2, 14, N_CODES), np.int64), np.zeros((2, 2), np.int64)
-    K.deal_blocks(canonical, 1, np.uint64(seed), block, 3, 2, 1, block + 3, params, lane_counts, lane_totals)
+    MC.deal_blocks(canonical, 1, np.uint64(seed), block, 3, 2, 1, block + 3, params, lane_counts, lane_totals)
     assert [lane_totals.tolist(), lane_counts.sum(axis=0).nonzero()[1].tolist()] == uncompiled["lanes"]

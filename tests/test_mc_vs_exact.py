@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from baccarat_sim import exact_histogram, load_rules, simulate
-from baccarat_sim.outcomes import OutcomeHistogram
-from baccarat_sim.rules import available_rules
-from baccarat_sim.settle import net_vector, settle_bet
-from baccarat_sim.stats import chi_square, estimate
+from baccarat_sim.analysis.settlement import net_vector, settle_bet
+from baccarat_sim.analysis.stats import chi_square, estimate
+from baccarat_sim.model.histogram import OutcomeHistogram
+from baccarat_sim.model.rules import available_rules
 
 SEED = 1234
 ROUNDS = 10_000_000

@@ -6,7 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from baccarat_sim.outcomes import FIELDS, N_CODES, OutcomeHistogram, decode, encode, field_grid
+from baccarat_sim.model.codes import FIELDS, N_CODES, decode, encode, field_grid
+from baccarat_sim.model.histogram import OutcomeHistogram
 
 SIZES = dict(FIELDS)
 NAMES = [name for name, _ in FIELDS]

@@ -9,13 +9,13 @@ import pandas as pd
 import pytest
 
 from baccarat_sim import __version__
-from baccarat_sim.conditions import evaluate
-from baccarat_sim.exact import exact_histogram
-from baccarat_sim.outcomes import OutcomeHistogram
-from baccarat_sim.report import build_report
-from baccarat_sim.rtp import main
-from baccarat_sim.rules import load_rules, parse_rules
-from baccarat_sim.settle import settle
+from baccarat_sim.analysis.settlement import settle
+from baccarat_sim.cli.rtp import main
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.model.conditions import evaluate
+from baccarat_sim.model.histogram import OutcomeHistogram
+from baccarat_sim.model.rules import load_rules, parse_rules
+from baccarat_sim.report.run_report import build_report
 
 from .cli_helpers import rules_text
 

@@ -8,13 +8,13 @@ from matplotlib.collections import PolyCollection
 from matplotlib.container import BarContainer, ErrorbarContainer
 from matplotlib.figure import Figure
 
-from baccarat_sim import plots
-from baccarat_sim.exact import exact_histogram
-from baccarat_sim.report import build_report
-from baccarat_sim.rules import load_rules, parse_rules
-from baccarat_sim.settle import net_vector
-from baccarat_sim.simulate import simulate
-from baccarat_sim.stats import estimate
+from baccarat_sim.analysis.settlement import net_vector
+from baccarat_sim.analysis.stats import estimate
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.engines.simulation import simulate
+from baccarat_sim.model.rules import load_rules, parse_rules
+from baccarat_sim.report import plots
+from baccarat_sim.report.run_report import build_report
 
 from .cli_helpers import rules_text
 

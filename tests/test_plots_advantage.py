@@ -4,10 +4,13 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from baccarat_sim.counting import count_simulation, parse_strategy
-from baccarat_sim.eor import effect_of_removal
-from baccarat_sim.plots import count_figure, eor_figure, plot_count, plot_eor
-from baccarat_sim.rules import load_rules
+from baccarat_sim.analysis.counting import count_simulation
+from baccarat_sim.analysis.eor import effect_of_removal
+from baccarat_sim.model.rules import load_rules
+from baccarat_sim.model.strategy import parse_strategy
+from baccarat_sim.report.counting import count_frame
+from baccarat_sim.report.eor import eor_table
+from baccarat_sim.report.plots import count_figure, eor_figure, plot_count, plot_eor
 
 
 @pytest.fixture(scope="module")
@@ -20,8 +23,8 @@ def test_plot_eor_bars_are_the_effects_in_percent(eor):
     artists = plot_eor(eor, bets=["player", "tie"], ax=ax)
     assert sorted(artists) == ["player", "tie"]
     heights = [bar.get_height() for bar in artists["tie"]]
-    assert heights == pytest.approx(100 * eor.table()["tie"].to_numpy())
-    assert [t.get_text() for t in ax.get_xticklabels()] == [str(v) for v in range(10)]
+    assert heights == pytest.approx(100 * eor_table(eor)["tie"].to_numpy())
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T"]
 
 
 def test_plot_eor_by_rank_and_a_bet_no_card_moves(eor):
@@ -44,8 +47,9 @@ def test_count_plot_rows_and_intervals():
     result = count_simulation(rules, strategy, 64, seed=2)
     ax = Figure().add_subplot()
     artists = plot_count(result, ax=ax)
-    assert list(artists) == list(dict.fromkeys(result.table["scenario"]))
-    first = result.table[result.table["scenario"] == list(artists)[0]]
+    table = count_frame(result)
+    assert list(artists) == list(dict.fromkeys(table["scenario"]))
+    first = table[table["scenario"] == list(artists)[0]]
     x, _ = artists[list(artists)[0]].lines[0].get_data()
     assert np.allclose(x, first["units_per_shoe"])
     rows = dict(zip(ax.get_yticks(), (t.get_text() for t in ax.get_yticklabels())))

@@ -3,7 +3,7 @@
 The reference numbers are exact: the fresh-shoe histogram of the exact engine
 (itself pinned to the Wizard of Odds baccarat figures in ``test_exact.py`` and
 ``test_published_edges.py``), the theorem that a round every shoe reaches is
-distributed as a fresh round (module docstring of ``baccarat_sim.positions``),
+distributed as a fresh round (module docstring of ``baccarat_sim.analysis.positions``),
 and, for a one-deck shoe, an independent exact calculation over the shoe
 compositions the first rounds leave (:class:`PointOracle` below).
 """
@@ -20,23 +20,25 @@ from matplotlib.container import BarContainer, ErrorbarContainer
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from baccarat_sim import plots
-from baccarat_sim.cards import BANKER_DRAWS, PLAYER_DRAWS, RANK_POINTS
-from baccarat_sim.conditions import evaluate
-from baccarat_sim.exact import exact_histogram
-from baccarat_sim.positions import (
+from baccarat_sim.analysis.positions import (
     MIN_LINE_HITS,
     MIN_ROUNDS,
     analyze_positions,
     cut_card_sweep,
-    parse_cut_sweep,
     rounds_in_every_shoe,
     rounds_per_shoe,
 )
-from baccarat_sim.report import build_report
-from baccarat_sim.rules import CutCard, parse_rules
-from baccarat_sim.settle import net_vector
-from baccarat_sim.simulate import simulate
+from baccarat_sim.analysis.settlement import net_vector
+from baccarat_sim.cli.rtp import parse_cut_sweep
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.engines.simulation import simulate
+from baccarat_sim.model.cards import RANK_POINTS
+from baccarat_sim.model.conditions import evaluate
+from baccarat_sim.model.rules import CutCard, parse_rules
+from baccarat_sim.model.tableau import BANKER_DRAWS, PLAYER_DRAWS
+from baccarat_sim.report import plots
+from baccarat_sim.report.positions import capped_frame, rounds_per_shoe_frame, sweep_dict, sweep_frame, sweep_table
+from baccarat_sim.report.run_report import build_report
 
 from .cli_helpers import cli
 
@@ -168,7 +170,7 @@ def test_position_rows_sum_exactly_to_the_histogram():
     per_shoe = rounds_per_shoe(one, rules.shoe)
     assert per_shoe.mean == one.rounds / one.shoes
     assert per_shoe.probability.sum() == pytest.approx(1.0, abs=1e-12)
-    assert per_shoe.to_frame()["shoes"].sum() == one.shoes
+    assert rounds_per_shoe_frame(per_shoe)["shoes"].sum() == one.shoes
     assert per_shoe.least >= per_shoe.always == 66
     assert per_shoe.quantile(0.05) <= per_shoe.quantile(0.5) <= per_shoe.quantile(0.95) <= per_shoe.most
     k = np.arange(1, len(per_shoe.reaching) + 1)
@@ -221,7 +223,7 @@ def test_max_round_availability_within_the_rounds_every_shoe_deals_is_the_fresh_
     # The sheet's caps (50, 60) lie within rounds 1-66: the RTP a player faces under the cap is exactly the
     # fresh-shoe RTP, and the Monte Carlo figure agrees within its CI.
     rules, exact, analysis = eight_deck
-    frame = analysis.capped_frame().set_index("bet")
+    frame = capped_frame(analysis).set_index("bet")
     assert list(frame.index) == ["player_pair", "player_natural", "banker_natural", "lucky_six"]
     for bet_id, row in frame.iterrows():
         b = analysis.bets[bet_id]
@@ -243,7 +245,7 @@ class PointOracle:
     """Exact per-round RTP of bets that depend on point values only, over shoe compositions by point value.
 
     Independent of both engines: it enumerates all 10**6 ordered six-point
-    sequences once, applies the tableau from :mod:`baccarat_sim.cards`, and
+    sequences once, applies the tableau from :mod:`baccarat_sim.model.cards`, and
     weights a sequence by the falling factorials of the composition it is
     drawn from. A round from composition ``c`` has outcome probabilities
     ``sum over 6-point multisets M of (orderings of M giving the outcome) * ff(c, M) / (N)_6``;
@@ -441,7 +443,7 @@ def test_parse_cut_sweep():
         ("cut=400", "no room"),
         ("cut=0.99", "no room"),
     ]:
-        with pytest.raises(ValueError, match=message):
+        with pytest.raises(ValueError, match="sweep: .*" + message):
             parse_cut_sweep(text, rules)
 
 
@@ -451,13 +453,13 @@ def test_cut_card_sweep_table_and_plot():
     seen = []
     sweep = cut_card_sweep(rules, cuts, 60_000, seed=9, threads=1, on_run=lambda cut, a: seen.append(cut))
     assert seen == cuts and sweep.seed == 9
-    frame = sweep.frame()
+    frame = sweep_frame(sweep)
     assert len(frame) == len(cuts) * len(rules.bets)
     per_shoe = frame.groupby("cut")["rounds_per_shoe"].first()
     assert per_shoe["14"] > per_shoe["26"] + 2  # a cut card twelve cards deeper leaves two more rounds or so
-    shown = sweep.display_table()
+    shown = sweep_table(sweep)
     assert list(shown.columns) == ["bet", "cut 14", "cut 26", "fresh exact"]
-    document = sweep.to_dict()
+    document = sweep_dict(sweep)
     assert [c["cut_from_end"] for c in document["cuts"]] == [[14, 14], [26, 26]]
     assert {b["id"] for b in document["cuts"][0]["bets"]} == {"player", "banker", "tie"}
     artists = plots.plot_cut_sweep(sweep, ax=Figure().add_subplot())

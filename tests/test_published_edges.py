@@ -51,9 +51,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from baccarat_sim.exact import exact_histogram
-from baccarat_sim.rules import available_rules, load_rules
-from baccarat_sim.settle import breakdown, settle_bet
+from baccarat_sim.analysis.settlement import settle_bet
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.model.rules import available_rules, load_rules
+from baccarat_sim.report.tables import breakdown
 
 TOTAL_8 = 416 * 415 * 414 * 413 * 412 * 411
 

@@ -6,13 +6,16 @@ import json
 
 import pytest
 
-from baccarat_sim._progress import _NoOpBar, get_progress_bar
-from baccarat_sim.exact import exact_histogram
-from baccarat_sim.report import build_report
-from baccarat_sim.rules import load_rules, parse_rules
-from baccarat_sim.simulate import RunState, plan_run, run_chunks, simulate
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.engines.plan import plan_run
+from baccarat_sim.engines.simulation import simulate
+from baccarat_sim.engines.state import RunState
+from baccarat_sim.model.rules import load_rules, parse_rules
+from baccarat_sim.report.progress import _NoOpBar, progress_bar
+from baccarat_sim.report.run_report import build_report
 
 from .cli_helpers import rules_text
+from .run_helpers import run_chunks
 
 
 @pytest.fixture(scope="module")
@@ -97,9 +100,9 @@ def test_markdown_table_is_well_formed(mc_report):
 
 
 def test_progress_bar_off_and_auto():
-    assert isinstance(get_progress_bar(False, 100), _NoOpBar)
+    assert isinstance(progress_bar(False, 100), _NoOpBar)
     # Under pytest stderr is captured, not a terminal: "auto" shows nothing.
-    bar = get_progress_bar(None, 100, initial=10)
+    bar = progress_bar(None, 100, initial=10)
     assert isinstance(bar, _NoOpBar)
     with bar:
         bar.update(5)
@@ -109,7 +112,8 @@ def test_progress_bar_off_and_auto():
 def test_progress_bar_counts_rounds_per_chunk(capsys):
     rules = load_rules("default")
     plan = plan_run(rules, 300_000, seed=1)
-    run_chunks(plan, RunState.empty(plan), threads=1, progress=True)
+    with progress_bar(True, plan.rounds_requested) as bar:
+        run_chunks(plan, RunState.empty(plan), threads=1, progress=bar)
     err = capsys.readouterr().err
     assert "300k/300k" in err and "round/s" in err
     # One redraw per chunk at most (tqdm may skip some): never per round.

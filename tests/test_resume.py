@@ -19,13 +19,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from baccarat_sim.checkpoint import CheckpointError, load_checkpoint, peek_checkpoint, save_checkpoint
-from baccarat_sim.outcomes import OutcomeHistogram
-from baccarat_sim.rtp import EXIT_INTERRUPTED, EXIT_USAGE, main
-from baccarat_sim.rules import load_rules
-from baccarat_sim.simulate import RunState, plan_run, run_chunks
+from baccarat_sim.cli.common import EXIT_USAGE
+from baccarat_sim.cli.rtp import EXIT_INTERRUPTED, EXIT_PARTIAL, main
+from baccarat_sim.engines.checkpoint import load_checkpoint, peek_checkpoint, save_checkpoint
+from baccarat_sim.engines.plan import plan_run
+from baccarat_sim.engines.state import RunState
+from baccarat_sim.errors import CheckpointError
+from baccarat_sim.model.histogram import OutcomeHistogram
+from baccarat_sim.model.rules import load_rules
+from baccarat_sim.storage.archive import write_archive
 
 from .cli_helpers import cli, rules_text
+from .run_helpers import run_chunks
 
 QUIET = ["--quiet", "--no-plots", "--format", "json"]
 
@@ -55,7 +60,7 @@ def test_half_run_and_resume_equals_one_full_run(capsys, tmp_path, model, rounds
     half_dir = tmp_path / "half"
     # First half on one thread, the rest on every thread: neither the stop nor the threads may change the stream.
     status, out, err = cli(capsys, *common, "--out", half_dir, "--max-chunks", stop_after, "--threads", 1)
-    assert status == 0
+    assert status == EXIT_PARTIAL  # a partial result has its own exit status (issue 16)
     half = json.loads(out)
     checkpoint = half_dir / f"checkpoint-default-{model}-seed20240601.npz"
     assert half["run"]["complete"] is False and checkpoint.exists()
@@ -80,7 +85,7 @@ def test_half_run_and_resume_equals_one_full_run(capsys, tmp_path, model, rounds
 def interrupted(tmp_path_factory):
     """An out directory holding the checkpoint of a run stopped after 2 of 16 chunks."""
     out = tmp_path_factory.mktemp("interrupted")
-    assert main(["--rounds", "1e6", "--seed", "99", "--out", str(out), "--max-chunks", "2", *QUIET]) == 0
+    assert main(["--rounds", "1e6", "--seed", "99", "--out", str(out), "--max-chunks", "2", *QUIET]) == EXIT_PARTIAL
     assert (out / "checkpoint-default-fresh-seed99.npz").exists()
     return out
 
@@ -102,7 +107,7 @@ def _one_line_error(status, err, *words):
 
 def test_resume_takes_seed_and_rounds_from_the_checkpoint(capsys, stopped):
     status, out, err = cli(capsys, "--resume", "--out", stopped, "--max-chunks", "1", *QUIET)
-    assert status == 0
+    assert status == EXIT_PARTIAL
     run = json.loads(out)["run"]
     assert run["seed"] == 99 and run["rounds_requested"] == 1_000_000 and run["chunks_done"] == 3
     assert "resuming seed 99" not in err  # --quiet
@@ -124,7 +129,7 @@ def test_resume_with_another_version_of_the_rule_set_is_refused(capsys, stopped,
     path = tmp_path / "table.toml"
     path.write_text(rules_text())
     assert main(["--rules", str(path), "--rounds", "1e6", "--seed", "1", "--out", str(stopped), "--max-chunks", "1",
-                 *QUIET]) == 0
+                 *QUIET]) == EXIT_PARTIAL
     capsys.readouterr()
     path.write_text(rules_text(tie_pays="9:1"))
     status, _, err = cli(capsys, "--resume", "--rules", path, "--out", stopped, *QUIET)
@@ -140,14 +145,17 @@ def test_resume_with_a_checkpoint_of_another_rule_set_is_refused(capsys, stopped
 
 
 def test_resume_with_a_checkpoint_of_another_version_is_refused(capsys, stopped):
+    # A whole, checksummed checkpoint written by other dealing code (issue 12: the stream's fingerprint, not only
+    # the package version): resuming it would mix two random streams.
     path = stopped / "checkpoint-default-fresh-seed99.npz"
     with np.load(path) as data:
         arrays = dict(data)
     header = json.loads(str(arrays.pop("header")))
-    header["version"] = "0.0.1"
-    np.savez_compressed(path, header=np.array(json.dumps(header)), **arrays)
+    header.pop("format"), header.pop("checksum")
+    header["version"], header["stream"] = "0.0.1", "0.0.1+0123456789abcdef"
+    write_archive(path, "baccarat_sim-checkpoint", header, arrays)
     status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
-    _one_line_error(status, err, "--resume", "baccarat_sim 0.0.1")
+    _one_line_error(status, err, "--resume", "other dealing code", "baccarat_sim 0.0.1", "0123456789abcdef")
 
 
 def test_resume_without_a_checkpoint(capsys, tmp_path):
@@ -160,7 +168,7 @@ def test_resume_without_a_checkpoint(capsys, tmp_path):
 def test_damaged_checkpoint_is_refused(capsys, stopped):
     (stopped / "checkpoint-default-fresh-seed99.npz").write_bytes(b"PK\x03\x04 not really a zip")
     status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
-    _one_line_error(status, err, "--resume", "cannot read checkpoint")
+    _one_line_error(status, err, "--resume", "is damaged or not a baccarat_sim checkpoint")
 
 
 def test_a_new_run_never_touches_another_runs_checkpoint(capsys, stopped):
@@ -178,12 +186,12 @@ def test_a_new_run_never_touches_another_runs_checkpoint(capsys, stopped):
 
 
 def test_resume_chooses_among_unfinished_runs_by_seed(capsys, stopped):
-    assert main(["--rounds", "1e6", "--seed", "5", "--out", str(stopped), "--max-chunks", "1", *QUIET]) == 0
+    assert main(["--rounds", "1e6", "--seed", "5", "--out", str(stopped), "--max-chunks", "1", *QUIET]) == EXIT_PARTIAL
     capsys.readouterr()
     status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
     _one_line_error(status, err, "--resume", "2 unfinished runs", "seed5", "seed99", "--seed")
     status, out, _ = cli(capsys, "--resume", "--seed", "5", "--out", stopped, "--max-chunks", "1", *QUIET)
-    assert status == 0 and json.loads(out)["run"]["seed"] == 5 and json.loads(out)["run"]["chunks_done"] == 2
+    assert status == EXIT_PARTIAL and json.loads(out)["run"]["seed"] == 5 and json.loads(out)["run"]["chunks_done"] == 2
 
 
 def test_checkpoint_round_trip_and_atomic_replace(tmp_path):
@@ -248,5 +256,5 @@ def test_ctrl_c_stops_at_a_chunk_boundary_and_reports(tmp_path):
     # The report's histogram is the checkpoint's.
     assert _histogram(out).rounds == run["rounds"]
     # And it continues from there.
-    assert main(["--resume", "--out", str(out), "--max-chunks", "1", *QUIET]) == 0
+    assert main(["--resume", "--out", str(out), "--max-chunks", "1", *QUIET]) == EXIT_PARTIAL
     assert peek_checkpoint(checkpoint)["next_chunk"] == header["next_chunk"] + 1

@@ -13,7 +13,7 @@ import numba
 import numpy as np
 import pytest
 
-from baccarat_sim import _rng
+from baccarat_sim.kernels import rng as _rng
 
 MASK64 = (1 << 64) - 1
 MASK32 = (1 << 32) - 1

@@ -10,10 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from baccarat_sim.exact import exact_histogram
-from baccarat_sim.rtp import main
-from baccarat_sim.rules import available_rules, load_rules, parse_rules
-from baccarat_sim.settle import breakdown, settle
+from baccarat_sim.analysis.settlement import settle
+from baccarat_sim.cli.rtp import main
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.model.rules import available_rules, load_rules, parse_rules
+from baccarat_sim.report.tables import breakdown
 
 REPO = Path(__file__).resolve().parents[1]
 RULESETS = REPO / "baccarat_sim" / "rulesets"

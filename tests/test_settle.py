@@ -6,20 +6,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from baccarat_sim.exact import exact_histogram
-from baccarat_sim.outcomes import N_CODES, OutcomeHistogram
-from baccarat_sim.rules import Commission, load_rules, parse_rules
-from baccarat_sim.settle import (
-    LimitError,
-    breakdown,
-    check_limits,
-    commission_table,
-    covariance,
-    net_vector,
-    settle,
-    settle_bet,
-    settle_slip,
-)
+from baccarat_sim.analysis.settlement import check_limits, covariance, net_vector, settle, settle_bet, settle_slip
+from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.errors import LimitError
+from baccarat_sim.model.codes import N_CODES
+from baccarat_sim.model.histogram import OutcomeHistogram
+from baccarat_sim.model.rules import Commission, load_rules, parse_rules
+from baccarat_sim.report.tables import breakdown, commission_table
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +59,8 @@ def test_slip_matches_a_per_outcome_brute_force(request, which, stakes):
     assert sum(p for _, p in slip.distribution) == pytest.approx(1.0, rel=1e-15)
     assert slip.total_stake == sum(stakes.values())
     # The variance is the quadratic form of the stakes in the covariance matrix.
-    s = np.array([stakes[b] for b in slip.covariance.index], float)
-    assert s @ slip.covariance.to_numpy() @ s == pytest.approx(slip.sd**2, rel=1e-9)
+    s = np.array([stakes[b] for b in slip.covariance.bet_ids], float)
+    assert s @ slip.covariance.matrix @ s == pytest.approx(slip.sd**2, rel=1e-9)
 
 
 def test_slip_ev_is_exact_and_additive(h8):
@@ -82,8 +75,8 @@ def test_slip_ev_is_exact_and_additive(h8):
 def test_player_and_banker_hedge_each_other(h8):
     rules = load_rules("default")
     cov = covariance(h8, rules)
-    assert cov.loc["player", "banker"] < 0  # opposite sides move against each other
-    assert np.allclose(cov.to_numpy(), cov.to_numpy().T)
+    assert cov("player", "banker") < 0  # opposite sides move against each other
+    assert np.allclose(cov.matrix, cov.matrix.T)
     hedge = settle_slip(h8, rules, {"player": 1, "banker": 1})
     alone = [settle_bet(h8, rules.bet(b), rules).sd for b in ("player", "banker")]
     # Independent bets would give sqrt(0.95^2 + 0.93^2) = 1.3; covariance leaves only the 5% commission.
@@ -103,7 +96,7 @@ def test_single_bet_slip_equals_the_bet(h8):
         assert slip.ev_exact == one.ev_exact
         assert slip.sd == pytest.approx(one.sd, rel=1e-12)
         assert slip.hit_frequency == pytest.approx(one.hit_frequency, rel=1e-12)
-        assert slip.covariance.loc[bet_id, bet_id] == pytest.approx(one.sd**2, rel=1e-12)
+        assert slip.covariance(bet_id, bet_id) == pytest.approx(one.sd**2, rel=1e-12)
 
 
 # --------------------------------------------------------------------------- limits

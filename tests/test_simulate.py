@@ -12,17 +12,15 @@ import math
 import numpy as np
 import pytest
 
-from baccarat_sim import _kernel as K
-from baccarat_sim import exact_histogram, load_rules, reference, simulate
-from baccarat_sim.outcomes import N_CODES, decode
-from baccarat_sim.simulate import (
-    RunState,
-    add_chunk_result,
-    canonical_cards,
-    plan_run,
-    run_chunk,
-    run_chunks,
-)
+from baccarat_sim import exact_histogram, load_rules, simulate
+from baccarat_sim.engines.plan import plan_run
+from baccarat_sim.engines.state import RunState
+from baccarat_sim.kernels import mc as MC
+from baccarat_sim.model.codes import N_CODES, decode
+from baccarat_sim.model.shoe import canonical_cards
+
+from . import reference_dealer as reference
+from .run_helpers import run_chunk, run_chunks
 
 SEED = 20240611
 
@@ -79,18 +77,18 @@ def test_chunking_does_not_change_the_histogram(case):
     backwards = RunState.empty(plan)  # one chunk at a time, as a distributed backend delivers them
     for chunk in reversed(range(plan.n_chunks)):
         counts, rounds_dealt, shoes = run_chunk(plan, chunk)
-        add_chunk_result(plan, backwards, chunk, counts, rounds_dealt, shoes)
+        backwards.add(plan, chunk, counts, rounds_dealt, shoes)
     assert_same(whole, backwards.histogram(plan))
 
 
 def test_serial_and_parallel_block_drivers_agree(dealt_rules):
     plan = plan_run(dealt_rules, 400_000, SEED)
-    args = (canonical_cards(plan.shoe), K.MODEL_DEALT, np.uint64(plan.seed), 0, plan.total_blocks,
+    args = (canonical_cards(plan.shoe), MC.MODEL_DEALT, np.uint64(plan.seed), 0, plan.total_blocks,
             plan.units_per_block, plan.last_units, plan.total_blocks, np.array(plan.shoe_params, np.int64))
     lanes, lane_totals = np.zeros((3, plan.n_positions, N_CODES), np.int64), np.zeros((3, 2), np.int64)
-    K.deal_blocks(*args, lanes, lane_totals)
+    MC.deal_blocks(*args, lanes, lane_totals)
     serial, totals = np.zeros((plan.n_positions, N_CODES), np.int64), np.zeros(2, np.int64)
-    K.deal_blocks_serial(*args, serial, totals)
+    MC.deal_blocks_serial(*args, serial, totals)
     np.testing.assert_array_equal(lanes.sum(axis=0), serial)
     np.testing.assert_array_equal(lane_totals.sum(axis=0), totals)
 
@@ -132,19 +130,19 @@ def test_lane_counters_are_flushed_before_they_overflow(dealt_rules):
     shoe, canonical = np.array(plan.shoe_params, np.int64), canonical_cards(plan.shoe)
     blocks, per_block = 4_200, 16  # 67,200 shoes through one lane: one flush half way
     lanes, totals = np.zeros((1, plan.n_positions, N_CODES), np.int64), np.zeros((1, 2), np.int64)
-    K.deal_blocks(canonical, K.MODEL_DEALT, np.uint64(3), 0, blocks, per_block, per_block, blocks, shoe, lanes,
+    MC.deal_blocks(canonical, MC.MODEL_DEALT, np.uint64(3), 0, blocks, per_block, per_block, blocks, shoe, lanes,
                   totals)
     assert lanes[0, 0].sum() == blocks * per_block > 65_535
     direct = np.zeros((plan.n_positions, N_CODES), np.int64)
     for block in range(blocks):
-        K.deal_block(canonical, K.MODEL_DEALT, np.uint64(3), block, per_block, shoe, direct)
+        MC.deal_block(canonical, MC.MODEL_DEALT, np.uint64(3), block, per_block, shoe, direct)
     np.testing.assert_array_equal(lanes[0], direct)
     # A fresh block bigger than a uint16 counter holds goes through uint32 counters.
     big, big_totals = np.zeros((1, 2, N_CODES), np.int64), np.zeros((1, 2), np.int64)
-    K.deal_blocks(canonical, K.MODEL_FRESH, np.uint64(3), 0, 2, 70_000, 70_000, 2, shoe, big, big_totals)
+    MC.deal_blocks(canonical, MC.MODEL_FRESH, np.uint64(3), 0, 2, 70_000, 70_000, 2, shoe, big, big_totals)
     direct = np.zeros((2, N_CODES), np.int64)
     for block in range(2):
-        K.deal_block(canonical, K.MODEL_FRESH, np.uint64(3), block, 70_000, shoe, direct)
+        MC.deal_block(canonical, MC.MODEL_FRESH, np.uint64(3), block, 70_000, shoe, direct)
     np.testing.assert_array_equal(big[0], direct)
     assert big_totals[0, 0] == 140_000
 

@@ -1,0 +1,394 @@
+"""Card-counting simulations: a strategy played through shoes dealt to the cut card.
+
+The strategy is data (:mod:`baccarat_sim.model.strategy`).
+
+Each bet is reported for every cut-card scenario (the rule set's cut card and
+any moved one, sharing the same shuffles) and, for bets with a "Max Round
+Availability", also withdrawn after that round. The figures: share of rounds
+bet, average advantage per bet placed (measured, with a 95% CI, and the exact
+mean edge of the bets placed), units won per shoe with a 95% CI (shoes are
+independent), units per 100 rounds.
+
+A run is fixed by its seed: block ``b`` of 16 shoes is dealt from the stream
+``(seed, b)`` exactly as the Monte Carlo engine deals it, through the one run
+driver (:mod:`baccarat_sim.engines.counting`), so results do not depend on the
+number of threads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from ..engines.composition import FastSolver
+from ..engines.counting import CountingJob, CountPlan
+from ..engines.driver import RunControl, run
+from ..engines.local import LocalBackend
+from ..engines.plan import normalize_seed, shoe_params, whole_number
+from ..errors import InputError, InvalidStrategy, ShoeError
+from ..kernels.counting import (
+    FLOAT_STATS,
+    INT_STATS,
+    PLAY_ALWAYS,
+    PLAY_PERFECT,
+    PLAY_RUNNING_COUNT,
+    PLAY_TRUE_COUNT,
+    SCENARIO_FLOAT,
+    SCENARIO_INT,
+    VARIANTS,
+)
+from ..model.cards import N_RANKS
+from ..model.codes import N_CODES
+from ..model.rules import Rules
+from ..model.shoe import as_shoe, canonical_cards
+from ..model.strategy import BetPlay, Strategy
+from .eor import derive_tags, effect_of_removal
+from .stats import Z95
+
+__all__ = ["AUX_SALT", "MAX_SHOES", "CountResult", "count_simulation"]
+
+#: Salt of the second stream that places moved cut cards.
+AUX_SALT = 0x6A09E667F3BCC909
+#: Most shoes a counting run deals.
+MAX_SHOES = 10**12
+
+
+@dataclasses.dataclass(frozen=True)
+class _Resolved:
+    """A strategy bound to a rule set and shoe: everything the kernel reads."""
+
+    bet_ids: tuple[str, ...]
+    plays: tuple[BetPlay, ...]
+    count_names: tuple[str, ...]
+    tags: np.ndarray  # (n_counts, 13) float64
+    derived: dict  # count name -> CountTags
+    count_of_bet: np.ndarray
+    mode: np.ndarray
+    threshold: np.ndarray
+    min_edge: np.ndarray
+    max_round: np.ndarray
+    track_exact: np.ndarray
+    net: np.ndarray  # (n_bets, N_CODES) int64, scaled
+    scale: np.ndarray  # (n_bets,) int64
+    solver: object  # FastSolver of the played bets
+    skipped: tuple[str, ...]  # bets "*" left out (perfect play of a pay table with no fast solver)
+
+
+def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray) -> _Resolved:
+    label = strategy.path
+    explicit = [p for p in strategy.bets if p.bet != "*"]
+    for play in explicit:
+        if play.bet not in rules.bet_ids:
+            raise InvalidStrategy("", f"{label}: bets.{play.bet}: no such bet in rule set {rules.id!r}; bets: "
+                                  f"{', '.join(rules.bet_ids)}")
+    wildcard = next((p for p in strategy.bets if p.bet == "*"), None)
+    by_id = {p.bet: p for p in explicit}
+    kinds = FastSolver(rules).kinds
+    plays = []
+    skipped = []
+    for bet_id in rules.bet_ids:
+        if bet_id in by_id:
+            plays.append(by_id[bet_id])
+        elif wildcard is not None:
+            if wildcard.play == "perfect" and kinds[bet_id] == "general":
+                skipped.append(bet_id)  # "*" means every bet that can be played this way
+                continue
+            plays.append(dataclasses.replace(wildcard, bet=bet_id))
+    bet_ids = tuple(p.bet for p in plays)
+    solver = FastSolver(rules, bet_ids)
+    derived = {}
+    tag_rows = []
+    count_names = tuple(c.name for c in strategy.counts)
+    for system in strategy.counts:
+        if system.derive is None:
+            tag_rows.append(system.tags)
+            continue
+        bet_id, level, by = system.derive
+        if bet_id not in rules.bet_ids:
+            raise InvalidStrategy("", f"{label}: counts.{system.name}.derive.bet: no such bet {bet_id!r} in rule set "
+                                  f"{rules.id!r}; bets: {', '.join(rules.bet_ids)}")
+        try:
+            tags = derive_tags(effect_of_removal(rules, composition, [bet_id]), bet_id, level, by)
+        except InputError as error:
+            raise InvalidStrategy("", f"{label}: counts.{system.name}.derive: {error}") from None
+        derived[system.name] = tags
+        tag_rows.append(tuple(float(t) for t in tags.tags))
+    n = len(plays)
+    mode = np.zeros(n, np.int64)
+    threshold = np.zeros(n)
+    count_of_bet = np.zeros(n, np.int64)
+    for i, play in enumerate(plays):
+        if play.play == "always":
+            mode[i] = PLAY_ALWAYS
+        elif play.play == "perfect":
+            if kinds[play.bet] == "general":
+                raise InvalidStrategy("", f"{label}: bets.{play.bet}: perfect play needs a bet settled on scores only, "
+                                      "pairs only or first cards only; this pay table mixes them")
+            mode[i] = PLAY_PERFECT
+        else:
+            count_of_bet[i] = count_names.index(play.count)
+            if play.running_count is not None:
+                mode[i] = PLAY_RUNNING_COUNT
+                threshold[i] = play.running_count
+            else:
+                mode[i] = PLAY_TRUE_COUNT
+                if play.true_count == "auto":
+                    if play.count not in derived:
+                        raise InvalidStrategy("", f"{label}: bets.{play.bet}.true_count: \"auto\" needs a derived "
+                                                  f"count (derive = {{...}}), not the given tags of {play.count!r}")
+                    threshold[i] = derived[play.count].break_even_true_count
+                else:
+                    threshold[i] = play.true_count
+    net = np.zeros((n, N_CODES), np.int64)
+    scale = np.zeros(n, np.int64)
+    for i, bet_id in enumerate(bet_ids):
+        nets = rules.bet(bet_id).net_results(rules.commission.rate)
+        factor = 1
+        for value in set(nets):
+            factor = math.lcm(factor, value.denominator)
+        scale[i] = factor
+        net[i] = [int(v * factor) for v in nets]
+    max_round = np.array([rules.bet(b).max_round or 10**9 for b in bet_ids], np.int64)
+    track = np.array([p.exact_edge and kinds[p.bet] != "general" for p in plays], np.int64)
+    return _Resolved(bet_ids, tuple(plays), count_names,
+                     np.array(tag_rows, np.float64).reshape(len(tag_rows), N_RANKS), derived, count_of_bet, mode,
+                     threshold, np.array([p.min_edge for p in plays]), max_round, track, net, scale, solver,
+                     tuple(skipped))
+
+
+@dataclasses.dataclass
+class CountResult:
+    """Per bet, per cut-card scenario and per variant: how the strategy did.
+
+    Attributes
+    ----------
+    run : dict
+        Rule set, strategy, seed, shoes, threads, timing, scenarios.
+    rows : list of dict
+        One record per (scenario, bet, variant); see :func:`count_simulation`
+        (as a table: :func:`baccarat_sim.report.counting.count_frame`).
+    derived : dict
+        Count name to :class:`baccarat_sim.analysis.eor.CountTags` for derived counts.
+    tags : dict
+        Count name to the tag of every rank.
+    codes : ndarray(int64, shape=(N_CODES,)) or None
+        Outcome histogram of the rule set's cut-card scenario (``record_codes``).
+    """
+
+    run: dict
+    rows: list
+    derived: dict
+    tags: dict
+    codes: np.ndarray | None = None
+
+
+def _scenarios(rules: Rules, strategy: Strategy, cut_cards, n_cards: int, params: np.ndarray) -> np.ndarray:
+    """Cut-card (low, high) of every scenario; row 0 is the rule set's own."""
+    rows = [(int(params[14]), int(params[15]))]
+    extra = strategy.cut_cards if cut_cards is None else tuple(
+        (c, c) if isinstance(c, (int, np.integer)) else tuple(c) for c in cut_cards)
+    _, most_burned = rules.shoe.cards_before_first_round()
+    for low, high in extra:
+        if not 0 <= low <= high or n_cards - high - most_burned < 6:
+            raise InvalidStrategy("", f"{strategy.path}: cut_cards: [{low}, {high}] cards from the end leaves no room "
+                                  f"for a round in a {n_cards}-card shoe after burning up to {most_burned}")
+        if (low, high) not in rows:
+            rows.append((int(low), int(high)))
+    return np.array(rows, np.int64)
+
+
+def _describe_play(play: BetPlay, threshold: float) -> str:
+    if play.play == "count":
+        if play.running_count is not None:
+            return f"count {play.count}, RC >= {threshold:g}"
+        return f"count {play.count}, TC >= {threshold:.4g}"
+    if play.play == "perfect":
+        return "perfect play" + (f" (edge > {play.min_edge:g})" if play.min_edge else "")
+    return "always"
+
+
+def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | None = None, *,
+                     threads: int | None = None, shoe=None, cut_cards=None, progress=None,
+                     record_codes: bool = False, max_chunks: int | None = None) -> CountResult:
+    """Deal ``shoes`` shoes to the cut card, playing each bet by the strategy.
+
+    Parameters
+    ----------
+    rules : Rules
+        The rule set: decks, burn, cut card, rounds after the cut, bets and their
+        "Max Round Availability".
+    strategy : Strategy
+    shoes : int
+        Shoes to deal (a float that is a whole number is accepted).
+    seed : int or None
+        Master seed (None draws one; it is in ``result.run``).
+    threads : int or None
+        Kernel threads (None: numba's current setting, restored afterwards); the
+        result does not depend on it.
+    shoe : int or ndarray(int64, shape=(13, 4)) or None
+        Shoe composition before shuffling (default: the rule set's decks).
+    cut_cards : iterable or None
+        Extra cut-card positions (cards from the end, or (low, high)); None: the strategy's.
+    progress : object or None
+        Anything with ``update(n)``: told of every shoe dealt.
+    record_codes : bool
+        Keep the outcome histogram of the rule set's cut-card scenario.
+    max_chunks : int or None
+        Stop after this many chunks (as a signal would); ``run["complete"]`` says whether it finished.
+
+    Returns
+    -------
+    CountResult
+        ``rows`` have ``scenario``, ``cut_card_from_end``, ``bet``, ``variant``,
+        ``play``, ``shoes``, ``rounds``, ``rounds_per_shoe``, ``offered``, ``bets``,
+        ``bet_share`` (bets per round dealt), ``advantage_per_bet`` and
+        ``advantage_se`` / ``advantage_ci95_low`` / ``advantage_ci95_high``
+        (measured net per unit bet), ``exact_advantage_per_bet`` (mean exact EV of
+        the bets placed), ``units_per_shoe``, ``units_per_shoe_se`` and its 95% CI,
+        ``units_per_100_rounds``, ``advantage_per_round``, ``ev_off_the_top``.
+
+    Examples
+    --------
+    >>> from baccarat_sim import load_rules
+    >>> from baccarat_sim.model.strategy import parse_strategy
+    >>> rules = load_rules("default").with_shoe(model="dealt")
+    >>> flat = parse_strategy('''
+    ... schema_version = 1
+    ... id = "flat"
+    ... [[bets]]
+    ... id = "tie"
+    ... play = "always"
+    ... ''')
+    >>> result = count_simulation(rules, flat, shoes=32, seed=1)
+    >>> result.rows[0]["shoes"]
+    32
+    """
+    shoes = whole_number(shoes, "shoes", 1, MAX_SHOES)
+    composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
+    n_cards = int(composition.sum())
+    problem = rules.shoe.room_problem(n_cards)
+    if problem:
+        raise ShoeError("shoe", problem)
+    params = shoe_params(rules.shoe, n_cards)
+    seed = normalize_seed(seed)
+    resolved = _resolve(strategy, rules, composition)
+    if not resolved.bet_ids:
+        raise InvalidStrategy("", f"{strategy.path}: bets: none of the strategy's bets is in rule set {rules.id!r}")
+    scenarios = _scenarios(rules, strategy, cut_cards, n_cards, params)
+    packed = resolved.solver.packed_arrays()
+    turned_seen = rules.shoe.burn == "face_value" and strategy.count_turned_card  # the turned card is face up
+    strategy_args = (
+        int(turned_seen), scenarios, resolved.tags, resolved.count_of_bet, resolved.mode, resolved.threshold,
+        resolved.min_edge, resolved.max_round, resolved.track_exact, resolved.net,
+        (packed["v_rows"], packed["p_rows"], packed["f_rows"]),
+        (packed["v_scale"], packed["p_scale"], packed["f_scale"]), packed["v_max"],
+        (packed["v_bet"], packed["p_bet"], packed["f_bet"]),
+    )
+    job = CountingJob(CountPlan.for_shoes(shoes), canonical_cards(composition), seed, seed ^ AUX_SALT, params,
+                      strategy_args, len(scenarios), len(resolved.bet_ids), record_codes)
+    state = job.new_state()
+    outcome = run(job, state, LocalBackend(threads), RunControl(progress=progress, max_chunks=max_chunks))
+    rows = _rows(resolved, composition, scenarios, state.stats_int, state.stats_float)
+    rounds = int(state.stats_int[1])
+    run_info = {
+        "rules": rules.id,
+        "rules_sha256": rules.sha256,
+        "strategy": strategy.id,
+        "strategy_name": strategy.name,
+        "strategy_source": strategy.source,
+        "strategy_sha256": strategy.sha256,
+        "cards": n_cards,
+        "burn": rules.shoe.burn,
+        "count_turned_card": bool(turned_seen),
+        "rounds_after_cut": rules.shoe.rounds_after_cut,
+        "shoes": state.shoes,
+        "shoes_requested": shoes,
+        "complete": state.shoes == shoes,
+        "rounds": rounds,
+        "seed": seed,
+        "threads": outcome.backend["threads"],
+        "seconds": outcome.wall_seconds,
+        "kernel_seconds": state.kernel_seconds,
+        "rounds_per_second": rounds / state.kernel_seconds if state.kernel_seconds else None,
+        "scenarios": [{"cut_card_from_end": [int(lo), int(hi)]} for lo, hi in scenarios],
+        "skipped_bets": list(resolved.skipped),
+        "stopped_by": outcome.stopped_by,
+    }
+    tags = {name: tuple(float(t) for t in row) for name, row in zip(resolved.count_names, resolved.tags)}
+    return CountResult(run_info, rows, resolved.derived, tags, state.codes)
+
+
+def _ratio(total_x: float, total_y: float, sum_x2: float, sum_xy: float, sum_y2: float, shoes: int):
+    """Ratio estimate ``sum x / sum y`` over independent shoes and its standard error (delta method)."""
+    ratio = total_x / total_y
+    if shoes < 2:
+        return ratio, math.nan
+    residual = max(sum_x2 - 2 * ratio * sum_xy + ratio * ratio * sum_y2, 0.0)
+    return ratio, math.sqrt(shoes / (shoes - 1) * residual) / total_y
+
+
+def _rows(resolved: _Resolved, composition: np.ndarray, scenarios: np.ndarray, ints: np.ndarray,
+          floats: np.ndarray) -> list[dict]:
+    n_s, n_b = len(scenarios), len(resolved.bet_ids)
+    off_the_top = resolved.solver.ev(composition)
+    rows = []
+    for s, (low, high) in enumerate(scenarios):
+        shoes = int(ints[SCENARIO_INT * s])
+        rounds = int(ints[SCENARIO_INT * s + 1])
+        cut_text = f"{low}" if low == high else f"{low}-{high}"
+        label = f"cut card {cut_text} from end" + (" (rule set)" if s == 0 else "")
+        for b, bet_id in enumerate(resolved.bet_ids):
+            max_round = int(resolved.max_round[b])
+            for v in range(VARIANTS):
+                if v == 1 and max_round >= 10**9:
+                    continue
+                ci = SCENARIO_INT * n_s + ((s * n_b + b) * VARIANTS + v) * INT_STATS
+                cf = SCENARIO_FLOAT * n_s + ((s * n_b + b) * VARIANTS + v) * FLOAT_STATS
+                offered, bets, net_scaled = (int(x) for x in ints[ci:ci + 3])
+                scale = float(resolved.scale[b])
+                net = net_scaled / scale
+                sum_x2, sum_y2, sum_xy, sum_ev, sum_e2, sum_ey = floats[cf:cf + 6]
+                sum_x2 /= scale * scale
+                sum_xy /= scale
+                mean = net / shoes
+                var_shoe = max(sum_x2 - shoes * mean * mean, 0.0) / (shoes - 1) if shoes > 1 else math.nan
+                se_shoe = math.sqrt(var_shoe / shoes) if shoes > 1 else math.nan
+                bets_per_shoe = bets / shoes
+                var_bets = max(sum_y2 - shoes * bets_per_shoe ** 2, 0.0) / (shoes - 1) if shoes > 1 else math.nan
+                share_se = math.sqrt(var_bets / shoes) / (rounds / shoes) if rounds and shoes > 1 else math.nan
+                ratio = se_ratio = exact = exact_se = math.nan
+                if bets:
+                    ratio, se_ratio = _ratio(net, bets, sum_x2, sum_xy, sum_y2, shoes)
+                    if resolved.track_exact[b]:
+                        exact, exact_se = _ratio(sum_ev, bets, sum_e2, sum_ey, sum_y2, shoes)
+                rows.append({
+                    "scenario": label,
+                    "cut_card_from_end": cut_text,
+                    "bet": bet_id,
+                    "variant": "all rounds" if v == 0 else f"rounds 1-{max_round}",
+                    "max_round": max_round if v == 1 else None,
+                    "play": _describe_play(resolved.plays[b], resolved.threshold[b]),
+                    "shoes": shoes,
+                    "rounds": rounds,
+                    "rounds_per_shoe": rounds / shoes,
+                    "offered": offered,
+                    "bets": bets,
+                    "bet_share": bets / rounds if rounds else math.nan,
+                    "bet_share_se": share_se,
+                    "advantage_per_bet": ratio,
+                    "advantage_se": se_ratio,
+                    "advantage_ci95_low": ratio - Z95 * se_ratio,
+                    "advantage_ci95_high": ratio + Z95 * se_ratio,
+                    "exact_advantage_per_bet": exact,
+                    "exact_advantage_se": exact_se,
+                    "units_per_shoe": mean,
+                    "units_per_shoe_se": se_shoe,
+                    "units_per_shoe_ci95_low": mean - Z95 * se_shoe,
+                    "units_per_shoe_ci95_high": mean + Z95 * se_shoe,
+                    "units_per_100_rounds": 100 * net / rounds if rounds else math.nan,
+                    "advantage_per_round": net / rounds if rounds else math.nan,
+                    "ev_off_the_top": float(off_the_top[bet_id]),
+                })
+    return rows

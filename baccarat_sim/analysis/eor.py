@@ -1,0 +1,398 @@
+"""Effect of removal: the exact change in every bet's EV when one card leaves the shoe.
+
+The effect of removal (EOR) of a rank is ``EV(shoe less one card of that rank)
+- EV(shoe)``, per unit staked, computed exactly (integer weights, Fractions)
+with the full exact engine, so it holds for every pay table a rule set can
+express. A card of a rank is removed from each suit in proportion to the
+suit's count (suits with identical counts give identical results, so only
+distinct suits are solved). The EOR of a point value is the count-weighted
+mean of its ranks' EORs (for point value 0, of 10, J, Q and K).
+
+Removing one card at random does not change the EV of the next round (the
+cards are exchangeable), so the count-weighted EORs of a shoe sum to exactly
+zero: :meth:`EffectOfRemoval.balance` checks it for every bet.
+
+Counting tags are the EORs scaled and rounded to small integers and then
+*balanced* (their count-weighted sum is zero, so a full shoe counts to 0); the
+betting correlation is the count-weighted correlation of the tags with the
+EORs (Griffin, *The Theory of Blackjack*, ch. 4).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ..engines.exact import exact_histogram
+from ..errors import InputError
+from ..model.cards import N_RANKS, RANK_NAMES, RANK_POINTS
+from ..model.rules import Rules
+from ..model.shoe import as_shoe
+from .settlement import settle_bet
+
+__all__ = [
+    "CountTags",
+    "EffectOfRemoval",
+    "betting_correlation",
+    "break_even_true_count",
+    "derive_tags",
+    "effect_of_removal",
+]
+
+@dataclasses.dataclass(frozen=True)
+class EffectOfRemoval:
+    """Exact effects of removal of every rank and point value for every bet.
+
+    Attributes
+    ----------
+    rules_id : str
+    shoe : ndarray(int64, shape=(13, 4))
+        The shoe the cards are removed from.
+    bet_ids, bet_names : tuple of str
+    base : dict of str to Fraction
+        EV per unit staked of the shoe itself.
+    by_rank : dict of str to tuple of 13 (Fraction or None)
+        EOR of Ace..King (None for a rank with no card left).
+    by_value : dict of str to tuple of 10 (Fraction or None)
+        EOR of point values 0..9.
+    """
+
+    rules_id: str
+    shoe: np.ndarray
+    bet_ids: tuple[str, ...]
+    bet_names: tuple[str, ...]
+    base: dict
+    by_rank: dict
+    by_value: dict
+
+    @property
+    def rank_counts(self) -> np.ndarray:
+        """Cards of each rank in the shoe, ``ndarray(int64, shape=(13,))``."""
+        return self.shoe.sum(axis=1)
+
+    @property
+    def value_counts(self) -> np.ndarray:
+        """Cards of each point value in the shoe, ``ndarray(int64, shape=(10,))``."""
+        counts = np.zeros(10, np.int64)
+        np.add.at(counts, RANK_POINTS, self.rank_counts)
+        return counts
+
+    def balance(self, bet_id: str, by: str = "rank") -> Fraction:
+        """Count-weighted sum of the EORs of a bet: exactly zero.
+
+        Parameters
+        ----------
+        by : {"rank", "value"}
+        """
+        effects = self.by_rank[bet_id] if by == "rank" else self.by_value[bet_id]
+        counts = self.rank_counts if by == "rank" else self.value_counts
+        return sum((int(n) * e for n, e in zip(counts, effects) if e is not None), Fraction(0))
+
+    def count_tags(self, bet_id: str, levels=(1, 2, 3)) -> list:
+        """Derived balanced tags of a bet for each level (levels with no balanced tags are left out)."""
+        key = (bet_id, tuple(levels))
+        cache = self.__dict__.setdefault("_tags_cache", {})
+        if key not in cache:
+            tags = []
+            for level in levels:
+                try:
+                    tags.append(derive_tags(self, bet_id, level))
+                except ValueError:  # every EOR zero (pairs in a full shoe), or no balanced tags at this level
+                    continue
+            cache[key] = tags
+        return cache[key]
+
+
+
+def _distinct_suits(shoe: np.ndarray) -> list[list[int]]:
+    """Suits grouped by identical columns: swapping two such suits maps the shoe to itself."""
+    groups: list[list[int]] = []
+    for suit in range(shoe.shape[1]):
+        for group in groups:
+            if np.array_equal(shoe[:, group[0]], shoe[:, suit]):
+                group.append(suit)
+                break
+        else:
+            groups.append([suit])
+    return groups
+
+
+def effect_of_removal(rules: Rules, shoe=None, bets=None) -> EffectOfRemoval:
+    """Exact effect of removing one card of each rank (and point value) on every bet.
+
+    Parameters
+    ----------
+    rules : Rules
+    shoe : int or ndarray(int64, shape=(13, 4)) or None
+        The shoe the cards are removed from (default: the rule set's full shoe).
+    bets : iterable of str or None
+        Bet ids (default: every bet of the rule set).
+
+    Returns
+    -------
+    EffectOfRemoval
+
+    Examples
+    --------
+    >>> from baccarat_sim import load_rules
+    >>> eor = effect_of_removal(load_rules("default"), bets=["player"])
+    >>> round(float(eor.by_value["player"][6]) * 1e7)  # removing a 6 helps the Player
+    1128
+    >>> eor.balance("player")
+    Fraction(0, 1)
+    """
+    composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
+    bet_list = [rules.bet(bet_id) for bet_id in (rules.bet_ids if bets is None else bets)]
+
+    def evs(hist) -> dict:
+        return {bet.id: settle_bet(hist, bet, rules).ev_exact for bet in bet_list}
+
+    base = evs(exact_histogram(composition))
+    suit_groups = _distinct_suits(composition)
+    by_rank = {bet.id: [None] * N_RANKS for bet in bet_list}
+    for rank in range(N_RANKS):
+        n_rank = int(composition[rank].sum())
+        if n_rank == 0:
+            continue
+        sums = {bet.id: Fraction(0) for bet in bet_list}
+        for group in suit_groups:
+            suit = group[0]
+            if composition[rank, suit] == 0:
+                continue
+            removed = composition.copy()
+            removed[rank, suit] -= 1
+            after = evs(exact_histogram(removed))
+            weight = int(composition[rank, suit]) * len(group)  # every suit of the group gives the same EV
+            for bet_id, ev in after.items():
+                sums[bet_id] += weight * (ev - base[bet_id])
+        for bet_id in sums:
+            by_rank[bet_id][rank] = sums[bet_id] / n_rank
+    by_value = {}
+    rank_counts = composition.sum(axis=1)
+    for bet_id, effects in by_rank.items():
+        values = []
+        for value in range(10):
+            ranks = [r for r in range(N_RANKS) if RANK_POINTS[r] == value and rank_counts[r] > 0]
+            total = sum(int(rank_counts[r]) for r in ranks)
+            values.append(sum((int(rank_counts[r]) * effects[r] for r in ranks), Fraction(0)) / total
+                          if total else None)
+        by_value[bet_id] = tuple(values)
+    return EffectOfRemoval(
+        rules_id=rules.id,
+        shoe=composition,
+        bet_ids=tuple(bet.id for bet in bet_list),
+        bet_names=tuple(bet.name for bet in bet_list),
+        base=base,
+        by_rank={bet_id: tuple(effects) for bet_id, effects in by_rank.items()},
+        by_value=by_value,
+    )
+
+
+def betting_correlation(tags, effects, counts) -> float:
+    """Count-weighted correlation between counting tags and effects of removal.
+
+    Parameters
+    ----------
+    tags, effects, counts : array_like, shape (k,)
+        Per rank (or point value): tag, EOR and number of cards in the shoe.
+
+    Returns
+    -------
+    float
+        In [-1, 1]; nan when the tags or the effects are constant.
+
+    Examples
+    --------
+    >>> betting_correlation([1, -1], [0.2, -0.2], [4, 4])
+    1.0
+    """
+    t = np.asarray(tags, float)
+    e = np.asarray(effects, float)
+    w = np.asarray(counts, float)
+    keep = (w > 0) & np.isfinite(e)
+    t, e, w = t[keep], e[keep], w[keep]
+    t = t - (w @ t) / w.sum()
+    e = e - (w @ e) / w.sum()
+    denominator = math.sqrt(float(w @ (t * t)) * float(w @ (e * e)))
+    return float(w @ (t * e)) / denominator if denominator > 0 else math.nan
+
+
+@dataclasses.dataclass(frozen=True)
+class CountTags:
+    """Balanced integer counting tags derived from a bet's effects of removal.
+
+    Attributes
+    ----------
+    bet : str
+    level : int
+        Largest absolute tag allowed.
+    by : str
+        ``"value"``: one tag per point value (ranks of a value share it);
+        ``"rank"``: one tag per rank.
+    tags : tuple of 13 int
+        Tag of Ace..King: add it to the running count when a card of that rank is seen.
+    scale : float
+        Tags per unit of EOR: the least-squares slope of the tags on the EORs.
+    betting_correlation : float
+    break_even_true_count : float
+        True count (running count per 52 unseen cards) at which the linear
+        estimate of the EV reaches zero: ``-EV * 52 * scale / (N - 1)``.
+    """
+
+    bet: str
+    level: int
+    by: str
+    tags: tuple[int, ...]
+    scale: float
+    betting_correlation: float
+    break_even_true_count: float
+
+    def as_dict(self) -> dict[str, int]:
+        """Tags keyed by point value ("0".."9") or by rank name, as a strategy file writes them."""
+        if self.by == "value":
+            return {str(RANK_POINTS[r]): self.tags[r] for r in range(N_RANKS)}
+        return {RANK_NAMES[r]: self.tags[r] for r in range(N_RANKS)}
+
+
+def _balance(tags: np.ndarray, raw: np.ndarray, weights: np.ndarray, level: int) -> np.ndarray | None:
+    """Move tags one step at a time, cheapest rounding error first, until ``weights @ tags == 0``."""
+    tags = tags.copy()
+    imbalance = int(weights @ tags)
+    while imbalance:
+        step = -1 if imbalance > 0 else 1
+        best, best_cost = None, math.inf
+        for g in range(len(tags)):
+            moved = tags[g] + step
+            if abs(moved) > level or weights[g] > abs(imbalance) or weights[g] == 0:
+                continue
+            cost = abs(raw[g] - moved) - abs(raw[g] - tags[g])
+            if cost < best_cost:
+                best, best_cost = g, cost
+        if best is None:
+            return None
+        tags[best] += step
+        imbalance += step * int(weights[best])
+    return tags
+
+
+def _candidate_scales(effects: np.ndarray, top: float, level: int) -> np.ndarray:
+    """One scale inside every interval where the rounded, clipped tags stay the same.
+
+    The rounded tags change only where some ``scale * |e|`` crosses a half
+    integer; the midpoints between consecutive crossings (within the scales that
+    map the largest EOR to ``level +- 1/2``) cover every distinct tag vector.
+    """
+    low, high = (level - 0.5) / top, (level + 0.5) / top
+    magnitudes = np.abs(effects[effects != 0])
+    crossings = [low, high]
+    for k in range(level + 1):
+        crossings.extend((k + 0.5) / magnitudes)
+    edges = np.unique(np.clip(crossings, low, high))
+    return (edges[:-1] + edges[1:]) / 2
+
+
+def derive_tags(eor: EffectOfRemoval, bet_id: str, level: int = 1, by: str | None = None) -> CountTags:
+    """The balanced integer tags of largest betting correlation for a bet.
+
+    Every scale that maps the largest EOR to between ``level - 1/2`` and
+    ``level + 1/2`` is tried (one per distinct rounding); the scaled EORs are
+    rounded, clipped to ``[-level, level]`` and balanced by the cheapest
+    one-step moves.
+
+    Parameters
+    ----------
+    eor : EffectOfRemoval
+    bet_id : str
+    level : int
+        Largest absolute tag (1, 2, 3, ...).
+    by : {"value", "rank"} or None
+        One tag per point value or per rank (None: by value when every ten-value
+        rank has the same EOR, as for bets settled on scores only).
+
+    Examples
+    --------
+    >>> from baccarat_sim import load_rules
+    >>> eor = effect_of_removal(load_rules("default"), bets=["banker"])
+    >>> derive_tags(eor, "banker").as_dict()["4"]  # a 4 leaving the shoe helps the Banker
+    1
+    """
+    if isinstance(level, bool) or not isinstance(level, int) or level < 1:
+        raise InputError("level", f"must be a whole number >= 1, got {level!r}")
+    rank_effects = eor.by_rank[bet_id]
+    rank_counts = eor.rank_counts
+    tens = [rank_effects[r] for r in range(N_RANKS) if RANK_POINTS[r] == 0 and rank_counts[r] > 0]
+    if by is None:
+        by = "value" if len(set(tens)) <= 1 else "rank"
+    if by not in ("value", "rank"):
+        raise InputError("by", f"must be value or rank, got {by!r}")
+    groups = [[r for r in range(N_RANKS) if RANK_POINTS[r] == v] for v in range(10)] if by == "value" \
+        else [[r] for r in range(N_RANKS)]
+    weights = np.array([sum(int(rank_counts[r]) for r in g) for g in groups], np.int64)
+    divisor = math.gcd(*weights.tolist()) or 1
+    effects = np.array([
+        float(sum((int(rank_counts[r]) * rank_effects[r] for r in g if rank_counts[r]), Fraction(0)) / w) if w else 0.0
+        for g, w in zip(groups, weights)
+    ])
+    top = float(np.abs(effects).max())
+    if top == 0:
+        raise InputError("", f"bets.{bet_id}: every effect of removal is zero; no count can track it")
+    rank_e = np.array([float(e) if e is not None else np.nan for e in rank_effects])
+    best = None
+    for scale in _candidate_scales(effects, top, level):
+        raw = scale * effects
+        rounded = np.clip(np.rint(raw), -level, level).astype(np.int64)
+        balanced = _balance(rounded, raw, weights // divisor, level)
+        if balanced is None or not balanced.any():
+            continue
+        rank_tags = np.zeros(N_RANKS, np.int64)
+        for g, members in enumerate(groups):
+            rank_tags[members] = balanced[g]
+        correlation = betting_correlation(rank_tags, rank_e, rank_counts)
+        if best is None or correlation > best[0] + 1e-12:
+            best = (correlation, rank_tags)
+    if best is None:
+        raise InputError("", f"bets.{bet_id}: no balanced level-{level} tags exist for this shoe")
+    correlation, rank_tags = best
+    slope = _slope(eor, bet_id, rank_tags)
+    return CountTags(bet_id, level, by, tuple(int(t) for t in rank_tags), 1 / slope if slope else math.inf,
+                     correlation, break_even_true_count(eor, bet_id, rank_tags))
+
+
+def _slope(eor: EffectOfRemoval, bet_id: str, tags) -> float:
+    """EOR per tag unit: the count-weighted least-squares slope of the EORs on the tags, through 0."""
+    counts = eor.rank_counts
+    keep = counts > 0
+    t = np.asarray(tags, float)[keep]
+    e = np.array([float(x) for x, k in zip(eor.by_rank[bet_id], keep) if k])
+    w = counts[keep].astype(float)
+    denominator = float(w @ (t * t))
+    return float(w @ (t * e)) / denominator if denominator else 0.0
+
+
+def break_even_true_count(eor: EffectOfRemoval, bet_id: str, tags) -> float:
+    """True count at which the linear estimate of a bet's EV reaches zero.
+
+    Removing ``k`` cards from a shoe of ``N`` moves the EV by about
+    ``(N - 1) / (N - k)`` times the sum of their EORs; with tags ``t ~ e / s``
+    (``s`` the least-squares EOR per tag unit) and the true count
+    ``TC = 52 RC / (N - k)``, the EV is about ``EV0 + (N - 1) s TC / 52``.
+
+    Parameters
+    ----------
+    eor : EffectOfRemoval
+    bet_id : str
+    tags : array_like, shape (13,)
+        Tag of Ace..King.
+
+    Returns
+    -------
+    float
+        ``-EV0 * 52 / (s * (N - 1))``; inf when the tags do not track the bet.
+    """
+    slope = _slope(eor, bet_id, tags)
+    n_cards = int(eor.rank_counts.sum())
+    base = float(eor.base[bet_id])
+    return -base * 52 / (slope * (n_cards - 1)) if slope > 0 else math.inf

@@ -1,0 +1,696 @@
+"""``python -m baccarat_sim.rtp`` (also installed as ``baccarat-rtp``): exact and Monte Carlo RTP of every bet.
+
+Examples
+--------
+Exact per-bet table of a shipped rule set::
+
+    python -m baccarat_sim.rtp --exact --rules live-8deck-side-bets
+
+A billion Monte Carlo rounds, checked against exact::
+
+    python -m baccarat_sim.rtp --rounds 1e9 --seed 1 --check
+
+Heavy modules (numpy, numba, pandas) are imported only after the arguments
+are parsed, so ``--help`` and argument errors are instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .._version import __version__
+from .common import (
+    EXIT_CHECK_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    HelpFormatter,
+    Parser,
+    UsageError,
+    guarded_main,
+    parse_rounds,
+    positive_int,
+    seconds,
+    seed,
+)
+
+PROG = "python -m baccarat_sim.rtp"
+DEFAULT_ROUNDS = 100_000_000
+#: Shoes a --count simulation deals by default (about 8 million rounds).
+DEFAULT_SHOES = 100_000
+#: Exit status of a run stopped by Ctrl-C (128 + SIGINT, the shell's convention); SIGTERM gives 143, SIGHUP 129.
+EXIT_INTERRUPTED = 130
+#: Exit status of a run stopped by --max-chunks: its report and files are partial.
+EXIT_PARTIAL = 3
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (no heavy imports)."""
+    parser = Parser(
+        prog=PROG,
+        description="Exact and Monte Carlo RTP of Baccarat bets under a rule set.",
+        formatter_class=HelpFormatter,
+        epilog="Exit status: 0 done, 1 --check failed (or an internal error, which says so), 2 bad input, "
+               f"{EXIT_PARTIAL} stopped by --max-chunks (partial result; continue with --resume), 130/143/129 "
+               "stopped by Ctrl-C/SIGTERM/SIGHUP (checkpoint written; continue with --resume).",
+    )
+    parser.add_argument("--version", action="version", version=f"baccarat_sim {__version__}")
+    what = parser.add_argument_group("what to compute")
+    what.add_argument("--rules", default="default", metavar="NAME|PATH",
+                      help="shipped rule set name or a rule-set .toml file")
+    what.add_argument("--exact", action="store_true", help="exact combinatorial figures only (no Monte Carlo)")
+    what.add_argument("--rounds", type=parse_rounds, metavar="N",
+                      help=f"Monte Carlo rounds; 1e9 and 2_000_000 are accepted (default: {DEFAULT_ROUNDS:.0e}, "
+                           "or the checkpoint's with --resume)")
+    what.add_argument("--model", choices=("fresh", "dealt"),
+                      help="shoe model: fresh shuffle every round, or dealt through to the cut card "
+                           "(default: the rule set's)")
+    what.add_argument("--decks", type=positive_int("decks", 1, 16), metavar="D",
+                      help="number of decks, 1-16 (default: the rule set's)")
+    what.add_argument("--remove", metavar="CARDS",
+                      help="start from a depleted shoe: cards to remove, as point values (6,6,7), ranks (K,Q; T for "
+                           "10) or cards (Qh)")
+    what.add_argument("--bets", metavar="ID[,ID...]", help="report only these bets")
+    what.add_argument("--sweep", metavar="cut=LIST",
+                      help="dealt shoe: one run of --rounds per cut-card position, e.g. cut=14,0.25,0.5 (cards from "
+                           "the end, or fractions of the shoe; low:high for a range), and one table and plot of every "
+                           "bet's RTP by position")
+    advantage = parser.add_argument_group("advantage play")
+    advantage.add_argument("--eor", action="store_true",
+                           help="add every bet's exact effect of removal of one card of each point value and rank "
+                                "(JSON: bets[].eor) and derived balanced counting tags with their betting correlation")
+    advantage.add_argument("--count", metavar="STRATEGY",
+                           help="instead of RTP, simulate card counting through dealt shoes: a shipped strategy "
+                                "(perfect-play, lucky6-wizard-level1, ...) or a strategy .toml file")
+    advantage.add_argument("--shoes", type=parse_rounds, metavar="N",
+                           help=f"--count: shoes to deal (default: {DEFAULT_SHOES:,})")
+    advantage.add_argument("--cut-cards", metavar="N[,N...]",
+                           help="--count: cut-card positions to compare with the rule set's, in cards from the end "
+                                "(low:high for a range), every shoe shuffled once for all (default: the strategy's)")
+    run_group = parser.add_argument_group("how to run")
+    run_group.add_argument("--seed", type=seed,
+                           help="master seed (default: drawn at random and printed, or the checkpoint's with "
+                                "--resume)")
+    run_group.add_argument("--threads", type=positive_int("threads", 1), metavar="T",
+                           help="kernel threads (default: all cores); results do not depend on it")
+    run_group.add_argument("--backend", choices=("local", "dask"), default="local",
+                           help="where to deal: this machine (numba threads) or a Dask cluster (needs the dask "
+                                "extra); the histogram is the same bit for bit")
+    run_group.add_argument("--scheduler", metavar="ADDRESS",
+                           help="--backend dask: address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786")
+    run_group.add_argument("--workers", type=positive_int("workers", 1), metavar="N",
+                           help="--backend dask: start a local cluster of N worker processes for this run (--threads "
+                                "threads each, default 1)")
+    run_group.add_argument("--resume", action="store_true",
+                           help="continue an interrupted run from its checkpoint in --out (same random stream)")
+    run_group.add_argument("--checkpoint-every", type=seconds, default=30.0, metavar="S",
+                           help="write the checkpoint at least every S seconds (the first one 2 s in)")
+    run_group.add_argument("--max-chunks", type=positive_int("max-chunks", 1), metavar="K",
+                           help="stop after K chunks as Ctrl-C would (checkpoint and report of what was dealt), e.g. "
+                                "to fit a run into batch-job time slices")
+    out = parser.add_argument_group("output")
+    out.add_argument("--format", choices=("table", "json", "csv", "markdown"), default="table",
+                     help="what to print on stdout")
+    out.add_argument("--out", default="results", metavar="DIR", help="directory for result files and checkpoints")
+    out.add_argument("--no-files", action="store_true", help="print only; write nothing to --out")
+    out.add_argument("--no-plots", action="store_true", help="write the data files but no PNG plots (faster)")
+    out.add_argument("--check", action="store_true",
+                     help="exit 1 if a Monte Carlo figure is |z| >= 4 from exact or a stated RTP does not hold")
+    out.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
+    out.add_argument("--debug", action="store_true", help="on an internal error, print the traceback")
+    return parser
+
+
+def option_of(param: str, args) -> str:
+    """The option that set a library parameter (``"decks"`` -> ``--decks``), for one-line errors."""
+    if param == "shoe":  # a shoe is built from the rule file, then --decks, then --remove
+        return "--remove" if args.remove else "--decks" if args.decks is not None else "--rules"
+    return {
+        "rules": "--rules", "decks": "--decks", "remove": "--remove", "rounds": "--rounds", "seed": "--seed",
+        "threads": "--threads", "model": "--model", "checkpoint": "--resume", "scheduler": "--scheduler",
+        "workers": "--workers", "backend": "--backend", "strategy": "--count", "shoes": "--shoes",
+        "bets": "--bets", "out": "--out", "sweep": "--sweep",
+    }.get(param, "")
+
+
+def _note(args, message: str) -> None:
+    if not args.quiet:
+        print(message, file=sys.stderr)
+
+
+def _check_out_dir(path: str) -> Path:
+    """Create ``--out`` and prove it writable now, before any work is done."""
+    directory = Path(path)
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"--out: {path!r} is a file; give a directory (it is created if missing)")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        # os.access says yes to root on a read-only mount: only writing a file tells the truth.
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as error:
+        raise UsageError(f"--out: cannot write to directory {path!r} ({error.strerror or error}); "
+                         "give a writable directory or --no-files") from None
+    from ..storage.writing import remove_orphans
+
+    remove_orphans(directory)  # temporary files of a killed run
+    return directory
+
+
+def _write_files(args, out_dir: Path | None, write) -> tuple[list, int]:
+    """Write the result files with ``write(out_dir)``; returns ``(paths, exit status)``.
+
+    A failed write is one error line and ``EXIT_USAGE``, not a traceback: the
+    result is still printed by the caller.
+    """
+    if out_dir is None:
+        return [], EXIT_OK
+    try:
+        return write(out_dir), EXIT_OK
+    except OSError as error:
+        print(f"{PROG}: error: --out: {error.strerror or error}", file=sys.stderr)
+        return [], EXIT_USAGE
+
+
+def _load(args):
+    """Rules and shoe composition as the arguments ask."""
+    from ..model.rules import load_rules
+    from ..model.shoe import as_shoe, remove_cards
+
+    rules = load_rules(args.rules)
+    if args.decks is not None:
+        rules = rules.with_shoe(decks=args.decks)
+    if args.model is not None:
+        if args.model == "dealt" and rules.shoe.model == "fresh":
+            # The rule set describes no dealing procedure: say which one the run assumes.
+            shoe = rules.shoe
+            burn = "no burn" if shoe.burn == "none" else f"burn {shoe.burn.replace('_', ' ')}"
+            rules = dataclasses.replace(rules, assumptions=rules.assumptions + (
+                f"--model dealt on a fresh-shuffle rule set: {burn}, cut card {shoe.cut_card.low}"
+                + (f"-{shoe.cut_card.high}" if shoe.cut_card.high != shoe.cut_card.low else "")
+                + " cards from the end, the round in which it comes out is the last"
+                + (" plus one more" if shoe.rounds_after_cut else "") + " (the rule set's shoe defaults).",))
+        rules = rules.with_shoe(model=args.model)
+    if args.bets:
+        wanted = [b.strip() for b in args.bets.split(",") if b.strip()]
+        unknown = [b for b in wanted if b not in rules.bet_ids]
+        if unknown or not wanted:
+            raise UsageError(f"--bets: unknown bet {', '.join(unknown) or repr(args.bets)} in rule set {rules.id!r}; "
+                             f"bets: {', '.join(rules.bet_ids)}")
+        rules = rules.with_bets(wanted)
+    shoe = as_shoe(rules.shoe.decks)
+    if args.remove:
+        shoe = remove_cards(shoe, args.remove)
+    if rules.shoe.model == "dealt":
+        problem = rules.shoe.room_problem(int(shoe.sum()))
+        if problem:
+            raise UsageError(f"{option_of('shoe', args)}: {problem}")
+    return rules, shoe
+
+
+def run(args) -> int:
+    """Carry out a parsed command line; returns the exit status."""
+    if args.count is not None:
+        return _count(args)
+    started = time.perf_counter()
+    if args.sweep is not None:
+        return _sweep(args)
+    if args.exact and args.resume:
+        raise UsageError("--resume: only continues a Monte Carlo run; drop --exact")
+    _check_backend(args)
+    rules, shoe = _load(args)
+    out_dir = None if args.no_files else _check_out_dir(args.out)
+    from ..engines.exact import exact_histogram
+    from ..report.run_report import build_report
+
+    exact = exact_histogram(shoe)
+    run_info = {"rules_path": rules.path}
+    if args.remove:
+        run_info["removed"] = args.remove
+    mc = finished = lock = None
+    stopped = None
+    if args.exact:
+        run_info.update(rounds=None, shoes=None, seed=None, threads=None, rounds_per_second=None,
+                        seconds=time.perf_counter() - started)
+    else:
+        mc, run_info_mc, finished, lock, stopped = _monte_carlo(args, rules, shoe, out_dir)
+        run_info.update(run_info_mc)
+    try:
+        run_info["total_seconds"] = time.perf_counter() - started
+        report = build_report(rules, exact, mc, run_info)
+        if args.eor:
+            report = _with_eor(report, rules, shoe)
+
+        def write(directory):
+            from ..report.files import write_report_files
+
+            return write_report_files(report, directory, plots_wanted=not args.no_plots)
+
+        files, status = _write_files(args, out_dir, write)
+        print(_render(report, args.format))
+        for path in files:
+            _note(args, f"wrote {path}")
+        if finished is not None and status == EXIT_OK:
+            finished.unlink(missing_ok=True)  # the run is complete and its files are written
+        if args.check:
+            status = max(status, _check(report, args))
+    finally:
+        if lock is not None:
+            lock.release()
+    if mc is not None and not mc.meta.get("complete", True):
+        signal_names = {"SIGINT": "Ctrl-C (SIGINT)"}
+        why = (f"stopped by {signal_names.get(stopped.stopped_by, stopped.stopped_by)}" if stopped.interrupted
+               else "stopped at --max-chunks")
+        where = f"; checkpoint {run_info['checkpoint']}" if run_info.get("checkpoint") else ""
+        print(f"{why} after {mc.rounds:,} of {mc.meta['rounds_requested']:,} rounds{where}; continue with "
+              f"{_resume_hint(args)}", file=sys.stderr)
+        if stopped.interrupted:
+            from ..engines.signals import exit_status
+
+            return exit_status(stopped.signum)
+        return max(status, EXIT_PARTIAL)
+    return status
+
+
+def _resume_hint(args) -> str:
+    """The options that find this run's checkpoint again (rule set, shoe overrides, --out)."""
+    parts = ["--resume"]
+    if args.rules != "default":
+        parts.append(f"--rules {args.rules}")
+    if args.decks is not None:
+        parts.append(f"--decks {args.decks}")
+    if args.remove:
+        parts.append(f"--remove {args.remove}")
+    parts.append(f"--out {args.out}")
+    return " ".join(parts)
+
+
+def parse_cut_sweep(text: str, rules, n_cards: int | None = None) -> list:
+    """Cut-card positions of ``--sweep cut=...``.
+
+    Each comma-separated item is a number of cards from the end of the shoe
+    (``14``: a whole number) or a fraction of the shoe (``0.25``: a number with
+    a decimal point, rounded to whole cards as the rule files do), or a range
+    ``low:high`` of either kind, from which the cut card is placed uniformly in
+    every shoe. Each position must leave room for a round
+    (:meth:`baccarat_sim.model.rules.Shoe.room_problem`).
+
+    Examples
+    --------
+    >>> from baccarat_sim import load_rules
+    >>> [(c.low, c.high) for c in parse_cut_sweep("cut=14,0.25,0.45:0.55", load_rules("live-8deck-side-bets"))]
+    [(14, 14), (104, 104), (187, 229)]
+
+    Raises
+    ------
+    InputError
+        ``sweep``: one line naming the bad item and what is allowed.
+    """
+    import re
+    from fractions import Fraction
+
+    from ..errors import InputError
+    from ..model.rules import CutCard
+
+    def refuse(message: str):
+        raise InputError("sweep", message)
+
+    n_cards = rules.shoe.n_cards if n_cards is None else n_cards
+
+    token = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(?::\s*(\d+(?:\.\d*)?|\.\d+)\s*)?$")
+    body = text.strip()
+    kind, sep, rest = body.partition("=")
+    if sep:
+        if kind.strip() != "cut":
+            refuse(f"only cut=... can be swept, got {kind.strip()!r} (e.g. cut=14,0.25,0.5)")
+        body = rest
+    items = body.split(",")
+    if not body.strip() or any(not item.strip() for item in items):
+        refuse(f"give a comma-separated list of cut-card positions, e.g. cut=14,0.25,0.5; got {text!r}")
+    cuts = []
+    for item in items:
+        match = token.match(item)
+        if not match:
+            refuse(f"{item.strip()!r}: a cut-card position is a card count (14), a fraction of the shoe (0.25) or "
+                   "a range low:high of either")
+        bounds = [match.group(1)] + ([match.group(2)] if match.group(2) else [])
+        fractional = ["." in b for b in bounds]
+        if len(set(fractional)) > 1:
+            refuse(f"{item.strip()!r}: both ends of a range must be card counts or both fractions")
+        if fractional[0]:
+            values = [Fraction(b) for b in bounds]
+            if any(v > 1 for v in values):
+                refuse(f"{item.strip()!r}: a fraction of the shoe must be from 0 to 1")
+            cards = [round(v * n_cards) for v in values]
+        else:
+            cards = [int(b) for b in bounds]
+        low, high = cards[0], cards[-1]
+        if low > high:
+            refuse(f"{item.strip()!r}: low must not exceed high")
+        cut = CutCard(int(low), int(high))
+        problem = rules.with_shoe(model="dealt", cut_card=cut).shoe.room_problem(n_cards)
+        if problem:
+            refuse(f"{item.strip()!r}: {problem}")
+        cuts.append(cut)
+    return cuts
+
+
+def _sweep(args) -> int:
+    """``--sweep cut=...``: one dealt run per cut-card position, one table and one plot (issue 6)."""
+    for flag, given, why in (("--exact", args.exact, "deals Monte Carlo shoes"),
+                             ("--resume", args.resume, "its runs are not checkpointed"),
+                             ("--check", args.check, "a dealt shoe's RTP may differ from the fresh-shoe one"),
+                             ("--backend dask", args.backend != "local", "runs on this machine")):
+        if given:
+            raise UsageError(f"--sweep: {why}; drop {flag}")
+    rules, shoe = _load(args)
+    if rules.shoe.model != "dealt":
+        raise UsageError(f"--sweep: the cut card matters only when the shoe is dealt through, and rule set "
+                         f"{rules.id!r} shuffles before every round; add --model dealt")
+    cuts = parse_cut_sweep(args.sweep, rules, int(shoe.sum()))
+    out_dir = None if args.no_files else _check_out_dir(args.out)
+    from ..analysis.positions import cut_card_sweep
+    from ..engines.plan import normalize_seed
+    from ..report import positions as positions_report
+    from ..report.files import write_sweep_files
+    from ..report.progress import progress_bar
+
+    def progress_note(cut, analysis):
+        _note(args, f"cut card {positions_report.cut_label(cut)} cards from the end: {analysis.hist.rounds:,} rounds, "
+                    f"{analysis.rounds_per_shoe.mean:.2f} rounds per shoe")
+
+    seed_value = normalize_seed(args.seed)
+    _note(args, f"seed {seed_value} for every cut-card position")
+    rounds = args.rounds or DEFAULT_ROUNDS
+    with progress_bar(None if not args.quiet else False, rounds * len(cuts)) as bar:
+        sweep = cut_card_sweep(rules, cuts, rounds, seed_value, shoe=shoe, threads=args.threads, progress=bar,
+                               on_run=progress_note)
+    files, status = _write_files(args, out_dir, lambda directory: write_sweep_files(sweep, directory,
+                                                                                    not args.no_plots))
+    if args.format == "json":
+        import json
+
+        rendered = json.dumps(positions_report.sweep_dict(sweep), indent=2)
+    else:
+        rendered = {"csv": positions_report.sweep_csv, "markdown": positions_report.sweep_markdown}.get(
+            args.format, positions_report.sweep_text)(sweep)
+    print(rendered.rstrip("\n"))
+    for path in files:
+        _note(args, f"wrote {path}")
+    return status
+
+
+def _with_eor(report, rules, shoe):
+    """``--eor``: the report with every bet's exact effect of removal and derived counting tags (issue 7)."""
+    from ..analysis.eor import effect_of_removal
+
+    started = time.perf_counter()
+    eor = effect_of_removal(rules, shoe)
+    run_info = {**report.run, "eor_cards": int(shoe.sum()), "eor_seconds": time.perf_counter() - started}
+    return dataclasses.replace(report, eor=eor, run=run_info)
+
+
+def _parse_cut_cards(text: str) -> list[tuple[int, int]]:
+    """``--cut-cards 52,100:110`` as (low, high) pairs of cards from the end."""
+    positions = []
+    for item in text.split(","):
+        parts = item.strip().split(":")
+        if not item.strip() or len(parts) > 2 or not all(p.strip().isdigit() for p in parts):
+            raise UsageError(f"--cut-cards: {item.strip()!r} is not a number of cards from the end (or low:high), "
+                             "e.g. --cut-cards 52,100:110")
+        low, high = int(parts[0]), int(parts[-1])
+        if low > high:
+            raise UsageError(f"--cut-cards: {item.strip()!r}: low must not exceed high")
+        positions.append((low, high))
+    return positions
+
+
+def _count(args) -> int:
+    """``--count STRATEGY``: a card-counting simulation through dealt shoes (issue 7)."""
+    for flag, given, why in (("--exact", args.exact, "deals shoes"),
+                             ("--rounds", args.rounds is not None, "deals whole shoes: give --shoes"),
+                             ("--model fresh", args.model == "fresh", "deals shoes through to the cut card"),
+                             ("--resume", args.resume, "its runs are not checkpointed"),
+                             ("--check", args.check, "has no exact figure to check"),
+                             ("--eor", args.eor, "is a separate analysis: run --eor without --count"),
+                             ("--sweep", args.sweep is not None, "moves the cut card with --cut-cards"),
+                             ("--backend dask", args.backend != "local", "runs on this machine")):
+        if given:
+            raise UsageError(f"--count: {why}; drop {flag}")
+    rules, shoe = _load(args)
+    cut_cards = None if args.cut_cards is None else _parse_cut_cards(args.cut_cards)
+    from ..analysis.counting import count_simulation
+    from ..engines.plan import normalize_seed
+    from ..model.strategy import load_strategy
+    from ..report import counting as counting_report
+    from ..report.files import write_count_files
+    from ..report.progress import progress_bar
+
+    strategy = load_strategy(args.count)
+    out_dir = None if args.no_files else _check_out_dir(args.out)
+    seed_value = normalize_seed(args.seed)
+    _note(args, f"seed {seed_value}")
+    shoes = args.shoes or DEFAULT_SHOES
+    with progress_bar(None if not args.quiet else False, shoes, unit="shoe") as bar:
+        result = count_simulation(rules, strategy, shoes, seed_value, threads=args.threads, shoe=shoe,
+                                  cut_cards=cut_cards, progress=bar, max_chunks=args.max_chunks)
+    files, status = _write_files(args, out_dir, lambda directory: write_count_files(result, directory,
+                                                                                    not args.no_plots))
+    rendered = {"json": lambda: __import__("json").dumps(counting_report.count_dict(result), indent=2),
+                "csv": lambda: counting_report.count_csv(result),
+                "markdown": lambda: counting_report.count_markdown(result)}.get(
+        args.format, lambda: counting_report.count_text(result))()
+    print(rendered.rstrip("\n"))
+    for path in files:
+        _note(args, f"wrote {path}")
+    return status
+
+
+def _check_backend(args) -> None:
+    """Backend options that fit together, and Dask importable when asked for, before any work is done."""
+    if args.backend == "local":
+        if args.scheduler is not None or args.workers is not None:
+            raise UsageError(f"--{'scheduler' if args.scheduler is not None else 'workers'}: needs --backend dask")
+        return
+    if args.exact:
+        raise UsageError("--backend dask: deals Monte Carlo rounds; drop --exact (exact figures need no cluster)")
+    if (args.scheduler is None) == (args.workers is None):
+        raise UsageError("--backend dask: give --scheduler ADDRESS (a running cluster) or --workers N (a local "
+                         "cluster started for this run), not " + ("both" if args.workers else "neither"))
+    if args.scheduler is not None and args.threads is not None:
+        raise UsageError("--threads: a cluster's workers have their own threads (dask worker --nthreads); drop it")
+    from ..engines.dask_backend import check_address, require_distributed
+
+    require_distributed()
+    if args.scheduler is not None:
+        check_address(args.scheduler)
+
+
+def _checkpoint_path(out_dir: Path, rules, model: str, seed_value: int | str) -> Path:
+    # One file per (rule set, model, seed): a new run never overwrites another run's unfinished checkpoint.
+    return out_dir / f"checkpoint-{rules.id}-{model}-seed{seed_value}.npz"
+
+
+def _find_checkpoint(args, rules, out_dir: Path):
+    """The checkpoint ``--resume`` continues: (rules with its shoe model, path).
+
+    Without ``--seed`` the one unfinished run of this rule set in ``--out`` is
+    taken; without ``--model``, a ``--model dealt`` run of a fresh-shuffle rule
+    set (or the reverse) is found too.
+    """
+    models = [rules.shoe.model]
+    if args.model is None:
+        models.append("dealt" if rules.shoe.model == "fresh" else "fresh")
+    seed_text = "*" if args.seed is None else args.seed
+    candidates = [(model, path) for model in models
+                  for path in sorted(out_dir.glob(_checkpoint_path(out_dir, rules, model, seed_text).name))]
+    if not candidates:
+        found = sorted(p.name for p in out_dir.glob("checkpoint-*.npz"))
+        wanted = f"rule set {rules.id!r}" + (f", seed {args.seed}" if args.seed is not None else "")
+        raise UsageError(f"--resume: no checkpoint of {wanted} ({' or '.join(models)} model) in {args.out!r}"
+                         + (f"; found: {', '.join(found)}" if found else
+                            " (no run of it was stopped there, or it was stopped before its first checkpoint)"))
+    if len(candidates) > 1:
+        raise UsageError(f"--resume: {len(candidates)} unfinished runs of rule set {rules.id!r} in {args.out!r} ("
+                         f"{', '.join(path.name for _, path in candidates)}); choose one with --seed (and --model)")
+    model, path = candidates[0]
+    return rules.with_shoe(model=model), path
+
+
+def _lock(checkpoint: Path | None):
+    """Hold the run's checkpoint for this process: a second run of the same checkpoint is refused."""
+    from ..storage.locking import LockHeld, RunLock
+
+    if checkpoint is None:
+        return None
+    lock = RunLock(checkpoint, " ".join(sys.argv))
+    try:
+        lock.acquire()
+    except LockHeld as held:
+        raise UsageError(f"--out: {held}") from None
+    return lock
+
+
+def _monte_carlo(args, rules, shoe, out_dir):
+    """Plan (or resume), deal and time the Monte Carlo run.
+
+    Returns (histogram, run header fields, path of the checkpoint of a finished run or None, the run's lock, the
+    run outcome): the checkpoint is removed only once the result files are written, and the lock released after.
+    """
+    import numba
+
+    from ..engines.checkpoint import PLAN_FIELDS, load_checkpoint, peek_checkpoint
+    from ..engines.driver import RunControl
+    from ..engines.driver import run as run_job
+    from ..engines.montecarlo import HistogramJob, warm_up
+    from ..engines.plan import plan_run
+    from ..report.progress import progress_bar
+
+    threads = args.threads or numba.config.NUMBA_NUM_THREADS
+    if args.resume:
+        if out_dir is None:
+            raise UsageError("--resume: reads the checkpoint from --out; drop --no-files")
+        rules, checkpoint = _find_checkpoint(args, rules, out_dir)
+        lock = _lock(checkpoint)
+        # The seed and round count the user left out come from the checkpoint; everything else must match it.
+        expect = plan_run(rules, args.rounds or 1, args.seed or 0, shoe=shoe)
+        compare = tuple(f for f in PLAN_FIELDS if (f != "seed" or args.seed is not None)
+                        and (f != "rounds_requested" or args.rounds is not None))
+        try:
+            plan, state = load_checkpoint(checkpoint, expect=expect, rules=rules, compare=compare)
+        except BaseException:
+            lock.release()
+            raise
+        job = HistogramJob(plan)
+        if state.chunks_done >= plan.n_chunks:
+            _note(args, f"the run in {checkpoint} is complete: writing its results")
+        else:
+            _note(args, f"resuming seed {plan.seed} at {state.rounds:,} of {plan.rounds_requested:,} rounds")
+    else:
+        plan = plan_run(rules, args.rounds or DEFAULT_ROUNDS, args.seed, shoe=shoe)
+        job = HistogramJob(plan)
+        state = job.new_state()
+        checkpoint = None if out_dir is None else _checkpoint_path(out_dir, rules, plan.model, plan.seed)
+        lock = _lock(checkpoint)
+        old = peek_checkpoint(checkpoint) if checkpoint is not None and checkpoint.exists() else None
+        if old is not None:
+            _note(args, f"note: {checkpoint} holds an unfinished run of this seed ({old['rounds']:,} of "
+                        f"{old['plan']['rounds_requested']:,} rounds); this run replaces it - stop now and add "
+                        "--resume to continue that one instead")
+        _note(args, f"seed {plan.seed}")
+    resumed_from = state.rounds
+    control = RunControl(checkpoint=checkpoint, checkpoint_every=args.checkpoint_every, max_chunks=args.max_chunks,
+                         meta={"rules_path": rules.path, "remove": args.remove, "bets": list(rules.bet_ids)},
+                         warn=lambda text: _note(args, text))
+    try:
+        with progress_bar(None if not args.quiet else False, plan.rounds_requested,
+                          initial=min(state.rounds, plan.rounds_requested)) as bar:
+            control.progress = bar
+            if args.backend == "dask":
+                from ..engines.dask_backend import DaskBackend, connect, prepare_workers
+
+                with connect(args.scheduler, args.workers, args.threads or 1) as client:
+                    nthreads = prepare_workers(client, plan)
+                    where = f"scheduler {client.scheduler.address}" if args.scheduler else "a local cluster"
+                    _note(args, f"dask: {len(nthreads)} workers, {sum(nthreads.values())} threads, on {where}")
+                    outcome = run_job(job, state, DaskBackend(client, note=lambda text: _note(args, text)), control)
+                if args.workers is not None:
+                    outcome.backend["scheduler"] = f"LocalCluster({args.workers} workers)"
+            else:
+                from ..engines.local import LocalBackend
+
+                warm_up(plan)  # compile (or load the cached kernel) before timing starts
+                outcome = run_job(job, state, LocalBackend(args.threads), control)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+    complete = state.chunks_done >= plan.n_chunks
+    # Removed by run() once the result files are written: a crash or a signal while writing them must not lose
+    # the run (the checkpoint is written whenever a run stops unfinished).
+    finished = checkpoint if checkpoint is not None and complete else None
+    wall = outcome.wall_seconds
+    mc = state.histogram(plan, {"wall_seconds": wall})
+    session_rounds = state.rounds - resumed_from
+    info = {
+        "rounds": state.rounds,
+        "rounds_requested": plan.rounds_requested,
+        "shoes": state.shoes if plan.model == "dealt" else 0,
+        "seed": plan.seed,
+        "threads": threads,
+        "seconds": wall,
+        "kernel_seconds": state.kernel_seconds,
+        # Kernel time is kept in the checkpoint, so this rate is right for a resumed run too.
+        "rounds_per_second": state.rounds / state.kernel_seconds if state.kernel_seconds else None,
+        "wall_rounds_per_second": session_rounds / wall if wall > 0 and session_rounds else None,
+        "resumed_from_rounds": resumed_from if args.resume else None,
+        "chunks": plan.n_chunks,
+        "chunks_done": state.chunks_done,
+        "complete": complete,
+        "interrupted": outcome.interrupted,
+        "checkpoint": None if complete or checkpoint is None else str(checkpoint),
+        **outcome.backend,  # backend; for dask also workers (processes that dealt), threads, scheduler, tasks
+    }
+    if args.backend == "local":
+        info["threads"] = threads
+    return mc, info, finished, lock, outcome
+
+
+def _render(report, fmt: str) -> str:
+    if fmt == "json":
+        return report.to_json()
+    if fmt == "csv":
+        return report.to_csv().rstrip("\n")
+    if fmt == "markdown":
+        return report.to_markdown().rstrip("\n")
+    return report.to_text()
+
+
+def check_failures(report) -> dict[str, list[str]]:
+    """What ``--check`` fails on, per bet (or ``"game"`` for game-wide claims).
+
+    A Monte Carlo RTP at |z| >= 4 from the exact one (a 1-in-16,000 event for a
+    correct engine), and every stated RTP the exact figure contradicts at the
+    precision the sheet writes.
+    """
+    failures: dict[str, list[str]] = {}
+    if report.mc is not None:
+        for bet_id, row in report.table.iterrows():
+            if abs(row["z"]) >= 4:  # NaN (nothing dealt) compares False
+                failures.setdefault(bet_id, []).append(
+                    f"Monte Carlo RTP {100 * row['rtp']:.4f}% is {row['z']:+.2f} standard errors from exact "
+                    f"{100 * row['exact_rtp']:.4f}% (|z| >= 4)")
+    for claim in report.claims:
+        if not claim.holds:
+            failures.setdefault(claim.claim.bet or "game", []).append(claim.reason)
+    return failures
+
+
+def _check(report, args) -> int:
+    failures = check_failures(report)
+    for bet_id in list(report.table.index) + ["game"]:
+        for line in failures.get(bet_id, []):
+            print(f"check FAILED {bet_id}: {line}", file=sys.stderr)
+        if bet_id in report.table.index and bet_id not in failures:
+            z = report.table.loc[bet_id, "z"]
+            detail = "exact only" if report.mc is None else f"z {z:+.2f}"
+            _note(args, f"check ok     {bet_id}: {detail}"
+                  + "".join(f"; {c.reason}" for c in report.claims if c.claim.bet == bet_id))
+    if not failures:
+        _note(args, "check passed: every Monte Carlo figure within |z| < 4 of exact, every stated RTP holds")
+    return EXIT_CHECK_FAILED if failures else EXIT_OK
+
+
+def _interrupted(args) -> int:
+    """A signal outside the dealing loop (compiling, settling, writing): nothing half-written is left."""
+    print(f"{PROG}: interrupted; the last checkpoint written (if any) is kept", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status (also for ``--help`` and bad arguments, instead of exiting)."""
+    return guarded_main(PROG, build_parser(), run, argv, option_of, _interrupted)

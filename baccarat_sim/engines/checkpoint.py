@@ -1,0 +1,210 @@
+"""Checkpoints of Monte Carlo runs: written atomically, checked in full before a run resumes.
+
+A checkpoint is a checked archive (:mod:`baccarat_sim.storage.archive`): the
+run's plan, what it has dealt and the fingerprint of the dealing code. Before a
+run resumes from one, every invariant between its parts is checked: the plan
+must be the one the rule set gives for its round count, the chunks done must
+account for exactly the rounds or shoes counted, and every count must add up.
+A file that fails any check is refused with one line; nothing in it is used.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._version import __version__
+from ..errors import CheckpointError
+from ..model.cards import RANK_NAMES
+from ..model.codes import N_CODES
+from ..storage.archive import ArchiveError, read_archive, write_archive
+from ..storage.writing import atomic_write
+from .fingerprint import stream_fingerprint
+from .plan import RunPlan, plan_run
+from .state import RunState
+
+__all__ = ["FORMAT", "PLAN_FIELDS", "load_checkpoint", "peek_checkpoint", "save_checkpoint"]
+
+FORMAT = "baccarat_sim-checkpoint"
+#: Plan fields a resumed run must share with its checkpoint (what fixes the random stream and the layout).
+PLAN_FIELDS = ("seed", "rounds_requested", "model", "composition", "n_positions", "shoe_params")
+
+
+def save_checkpoint(path, plan: RunPlan, state: RunState, meta: dict | None = None) -> None:
+    """Write the run's plan and state to ``path`` (``.npz``), atomically and flushed to disk.
+
+    The file is first written beside ``path`` and then renamed over it, so a
+    crash mid-write leaves the previous checkpoint intact.
+    """
+    header = {
+        "version": __version__,
+        "stream": stream_fingerprint(),
+        "plan": plan.identity(),
+        "rounds": int(state.rounds),
+        "shoes": int(state.shoes),
+        "next_chunk": int(state.next_chunk),
+        "done_ahead": sorted(int(c) for c in state.done_ahead),  # chunks a distributed run finished past a gap
+        "kernel_seconds": float(state.kernel_seconds),
+        "meta": meta or {},
+    }
+
+    def write(temporary):
+        with open(temporary, "wb") as stream:  # a file object: numpy would append ".npz" to a name
+            write_archive(stream, FORMAT, header, {"by_position": state.by_position, "batches": state.batches})
+
+    atomic_write(path, write, sync=True)
+
+
+def _fail(path, message: str):
+    raise CheckpointError("checkpoint", f"{path}: {message}")
+
+
+def _integer(value, path, name: str, low: int = 0, high: int = 2**62) -> int:
+    if type(value) is not int or not low <= value <= high:
+        _fail(path, f"is damaged ({name} = {value!r} is not a whole number from {low} to {high})")
+    return value
+
+
+def _plan(fields, path) -> RunPlan:
+    """The checkpoint's plan, every field of the right type."""
+    if not isinstance(fields, dict) or set(fields) != {f.name for f in RunPlan.__dataclass_fields__.values()}:
+        _fail(path, "is damaged (its plan has the wrong fields)")
+    for name in ("seed", "rounds_requested", "units_per_block", "total_blocks", "last_units", "blocks_per_chunk",
+                 "n_positions"):
+        _integer(fields[name], path, f"plan.{name}")
+    for name in ("composition", "shoe_params"):
+        if not isinstance(fields[name], list) or not all(type(x) is int for x in fields[name]):
+            _fail(path, f"is damaged (plan.{name} is not a list of whole numbers)")
+    if fields["model"] not in ("fresh", "dealt") or not all(isinstance(fields[k], str) for k in ("rules_id",
+                                                                                                  "rules_sha256")):
+        _fail(path, "is damaged (plan.model or the rule set's id is not valid)")
+    return RunPlan(**{**fields, "composition": tuple(fields["composition"]),
+                      "shoe_params": tuple(fields["shoe_params"])})
+
+
+def _check_consistent(path, plan: RunPlan, state: RunState, rules) -> None:
+    """Every invariant between a checkpoint's plan, counters and arrays."""
+    if rules is not None:
+        try:
+            again = plan_run(rules, plan.rounds_requested, plan.seed, model=plan.model, shoe=plan.shoe,
+                             by_position=plan.n_positions > 1)
+        except ValueError as error:
+            _fail(path, f"is damaged (its plan cannot be made again: {error})")
+        if again != plan:
+            wrong = next(f for f in RunPlan.__dataclass_fields__ if getattr(again, f) != getattr(plan, f))
+            _fail(path, f"is damaged (its plan has {wrong} = {getattr(plan, wrong)!r}, but {plan.rounds_requested:,} "
+                        f"rounds of this rule set give {getattr(again, wrong)!r})")
+    if not 0 <= state.next_chunk <= plan.n_chunks:
+        _fail(path, f"is damaged (next_chunk {state.next_chunk} is outside 0..{plan.n_chunks})")
+    if any(not state.next_chunk < c < plan.n_chunks for c in state.done_ahead):
+        _fail(path, "is damaged (a chunk done ahead lies outside the run or before next_chunk)")
+    if state.by_position.shape != (plan.n_positions, N_CODES) or state.batches.shape != (plan.n_batches, N_CODES):
+        _fail(path, "is damaged (its arrays do not fit its plan)")
+    if (state.by_position < 0).any() or (state.batches < 0).any():
+        _fail(path, "is damaged (a negative count)")
+    done = [c for c in range(plan.n_chunks) if state.is_done(c)]
+    units = 0
+    for chunk in done:
+        first, n = plan.chunk_blocks(chunk)
+        last_block_here = first + n == plan.total_blocks
+        units += (n - 1) * plan.units_per_block + (plan.last_units if last_block_here else plan.units_per_block)
+    counted = state.rounds if plan.model == "fresh" else state.shoes
+    if counted != units:
+        what = "rounds" if plan.model == "fresh" else "shoes"
+        _fail(path, f"is damaged ({len(done)} chunks done deal {units:,} {what}, but it counts {counted:,})")
+    if int(state.by_position.sum()) != state.rounds or int(state.batches.sum()) != state.rounds:
+        _fail(path, f"is damaged (its counts do not add up to its {state.rounds:,} rounds)")
+    if plan.model == "dealt" and not state.shoes <= state.rounds <= state.shoes * (plan.shoe.sum() // 4):
+        _fail(path, "is damaged (its rounds do not fit its shoes)")
+
+
+def load_checkpoint(path, expect: RunPlan | None = None, rules=None,
+                    compare: tuple[str, ...] = PLAN_FIELDS) -> tuple[RunPlan, RunState]:
+    """Read a checkpoint, refusing one that is damaged or from another dealing code, rule set or run.
+
+    Parameters
+    ----------
+    path : str or Path
+        The checkpoint (``.npz``) written by :func:`save_checkpoint`.
+    expect : RunPlan or None
+        The plan the caller is about to run; its fields named in ``compare``
+        must match the checkpoint's. None accepts the checkpoint's own plan.
+    rules : Rules or None
+        The rule set in use; its hash must match the checkpoint's, and the
+        checkpoint's plan must be the one it gives.
+    compare : tuple of str
+        Fields of :class:`~baccarat_sim.engines.plan.RunPlan` checked against
+        ``expect`` (a command line leaves out the seed and rounds the user did
+        not give: they come from the checkpoint).
+
+    Returns
+    -------
+    (RunPlan, RunState)
+        The checkpoint's plan and what it had dealt.
+
+    Raises
+    ------
+    CheckpointError
+        One line naming the file and the problem (``param`` ``"checkpoint"``).
+    """
+    try:
+        header, arrays = read_archive(path, FORMAT, "checkpoint")
+    except ArchiveError as error:
+        raise CheckpointError("checkpoint", str(error)) from None
+    if header.get("stream") != stream_fingerprint():
+        # Other dealing code may deal another stream from the same seed: mixing the two would be silently wrong.
+        _fail(path, f"was dealt by other dealing code (baccarat_sim {header.get('version')}, stream "
+                    f"{header.get('stream')}; this is {stream_fingerprint()}); start the run again instead of "
+                    "resuming it")
+    plan = _plan(header.get("plan"), path)
+    if set(arrays) != {"by_position", "batches"} or any(a.dtype != np.int64 for a in arrays.values()):
+        _fail(path, "is damaged (its arrays are not the run's counts)")
+    done_ahead = header.get("done_ahead")
+    if not isinstance(done_ahead, list):
+        _fail(path, "is damaged (done_ahead is not a list)")
+    kernel_seconds = header.get("kernel_seconds")
+    if type(kernel_seconds) not in (int, float) or not 0 <= kernel_seconds < 1e12:
+        _fail(path, "is damaged (kernel_seconds)")
+    state = RunState(
+        by_position=arrays["by_position"], batches=arrays["batches"],
+        rounds=_integer(header.get("rounds"), path, "rounds"), shoes=_integer(header.get("shoes"), path, "shoes"),
+        next_chunk=_integer(header.get("next_chunk"), path, "next_chunk"),
+        kernel_seconds=float(kernel_seconds),
+        done_ahead={_integer(c, path, "done_ahead") for c in done_ahead},
+    )
+    if rules is not None and plan.rules_sha256 != rules.sha256:
+        if plan.rules_id == rules.id:
+            _fail(path, f"is from another version of rule set {rules.id!r} (sha256 {plan.rules_sha256[:12]}, this "
+                        f"file is {rules.sha256[:12]}); start the run again")
+        _fail(path, f"is from rule set {plan.rules_id!r}, this run uses {rules.id!r}")
+    if expect is not None:
+        for name in compare:
+            if getattr(expect, name) != getattr(plan, name):
+                _fail(path, f"has {_describe(plan, name)}, this run asks for {_describe(expect, name)}; start a "
+                            "new run, or resume with the same settings")
+    _check_consistent(path, plan, state, rules)
+    return plan, state
+
+
+def peek_checkpoint(path) -> dict | None:
+    """The header of a checkpoint (seed, rounds done, plan, version), or None if it cannot be read whole.
+
+    Used to say what a new run would replace.
+    """
+    try:
+        header, _ = read_archive(path, FORMAT, "checkpoint")
+    except ArchiveError:
+        return None
+    return header
+
+
+def _describe(plan: RunPlan, name: str) -> str:
+    """A plan field as a person reads it (a shoe by its cards, not 52 numbers)."""
+    value = getattr(plan, name)
+    if name == "composition":
+        counts = np.array(value).reshape(13, 4).sum(axis=1)
+        return f"a shoe of {sum(value)} cards (by rank {' '.join(f'{r}:{c}' for r, c in zip(RANK_NAMES, counts))})"
+    if name == "shoe_params":
+        return f"burn/cut-card settings {list(value)}"
+    if name == "n_positions":
+        return f"{value} round positions"
+    return f"{name} = {value!r}"

@@ -1,0 +1,152 @@
+"""The counting job: shoes dealt to the cut card by the counting kernel, statistics summed in block order.
+
+A counting run goes through the one run driver (:mod:`baccarat_sim.engines.driver`)
+like a histogram run: it is cut into chunks of whole blocks of shoes, each
+block dealt from the stream ``(seed, block)`` exactly as the Monte Carlo engine
+deals it (:mod:`baccarat_sim.kernels.counting`). Each block fills its own row of
+statistics and the rows are added in block order, so the result does not
+depend on the number of threads. It deals on the local backend only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from ..kernels.counting import FLOAT_STATS, INT_STATS, SCENARIO_FLOAT, SCENARIO_INT, VARIANTS, count_blocks
+from ..model.codes import N_CODES
+from .state import ChunksDone
+
+__all__ = ["CountPlan", "CountState", "CountingJob", "SHOES_PER_BLOCK"]
+
+#: Shoes per block (the same blocks as the Monte Carlo engine's dealt model).
+SHOES_PER_BLOCK = 16
+#: Most blocks in a chunk, and the fewest chunks a run is cut into (progress, stops).
+MAX_BLOCKS_PER_CHUNK = 64
+MIN_CHUNKS = 32
+
+
+@dataclasses.dataclass(frozen=True)
+class CountPlan:
+    """The layout of a counting run: shoes in blocks, blocks in chunks."""
+
+    shoes: int
+    total_blocks: int
+    last_shoes: int
+    blocks_per_chunk: int
+
+    @classmethod
+    def for_shoes(cls, shoes: int) -> CountPlan:
+        """The layout of a run of ``shoes`` shoes."""
+        total_blocks = -(-shoes // SHOES_PER_BLOCK)
+        return cls(shoes, total_blocks, shoes - (total_blocks - 1) * SHOES_PER_BLOCK,
+                   max(1, min(MAX_BLOCKS_PER_CHUNK, -(-total_blocks // MIN_CHUNKS))))
+
+    @property
+    def n_chunks(self) -> int:
+        """Chunks in the run."""
+        return -(-self.total_blocks // self.blocks_per_chunk)
+
+    @property
+    def rounds_requested(self) -> int:
+        """Units the run deals (shoes), for progress."""
+        return self.shoes
+
+    def chunk_blocks(self, chunk: int) -> tuple[int, int]:
+        """(first block, number of blocks) of chunk ``chunk``."""
+        first = chunk * self.blocks_per_chunk
+        return first, min(self.blocks_per_chunk, self.total_blocks - first)
+
+
+@dataclasses.dataclass(kw_only=True)
+class CountState(ChunksDone):
+    """Statistics of a counting run so far (sums over the blocks dealt, in block order)."""
+
+    stats_int: np.ndarray
+    stats_float: np.ndarray
+    codes: np.ndarray | None
+    shoes: int = 0
+
+
+class CountingJob:
+    """Shoes dealt to the cut card, every bet played by a strategy (the arrays of ``kernel_args``).
+
+    Parameters
+    ----------
+    plan : CountPlan
+    canonical : ndarray(uint8)
+        The shoe's cards in canonical order.
+    seed, aux_seed : int
+        Master seed of the dealing stream and of the moved cut cards.
+    shoe_params : ndarray(int64)
+        Burn and cut-card settings (:func:`baccarat_sim.kernels.dealing.pack_shoe_params`).
+    strategy_args : tuple
+        The strategy's arrays, as :func:`baccarat_sim.kernels.counting.count_blocks` reads them after
+        ``shoe_params``.
+    n_scenarios, n_bets : int
+        Sizes of the statistics rows.
+    record_codes : bool
+        Keep the outcome histogram of the rule set's cut-card scenario.
+    """
+
+    supports_remote = False
+    unit = "shoes"
+
+    def __init__(self, plan: CountPlan, canonical, seed: int, aux_seed: int, shoe_params, strategy_args: tuple,
+                 n_scenarios: int, n_bets: int, record_codes: bool = False):
+        self.plan = plan
+        self.canonical = canonical
+        self.seed = np.uint64(seed)
+        self.aux_seed = np.uint64(aux_seed)
+        self.shoe_params = shoe_params
+        self.strategy_args = strategy_args
+        self.k_int = SCENARIO_INT * n_scenarios + n_scenarios * n_bets * VARIANTS * INT_STATS
+        self.k_float = SCENARIO_FLOAT * n_scenarios + n_scenarios * n_bets * VARIANTS * FLOAT_STATS
+        self.record_codes = record_codes
+
+    def new_state(self) -> CountState:
+        """Nothing dealt yet."""
+        return CountState(stats_int=np.zeros(self.k_int, np.int64), stats_float=np.zeros(self.k_float),
+                          codes=np.zeros(N_CODES, np.int64) if self.record_codes else None)
+
+    def done(self, state: CountState) -> int:
+        """Shoes in ``state``."""
+        return state.shoes
+
+    def local_dealer(self, lanes: int) -> _CountDealer:
+        """A dealer of whole chunks on this machine (the kernel runs a chunk's blocks in parallel)."""
+        return _CountDealer(self)
+
+    def save_checkpoint(self, path, state, meta=None):
+        """Counting runs are not checkpointed (a run of 10^5 shoes takes seconds)."""
+        raise OSError("counting runs are not checkpointed")
+
+
+class _CountDealer:
+    def __init__(self, job: CountingJob):
+        self.job = job
+
+    pending = 0  # every chunk is in the state as soon as it is dealt
+
+    def deal(self, state: CountState, chunk: int) -> None:
+        job, plan = self.job, self.job.plan
+        first, n_blocks = plan.chunk_blocks(chunk)
+        stats_int = np.zeros((n_blocks, job.k_int), np.int64)
+        stats_float = np.zeros((n_blocks, job.k_float))
+        codes = np.zeros((n_blocks, N_CODES if job.record_codes else 1), np.int64)
+        started = time.perf_counter()
+        count_blocks(job.canonical, job.seed, job.aux_seed, first, n_blocks, SHOES_PER_BLOCK, plan.last_shoes,
+                     plan.total_blocks, job.shoe_params, *job.strategy_args, stats_int, stats_float, codes)
+        state.kernel_seconds += time.perf_counter() - started
+        state.stats_int += stats_int.sum(axis=0)
+        for row in stats_float:  # in block order: the same sums for any number of threads
+            state.stats_float += row
+        if job.record_codes:
+            state.codes += codes.sum(axis=0)
+        state.shoes += int(stats_int[:, 0].sum())
+        state.mark_done(chunk)
+
+    def commit(self, state: CountState) -> None:
+        """Nothing to do: each chunk is added as it is dealt."""

@@ -1,0 +1,379 @@
+"""Dask backend: the same Monte Carlo run spread over a ``dask.distributed`` cluster.
+
+A run's random stream and its chunk layout are fixed by
+:func:`~baccarat_sim.engines.plan.plan_run` from the run size alone, so a task
+is just a range of whole chunks: a worker runs the job's task
+(:meth:`~baccarat_sim.engines.montecarlo.HistogramJob.task`, the same kernel as
+a local run) and sends back its counts. The client folds them into the run's
+state; integer sums do not depend on the order, so the histogram is
+bit-identical to the local backend's whatever the number of workers, the order
+tasks finish in, or the workers lost on the way.
+
+Faults are Dask's business: a task whose worker dies is recomputed on another
+(up to the scheduler's ``allowed-failures``), and a task that raises is
+retried. Every finished task is folded into the state at once, and the run
+driver (:mod:`baccarat_sim.engines.driver`) checkpoints the state, so a run
+stopped by a signal, or by a cluster that fails for good, resumes (on the
+cluster or locally).
+
+Dask is an optional extra (``pip install "baccarat_sim[dask]"``): it is
+imported only when a cluster is used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import threading
+import time
+import uuid
+
+from .._version import __version__
+from ..errors import BackendError
+from .fingerprint import stream_fingerprint
+from .montecarlo import warm_up
+
+__all__ = ["DaskBackend", "check_address", "connect", "guided_task_size", "prepare_workers", "require_distributed"]
+
+#: Seconds between looks at the cluster's size (for the number of tasks kept in flight).
+_REFRESH_SECONDS = 2.0
+#: Most chunks in one task (a second or two of one core): bigger tasks would make checkpoints and progress coarse.
+MAX_CHUNKS_PER_TASK = 16
+#: A task takes 1 / (GUIDED_SPLIT * threads) of the chunks left (see :func:`guided_task_size`).
+GUIDED_SPLIT = 4
+#: Seconds a run waits for a worker when the cluster has none left (then it stops, with a checkpoint).
+NO_WORKERS_TIMEOUT = 300.0
+
+
+def require_distributed():
+    """``dask.distributed``, or a one-line :class:`BackendError` saying how to install it."""
+    try:
+        import distributed
+    except ImportError as error:
+        raise BackendError(f"the Dask backend needs Dask, which is not installed ({error}); install it with: "
+                           "pip install 'baccarat_sim[dask]'", "backend") from None
+    return distributed
+
+
+def _worker_address() -> str:
+    """Address of the Dask worker running the caller ("" outside a worker)."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return ""
+
+
+def _deal_task(job, first_chunk: int, n_chunks: int, fingerprint: str):
+    """Worker side: the job's task on chunks ``first_chunk .. first_chunk + n_chunks - 1``.
+
+    Returns
+    -------
+    tuple
+        ``(result, seconds, worker)``.
+    """
+    mine = stream_fingerprint()
+    if mine != fingerprint:
+        raise RuntimeError(f"worker {_worker_address()} runs baccarat_sim {mine}, the client {fingerprint}: "
+                           "install the same version everywhere")
+    started = time.perf_counter()
+    result = job.task(first_chunk, n_chunks)
+    return result, time.perf_counter() - started, _worker_address()
+
+
+def _prepare_worker(fingerprint: str, plan) -> str:
+    """Worker side: compile (or load from numba's cache) the plan's kernel; return the worker's fingerprint."""
+    mine = stream_fingerprint()
+    if mine == fingerprint:
+        warm_up(plan)
+    return mine
+
+
+def prepare_workers(client, plan) -> dict[str, int]:
+    """Check every worker deals the client's stream and warm its kernel up; return ``{address: threads}``.
+
+    Compiling in every worker up front keeps numba's compile time out of the
+    run's timing (workers that join later compile on their first task).
+
+    Raises
+    ------
+    BackendError
+        A worker cannot import baccarat_sim or runs another version of it.
+    """
+    fingerprint = stream_fingerprint()
+    try:
+        answers = client.run(_prepare_worker, fingerprint, plan)
+    except Exception as error:  # a worker without baccarat_sim cannot even unpickle the call
+        raise BackendError(f"dask: a worker cannot run baccarat_sim ({type(error).__name__}: {error}); "
+                           f"install baccarat_sim {__version__} on every worker") from None
+    wrong = {address: theirs for address, theirs in answers.items() if theirs != fingerprint}
+    if wrong:
+        address, theirs = next(iter(wrong.items()))
+        raise BackendError(f"dask: {len(wrong)} worker(s) run another baccarat_sim ({address}: {theirs}, "
+                           f"this is {fingerprint}); install the same version everywhere")
+    return dict(client.nthreads())
+
+
+@contextlib.contextmanager
+def connect(scheduler: str | None = None, workers: int | None = None, threads_per_worker: int = 1,
+            timeout: float | None = None, wait_for_workers: float = 60.0):
+    """A ``distributed.Client`` on an existing cluster, or on a LocalCluster started (and stopped) here.
+
+    Parameters
+    ----------
+    scheduler : str or None
+        Address of a running scheduler (``tcp://host:8786``).
+    workers : int or None
+        Without ``scheduler``: start a LocalCluster of this many worker
+        processes.
+    threads_per_worker : int
+        LocalCluster: threads per worker process (each thread runs one task).
+    timeout : float or None
+        Seconds to wait for the scheduler to answer (None: Dask's
+        ``distributed.comm.timeouts.connect``).
+    wait_for_workers : float
+        Seconds to wait for a scheduler without workers to get one.
+
+    Yields
+    ------
+    distributed.Client
+    """
+    distributed = require_distributed()
+    if (scheduler is None) == (workers is None):
+        raise BackendError("give either a scheduler address or a number of workers", "scheduler")
+    with contextlib.ExitStack() as stack:
+        if scheduler is not None:
+            check_address(scheduler)
+            try:
+                wait = {} if timeout is None else {"timeout": timeout}  # None would mean: wait for ever
+                client = stack.enter_context(distributed.Client(scheduler, set_as_default=False, **wait))
+            except (OSError, ValueError, TypeError) as error:
+                raise BackendError(f"cannot connect to {scheduler} ({error})", "scheduler") from None
+            try:
+                client.wait_for_workers(1, timeout=wait_for_workers)
+            except TimeoutError:
+                raise BackendError(f"{scheduler} has no workers (waited {wait_for_workers:g} s); start some "
+                                   f"with: dask worker {scheduler}", "scheduler") from None
+        else:
+            if workers < 1 or threads_per_worker < 1:
+                raise BackendError(f"need at least one worker and thread, got {workers} x {threads_per_worker}",
+                                   "workers")
+            with _sigint_ignored():
+                cluster = stack.enter_context(distributed.LocalCluster(
+                    n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
+                    # ":0": a free port. Its HTTP server always starts, and on the default 8787 a second cluster
+                    # (another run on this machine) would warn and move.
+                    dashboard_address=":0", silence_logs=logging.ERROR,
+                ))
+            client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
+            client.wait_for_workers(workers)
+        yield client
+
+
+def check_address(scheduler: str) -> None:
+    """Refuse a malformed scheduler address before a Client is made of it (a failed Client dies noisily)."""
+    require_distributed()
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        protocol, location = parse_address(scheduler)
+        if protocol in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)
+    except ValueError as error:
+        raise BackendError(f"{scheduler!r} is not a scheduler address such as tcp://10.0.0.5:8786 ({error})",
+                           "scheduler") from None
+
+
+@contextlib.contextmanager
+def _sigint_ignored():
+    """Ignore SIGINT while worker processes are started: they inherit it.
+
+    Ctrl-C reaches every process of the terminal's foreground group. The run
+    (this process) turns it into a stop at a task boundary, with a
+    checkpoint; workers that died of it instead would only fill the terminal
+    with the cluster's complaints.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def guided_task_size(remaining: int, threads: int) -> int:
+    """Chunks for the next task: big while much is left, down to one at the end.
+
+    Each task takes about ``1 / (4 * threads)`` of what is left (guided
+    self-scheduling), at most :data:`MAX_CHUNKS_PER_TASK`: few tasks (little
+    overhead) in the bulk of a run, and single chunks at the end, so no
+    thread idles long while the last tasks finish.
+    """
+    return max(1, min(MAX_CHUNKS_PER_TASK, remaining // (GUIDED_SPLIT * max(1, threads))))
+
+
+def task_ranges(plan, state, task_size, max_chunks: int | None):
+    """Tasks still to deal, as ``(first_chunk, n_chunks)`` in run order.
+
+    A task holds consecutive undealt chunks, ``task_size(remaining)`` of them
+    at most (``remaining``: chunks not yet handed out, this one included),
+    and all tasks together at most ``max_chunks`` chunks. The generator is
+    lazy: sizes follow the cluster as it is when each task is submitted.
+    """
+    budget = plan.n_chunks if max_chunks is None else max_chunks
+    remaining = min(budget, plan.n_chunks - state.chunks_done)
+    chunk = state.next_chunk
+    while chunk < plan.n_chunks and remaining > 0:
+        if state.is_done(chunk):
+            chunk += 1
+            continue
+        first, size = chunk, max(1, min(task_size(remaining), remaining))
+        while chunk < plan.n_chunks and chunk - first < size and not state.is_done(chunk):
+            chunk += 1
+        remaining -= chunk - first
+        yield first, chunk - first
+
+
+def _cancellation_errors(distributed) -> tuple:
+    """Every exception class a lost cluster can raise from a future (the names moved between Dask versions)."""
+    import asyncio
+    import concurrent.futures
+
+    names = ("FutureCancelledError", "FuturesCancelledError", "CancelledError")
+    found = [getattr(distributed.client, name) for name in names if hasattr(distributed.client, name)]
+    return (OSError, asyncio.CancelledError, concurrent.futures.CancelledError, *found)
+
+
+class DaskBackend:
+    """Deals a run's chunks as tasks on a Dask cluster.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        A client of the cluster (see :func:`connect`). Call
+        :func:`prepare_workers` first to keep compile time out of the run.
+    chunks_per_task : int or None
+        Chunks per task (None: from the run size and the cluster's threads,
+        :func:`guided_task_size`). The result does not depend on it.
+    retries : int
+        Times Dask reruns a task that raised (a task whose worker died is
+        rerun by the scheduler anyway).
+    no_workers_timeout : float
+        When the cluster has no worker, wait this many seconds for one (saying
+        so through ``note``), then stop with a :class:`BackendError`.
+    note : callable or None
+        Receives one-line notes (workers lost, waiting).
+    """
+
+    def __init__(self, client, *, chunks_per_task: int | None = None, retries: int = 2,
+                 no_workers_timeout: float = NO_WORKERS_TIMEOUT, note=None):
+        self.client = client
+        self.chunks_per_task = chunks_per_task
+        self.retries = retries
+        self.no_workers_timeout = no_workers_timeout
+        self.note = note
+        self.workers: set = set()
+        self.threads = 0
+        self.tasks = 0
+        self.worker_seconds = 0.0
+        self.scheduler = str(client.scheduler.address)
+
+    def info(self) -> dict:
+        """The report's ``run`` fields of a Dask run."""
+        return {"backend": "dask", "workers": len(self.workers), "threads": self.threads,
+                "scheduler": self.scheduler, "tasks": self.tasks, "worker_seconds": self.worker_seconds}
+
+    def commit(self, state) -> None:
+        """Nothing to do: every task is folded into the state as it arrives."""
+
+    def deal(self, job, state, max_chunks: int | None):
+        """Submit the chunks not in ``state`` as tasks; yields the rounds in ``state`` after each folded task.
+
+        Raises
+        ------
+        BackendError
+            A task failed for good (after retries, or after killing
+            ``allowed-failures`` workers), the scheduler was lost, or the
+            cluster had no workers for ``no_workers_timeout`` seconds.
+        """
+        distributed = require_distributed()
+        if not getattr(job, "supports_remote", False):
+            raise BackendError("this kind of run deals on the local backend only", "backend")
+        client = self.client
+        fingerprint = stream_fingerprint()
+        nthreads = client.nthreads()
+        self.threads = max(self.threads, sum(nthreads.values()))
+        if self.chunks_per_task is not None:
+            todo = task_ranges(job.plan, state, lambda remaining: self.chunks_per_task, max_chunks)
+        else:
+            todo = task_ranges(job.plan, state,
+                               lambda remaining: guided_task_size(remaining, sum(nthreads.values())), max_chunks)
+        next_task = next(todo, None)
+        run_tag = uuid.uuid4().hex[:8]
+        in_flight: dict = {}
+        last_look = had_workers = time.monotonic()
+        waiting_said = False
+        lost = _cancellation_errors(distributed)
+        started = time.monotonic()
+        # as_current: distributed.wait finds its client there, also when the caller made it with set_as_default=False.
+        with client.as_current():
+            try:
+                while next_task is not None or in_flight:
+                    if time.monotonic() - last_look >= _REFRESH_SECONDS:  # workers come and go
+                        nthreads, last_look = client.nthreads(), time.monotonic()
+                        self.threads = max(self.threads, sum(nthreads.values()))
+                        if nthreads:
+                            had_workers, waiting_said = last_look, False
+                        elif last_look - had_workers > self.no_workers_timeout:
+                            raise BackendError(f"dask: the cluster has had no workers for "
+                                               f"{self.no_workers_timeout:g} s")
+                        elif not waiting_said and self.note is not None:
+                            self.note(f"dask: no workers left; waiting up to {self.no_workers_timeout:g} s for one "
+                                      "to join")
+                            waiting_said = True
+                    # Two tasks per thread keep every thread busy while results travel, and bound both what a
+                    # checkpoint holds past a gap and what a stop throws away.
+                    while next_task is not None and len(in_flight) < 2 * max(1, sum(nthreads.values())) + 2:
+                        first, n = next_task
+                        future = client.submit(_deal_task, job, first, n, fingerprint, pure=False,
+                                               retries=self.retries,
+                                               key=f"baccarat_sim-chunks-{run_tag}-{first}-{first + n - 1}")
+                        in_flight[future] = next_task
+                        next_task = next(todo, None)
+                    try:
+                        done, _ = distributed.wait(list(in_flight), timeout=0.5, return_when="FIRST_COMPLETED")
+                    except TimeoutError:  # wake up now and then for signals and the cluster's size
+                        yield job.done(state)
+                        continue
+                    for future in done:
+                        if future.status != "finished":
+                            raise _task_failure(future, *in_flight[future])
+                    finished = list(done)
+                    for future, (result, seconds, worker) in zip(finished, client.gather(finished)):
+                        del in_flight[future]
+                        job.fold(state, result)
+                        self.tasks += 1
+                        self.worker_seconds += seconds
+                        self.workers.add(worker)
+                    yield job.done(state)
+            except lost as error:
+                raise BackendError(f"dask: lost the cluster ({type(error).__name__}: {error})") from None
+            finally:
+                state.kernel_seconds += time.monotonic() - started  # the cluster's wall time dealing
+                if in_flight:  # stopped or failed: what is still running is thrown away
+                    with contextlib.suppress(Exception):  # a lost cluster cannot cancel anything
+                        client.cancel(list(in_flight))
+
+
+def _task_failure(future, first: int, n: int) -> BackendError:
+    """The one-line error of a task that failed for good."""
+    try:
+        error = future.exception(timeout=10)
+        what = f"{type(error).__name__}: {error}"
+    except Exception as other:  # a cancelled or lost future has no exception to fetch
+        what = f"{future.status} ({type(other).__name__})"
+    return BackendError(f"dask: chunks {first}..{first + n - 1} failed on the cluster ({what})")

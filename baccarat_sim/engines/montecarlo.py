@@ -1,0 +1,198 @@
+"""The Monte Carlo histogram job: what a chunk of a run deals, and how it is added to the run's state.
+
+A job is what the run driver (:mod:`baccarat_sim.engines.driver`) needs to
+deal a run on any backend: a local dealer that keeps per-thread lanes across
+chunks (:class:`LocalDealer`), a task a remote worker runs on a range of chunks
+(:meth:`HistogramJob.task`), and the fold of a task's result into the state.
+Both paths run the same kernel on the same blocks, so the histogram is the
+same bit for bit whichever backend deals it.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..kernels.mc import MODEL_DEALT, MODEL_FRESH, deal_blocks, deal_blocks_serial
+from ..model.codes import N_CODES
+from ..model.shoe import canonical_cards
+from .checkpoint import save_checkpoint
+from .plan import RunPlan
+from .state import RunState
+
+__all__ = ["HistogramJob", "LocalDealer", "warm_up"]
+
+
+def _kernel_args(plan: RunPlan):
+    """The kernel's view of a plan: canonical shoe, model constant, seed, layout and shoe settings."""
+    return (canonical_cards(plan.shoe), MODEL_FRESH if plan.model == "fresh" else MODEL_DEALT, np.uint64(plan.seed))
+
+
+class HistogramJob:
+    """A Monte Carlo run that fills an outcome histogram (with per-position rows in the dealt model).
+
+    Parameters
+    ----------
+    plan : RunPlan
+    """
+
+    supports_remote = True
+    #: What :meth:`done` counts (progress and messages).
+    unit = "rounds"
+
+    def __init__(self, plan: RunPlan):
+        self.plan = plan
+
+    def new_state(self) -> RunState:
+        """Nothing dealt yet."""
+        return RunState.empty(self.plan)
+
+    def local_dealer(self, lanes: int) -> LocalDealer:
+        """A dealer that deals chunks on this machine over ``lanes`` numba threads."""
+        return LocalDealer(self.plan, lanes)
+
+    def task(self, first_chunk: int, n_chunks: int):
+        """Deal chunks ``first_chunk .. first_chunk + n_chunks - 1`` on the calling thread (a remote worker).
+
+        Returns
+        -------
+        list of (int, int, ndarray, int, int)
+            One segment ``(first, n, counts, rounds, shoes)`` per batch the
+            chunks fall in (the state keeps a row per batch); ``counts`` is
+            ``(n_positions, N_CODES)`` in the smallest unsigned type that holds
+            it (:func:`narrow`), so that results travel in fewer bytes.
+        """
+        plan = self.plan
+        canonical, model, seed = _kernel_args(plan)
+        params = np.array(plan.shoe_params, np.int64)
+        segments = []
+        for first, n in batch_segments(plan, first_chunk, n_chunks):
+            first_block, n_blocks = plan.chunk_range_blocks(first, n)
+            counts = np.zeros((plan.n_positions, N_CODES), np.int64)
+            totals = np.zeros(2, np.int64)
+            # Serial: a Dask worker runs several tasks at once from its own threads, and a parallel kernel
+            # launched from several threads aborts under numba's workqueue threading layer.
+            deal_blocks_serial(canonical, model, seed, first_block, n_blocks, plan.units_per_block,
+                               plan.last_units, plan.total_blocks, params, counts, totals)
+            segments.append((first, n, narrow(counts), int(totals[0]), int(totals[1])))
+        return segments
+
+    def fold(self, state: RunState, result) -> int:
+        """Add a :meth:`task` result to ``state``; returns the rounds it dealt."""
+        rounds = 0
+        for first, n, counts, segment_rounds, shoes in result:
+            state.add(self.plan, first, counts.astype(np.int64), segment_rounds, shoes, n_chunks=n)
+            rounds += segment_rounds
+        return rounds
+
+    def done(self, state: RunState) -> int:
+        """Rounds in ``state``."""
+        return state.rounds
+
+    def save_checkpoint(self, path, state: RunState, meta: dict | None = None) -> None:
+        """Write the run's resumable checkpoint (see :mod:`baccarat_sim.engines.checkpoint`)."""
+        save_checkpoint(path, self.plan, state, meta)
+
+
+def batch_segments(plan: RunPlan, first_chunk: int, n_chunks: int):
+    """Split chunks ``first_chunk ..`` (``n_chunks`` of them) where a new batch begins: ``(first, n)`` pairs."""
+    end = first_chunk + n_chunks
+    while first_chunk < end:
+        batch = plan.batch_of_chunk(first_chunk)
+        stop = first_chunk + 1
+        while stop < end and plan.batch_of_chunk(stop) == batch:
+            stop += 1
+        yield first_chunk, stop - first_chunk
+        first_chunk = stop
+
+
+def narrow(counts: np.ndarray) -> np.ndarray:
+    """``counts`` in the smallest unsigned type that holds them exactly.
+
+    A dealt-model result has a row per round position (105 for 8 decks, 12 MB
+    as int64); its cells rarely pass 65,535, so it travels in a quarter of
+    the bytes.
+    """
+    peak = int(counts.max()) if counts.size else 0
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if peak <= np.iinfo(dtype).max:
+            return counts.astype(dtype)
+    return counts
+
+
+class LocalDealer:
+    """Deals a run's chunks on this machine, one lane of counts per numba thread.
+
+    Chunks of one batch are dealt into the lane arrays and moved into the
+    state together: moving costs a pass over ``lanes x positions x N_CODES``
+    counts (12 MB a lane for 8 decks, dealt model), so it happens at batch
+    boundaries (totals only, :meth:`close_batch`), checkpoints and the end
+    (everything, :meth:`commit`), not after every chunk.
+    """
+
+    def __init__(self, plan: RunPlan, lanes: int):
+        self.plan = plan
+        self.lane_counts = np.zeros((lanes, plan.n_positions, N_CODES), np.int64)
+        self.lane_totals = np.zeros((lanes, 2), np.int64)
+        # Per-code totals of lane_counts already credited to batches (see close_batch).
+        self.credited = np.zeros(N_CODES, np.int64)
+        self.batch: int | None = None  # the batch of the chunks whose totals are not yet in the state
+        self.kernel_seconds = 0.0
+        self._args = _kernel_args(plan)
+        self._params = np.array(plan.shoe_params, np.int64)
+
+    @property
+    def pending(self) -> int:
+        """Rounds dealt into the lanes and not yet credited to the state."""
+        return int(self.lane_totals[:, 0].sum())
+
+    def deal(self, state: RunState, chunk: int) -> None:
+        """Deal chunk ``chunk`` into the lanes and mark it done in ``state``."""
+        batch = self.plan.batch_of_chunk(chunk)
+        if self.batch is not None and batch != self.batch:
+            self.close_batch(state)
+        self.batch = batch
+        first_block, n_blocks = self.plan.chunk_blocks(chunk)
+        started = time.perf_counter()
+        deal_blocks(*self._args, first_block, n_blocks, self.plan.units_per_block, self.plan.last_units,
+                    self.plan.total_blocks, self._params, self.lane_counts, self.lane_totals)
+        seconds = time.perf_counter() - started
+        self.kernel_seconds += seconds
+        state.kernel_seconds += seconds
+        state.mark_done(chunk)
+
+    def close_batch(self, state: RunState) -> None:
+        """Credit the rounds dealt since the last call (all in one batch) to that batch, rounds and shoes.
+
+        The lanes keep their per-position rows: the batch's totals need one
+        read of them. ``credited`` holds the per-code totals of the lanes
+        already credited to batches.
+        """
+        if self.batch is None:
+            return
+        now = self.lane_counts.sum(axis=(0, 1))
+        state.batches[self.batch] += now - self.credited
+        self.credited[:] = now
+        totals = self.lane_totals.sum(axis=0)
+        state.rounds += int(totals[0])
+        state.shoes += int(totals[1])
+        self.lane_totals[:] = 0
+        self.batch = None
+
+    def commit(self, state: RunState) -> None:
+        """Close the pending batch and move everything the lanes hold into ``state``."""
+        self.close_batch(state)
+        if self.credited.any():  # the lanes hold rounds that are not in state.by_position yet
+            state.by_position += self.lane_counts.sum(axis=0)
+            self.lane_counts[:] = 0
+            self.credited[:] = 0
+
+
+def warm_up(plan: RunPlan) -> None:
+    """Compile (or load from numba's cache) the kernel a plan runs, before any timing starts."""
+    canonical, model, seed = _kernel_args(plan)
+    deal_blocks(canonical, model, seed, 0, 1, 1, 1, 1, np.array(plan.shoe_params, np.int64),
+                np.zeros((1, plan.n_positions, N_CODES), np.int64), np.zeros((1, 2), np.int64))
+    deal_blocks_serial(canonical, model, seed, 0, 1, 1, 1, 1, np.array(plan.shoe_params, np.int64),
+                       np.zeros((plan.n_positions, N_CODES), np.int64), np.zeros(2, np.int64))

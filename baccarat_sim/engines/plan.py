@@ -1,0 +1,227 @@
+"""How a Monte Carlo run is laid out: blocks, chunks and batches, fixed by the run's size alone.
+
+The random stream of a run is fixed by (seed, block index): block ``b`` always
+deals the same rounds. A run is cut into *chunks* of whole blocks (the unit of
+progress, checkpoints, interruption and distributed tasks) and the chunks into
+at most :data:`MAX_BATCHES` *batches* of whole chunks (the unit of batch-means
+standard errors and of convergence plots). All three layouts depend only on the
+run's size, never on threads or timing, so a histogram is bit-identical however
+the run is executed, interrupted and resumed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import secrets
+
+import numpy as np
+
+from ..errors import InputError, ShoeError
+from ..kernels.dealing import pack_shoe_params
+from ..model.rules import Rules, Shoe
+from ..model.shoe import as_shoe
+from .exact import exact_histogram
+
+__all__ = [
+    "MAX_BATCHES",
+    "MAX_ROUNDS",
+    "RunPlan",
+    "normalize_seed",
+    "plan_run",
+    "shoe_params",
+    "whole_number",
+]
+
+#: Rounds per block in the fresh model.
+ROUNDS_PER_BLOCK = 1 << 16
+#: Shoes per block in the dealt model.
+SHOES_PER_BLOCK = 16
+#: Rounds a chunk aims at (about 0.1-0.2 s of kernel time on one core).
+CHUNK_ROUNDS = 1 << 23
+#: Chunks a run is cut into at least (when it has that many blocks).
+MIN_CHUNKS = 32
+#: Most batches of a run (rows kept for batch-means standard errors and convergence plots).
+MAX_BATCHES = 100
+#: Largest round count a run accepts: counts stay far from int64 overflow.
+MAX_ROUNDS = 10**15
+MODELS = ("fresh", "dealt")
+
+
+def normalize_seed(seed: int | None) -> int:
+    """The master seed as a non-negative 63-bit integer; None draws one at random.
+
+    Raises
+    ------
+    InputError
+        ``seed``: not a whole number from 0 to 2**63 - 1.
+    """
+    if seed is None:
+        return secrets.randbits(63)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise InputError("seed", f"must be a whole number, got {seed!r}")
+    if not 0 <= seed < 2**63:
+        raise InputError("seed", f"must be from 0 to 2**63 - 1, got {seed}")
+    return int(seed)
+
+
+def whole_number(value, name: str, low: int, high: int) -> int:
+    """``value`` as an int when it is a whole number in ``[low, high]`` (``1e6`` included).
+
+    Raises
+    ------
+    InputError
+        Naming ``name`` and the allowed range.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float, np.floating)):
+        raise InputError(name, f"must be a whole number from {low} to {high:.0e}, got {value!r}")
+    if isinstance(value, (float, np.floating)) and not (math.isfinite(value) and float(value).is_integer()):
+        raise InputError(name, f"must be a whole number from {low} to {high:.0e}, got {value!r}")
+    number = int(value)
+    if not low <= number <= high:
+        raise InputError(name, f"must be a whole number from {low} to {high:.0e}, got {value!r}")
+    return number
+
+
+@dataclasses.dataclass(frozen=True)
+class RunPlan:
+    """Everything that fixes a run's random stream and layout (no results).
+
+    Build it with :func:`plan_run`. ``units`` are rounds (fresh model) or shoes
+    (dealt model).
+    """
+
+    model: str
+    seed: int
+    composition: tuple
+    shoe_params: tuple
+    rounds_requested: int
+    units_per_block: int
+    total_blocks: int
+    last_units: int
+    blocks_per_chunk: int
+    n_positions: int
+    rules_id: str = ""
+    rules_sha256: str = ""
+
+    @property
+    def n_chunks(self) -> int:
+        """Chunks in the run."""
+        return -(-self.total_blocks // self.blocks_per_chunk)
+
+    @property
+    def n_batches(self) -> int:
+        """Batches in the run (consecutive groups of whole chunks)."""
+        return min(self.n_chunks, MAX_BATCHES)
+
+    def batch_of_chunk(self, chunk: int) -> int:
+        """Batch that chunk ``chunk`` belongs to."""
+        return chunk * self.n_batches // self.n_chunks
+
+    def chunk_blocks(self, chunk: int) -> tuple[int, int]:
+        """(first block, number of blocks) of chunk ``chunk``."""
+        first = chunk * self.blocks_per_chunk
+        return first, min(self.blocks_per_chunk, self.total_blocks - first)
+
+    def chunk_range_blocks(self, first_chunk: int, n_chunks: int) -> tuple[int, int]:
+        """(first block, number of blocks) of chunks ``first_chunk .. first_chunk + n_chunks - 1``."""
+        first_block, _ = self.chunk_blocks(first_chunk)
+        last_first, last_n = self.chunk_blocks(first_chunk + n_chunks - 1)
+        return first_block, last_first + last_n - first_block
+
+    @property
+    def shoe(self) -> np.ndarray:
+        """Composition as ``ndarray(int64, shape=(13, 4))``."""
+        return np.array(self.composition, dtype=np.int64).reshape(13, 4)
+
+    def identity(self) -> dict:
+        """JSON-ready fields that must match for a checkpoint to be resumed."""
+        fields = dataclasses.asdict(self)
+        fields["composition"] = list(self.composition)
+        fields["shoe_params"] = list(self.shoe_params)
+        return fields
+
+
+def _estimate_rounds_per_shoe(rules: Rules, composition: np.ndarray) -> float:
+    """Expected rounds per dealt shoe, from the exact mean cards per round."""
+    hist = exact_histogram(composition)
+    cards_per_round = 4 + (hist.marginal("player_cards")[1] + hist.marginal("banker_cards")[1]) / hist.total
+    shoe = rules.shoe
+    low, high = shoe.cards_before_first_round()
+    usable = composition.sum() - (low + high) / 2 - shoe.cut_card.mean
+    return max(1.0, usable / cards_per_round + 0.5 + shoe.rounds_after_cut)
+
+
+def shoe_params(shoe: Shoe, n_cards: int) -> np.ndarray:
+    """The kernel's burn and cut-card settings of a rule set's shoe, for a shoe of ``n_cards``."""
+    # The rule set's cut card (moved with the deck count by Rules.with_shoe) also marks a depleted shoe of it.
+    return pack_shoe_params(shoe.burn_by_rank(), shoe.turned_discarded, min(shoe.cut_card.low, n_cards),
+                            min(shoe.cut_card.high, n_cards), shoe.rounds_after_cut)
+
+
+def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str | None = None,
+             shoe=None, by_position: bool | None = None) -> RunPlan:
+    """Lay out a Monte Carlo run.
+
+    Parameters
+    ----------
+    rules : Rules
+        Rule set (shoe, burn and cut card come from it).
+    rounds : int
+        Rounds to deal (a float that is a whole number, such as ``1e6``, is
+        accepted): exactly, in the fresh model; in the dealt model, whole shoes
+        are dealt until about this many rounds (the count is reported).
+    seed : int or None
+        Master seed; None draws one.
+    model : {"fresh", "dealt"} or None
+        Overrides the rule set's shoe model.
+    shoe : int or ndarray(int64, shape=(13, 4)) or None
+        Overrides the rule set's decks (e.g. a depleted shoe).
+    by_position : bool or None
+        Dealt model: keep a histogram per round position (default True).
+
+    Raises
+    ------
+    InputError
+        ``rounds``, ``seed`` or ``model`` out of range.
+    ShoeError
+        ``shoe``: a dealt shoe whose burn and cut card leave no room for a round
+        (the same check as a rule file's).
+    """
+    model = model or rules.shoe.model
+    if model not in MODELS:
+        raise InputError("model", f"must be fresh or dealt, got {model!r}")
+    rounds = whole_number(rounds, "rounds", 1, MAX_ROUNDS)
+    composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
+    n_cards = int(composition.sum())
+    if model == "fresh":
+        units_per_block = ROUNDS_PER_BLOCK
+        total_units = rounds
+        rounds_per_unit = 1.0
+        n_positions = 1
+    else:
+        problem = rules.shoe.room_problem(n_cards)
+        if problem:
+            raise ShoeError("shoe", problem)
+        units_per_block = SHOES_PER_BLOCK
+        rounds_per_unit = _estimate_rounds_per_shoe(rules, composition)
+        total_units = max(1, math.ceil(rounds / rounds_per_unit))
+        n_positions = (n_cards // 4 + 1) if (by_position is None or by_position) else 1
+    total_blocks = -(-total_units // units_per_block)
+    last_units = total_units - (total_blocks - 1) * units_per_block
+    rounds_per_block = units_per_block * rounds_per_unit
+    blocks_per_chunk = max(1, min(round(CHUNK_ROUNDS / rounds_per_block), -(-total_blocks // MIN_CHUNKS)))
+    return RunPlan(
+        model=model,
+        seed=normalize_seed(seed),
+        composition=tuple(int(x) for x in composition.reshape(-1)),
+        shoe_params=tuple(int(x) for x in shoe_params(rules.shoe, n_cards)),
+        rounds_requested=rounds,
+        units_per_block=units_per_block,
+        total_blocks=total_blocks,
+        last_units=last_units,
+        blocks_per_chunk=blocks_per_chunk,
+        n_positions=n_positions,
+        rules_id=rules.id,
+        rules_sha256=rules.sha256,
+    )

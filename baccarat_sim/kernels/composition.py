@@ -1,0 +1,416 @@
+"""Composition-aware exact solver: pure numba functions over integer arrays, no I/O.
+
+A round's *point-value* outcome (final scores and card counts, the 400
+"bases" ``((ps * 10 + bs) * 2 + pc) * 2 + bc`` of the outcome code) depends
+only on the point values of the six cards in dealing order (unused positions
+stand for any card). The number of ordered six-card draws whose values form
+the multiset ``M`` is the product of falling factorials
+``FF(M) = prod_v n_v (n_v - 1) ... (n_v - c_v + 1)`` of the value counts
+``n_v`` left in the shoe. So the exact weight of every base, and the exact EV
+numerator of any bet settled on bases, is a fixed integer linear form in the
+``C(15, 6) = 5005`` monomials ``FF(M)``: the coefficients (how many value
+sequences with multiset ``M`` give each base) are computed once, and a solve
+is 5005 monomials plus one dot product per bet.
+
+Pairs, perfect pairs and the first-card comparison (Dragon/Tiger) depend on
+the first four cards' ranks and suits only and have closed forms in the rank
+and rank-suit counts (:func:`pair_weights`, :func:`first_card_weights`).
+
+A multiset is ranked by the colex index of the combination ``w_i = v_i + i``
+(``v`` sorted), ``sum_i C(w_i, i + 1)`` (the combinatorial number system), and
+stored in blocks: a monomial is the falling factorials of its values 0-4 (the
+"low half") times those of its values 5-9 (the "high half"), and each block
+is one half times a contiguous run of the other side's halves, which the
+compiler vectorises.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..model.codes import N_PREFIXES
+from ..model.tableau import THIRD_CARD_PREFIX
+from .jit import jit
+
+#: Point values, cards per round at most, and the number of value multisets.
+N_VALUES = 10
+ROUND_CARDS = 6
+N_MONOMIALS = 5005
+#: Bases: the outcome-code prefix ``((player_score * 10 + banker_score) * 2 + player_cards) * 2 + banker_cards``.
+N_BASES = N_PREFIXES
+#: Values 0-4 form the "low" half of a multiset, 5-9 the "high" half; a
+#: monomial is the product of its two halves' falling factorials, which takes
+#: about a fifth of the multiplications of six factors per monomial.
+SPLIT = 5
+
+
+def _binomials() -> np.ndarray:
+    table = np.zeros((N_VALUES + ROUND_CARDS, ROUND_CARDS + 1), np.int64)
+    for n in range(table.shape[0]):
+        for k in range(table.shape[1]):
+            table[n, k] = _comb(n, k)
+    return table
+
+
+def _comb(n: int, k: int) -> int:
+    from math import comb
+
+    return comb(n, k) if 0 <= k <= n else 0
+
+
+BINOM = _binomials()
+
+
+def multiset_index(values) -> int:
+    """Colex index of a multiset of six point values (any order)."""
+    ordered = sorted(values)
+    return sum(int(BINOM[v + i, i + 1]) for i, v in enumerate(ordered))
+
+
+def _half_tables():
+    """Every multiset of size 0..6 over five values, as counts per value, grouped by size."""
+    halves = [()]
+    for size in range(1, ROUND_CARDS + 1):
+        halves += list(itertools.combinations_with_replacement(range(SPLIT), size))
+    counts = np.zeros((len(halves), SPLIT), np.int64)
+    for i, half in enumerate(halves):
+        for v in half:
+            counts[i, v] += 1
+    size_start = np.zeros(ROUND_CARDS + 2, np.int64)
+    for size in range(ROUND_CARDS + 1):
+        size_start[size + 1] = size_start[size] + _comb(size + SPLIT - 1, SPLIT - 1)
+    return halves, counts, size_start
+
+
+def _monomial_tables():
+    """Monomial order and the tables that build the monomials from two halves.
+
+    A monomial is (low half's falling factorials) x (high half's). Monomials
+    are stored in *blocks* of one scalar times a contiguous run of the other
+    side's halves: a low half of size ``s <= 3`` times every high half of size
+    ``6 - s`` (35 to 210 of them), or a high half of size ``6 - s`` times every
+    low half of size ``s >= 4`` (35 to 210). 77 blocks, each a loop long
+    enough for the compiler to vectorise.
+    """
+    halves, half_counts, size_start = _half_tables()
+    blocks = []  # (scalar side, scalar half, vector start, vector length)
+    for low_size in range(ROUND_CARDS + 1):
+        high_size = ROUND_CARDS - low_size
+        if low_size <= ROUND_CARDS // 2:
+            for i in range(size_start[low_size], size_start[low_size + 1]):
+                blocks.append((0, i, size_start[high_size], size_start[high_size + 1] - size_start[high_size]))
+        else:
+            for h in range(size_start[high_size], size_start[high_size + 1]):
+                blocks.append((1, h, size_start[low_size], size_start[low_size + 1] - size_start[low_size]))
+    block_side, block_half, block_vector, block_len = (np.array(column, np.int64) for column in zip(*blocks))
+    block_out = np.concatenate([[0], np.cumsum(block_len)[:-1]]).astype(np.int64)
+    colex_to_m = np.full(N_MONOMIALS, -1, np.int64)
+    m_values = np.zeros((N_MONOMIALS, ROUND_CARDS), np.int64)
+    m = 0
+    for side, half, vector, length in blocks:
+        for other in range(vector, vector + length):
+            low, high = (halves[half], halves[other]) if side == 0 else (halves[other], halves[half])
+            multiset = low + tuple(v + SPLIT for v in high)
+            colex_to_m[multiset_index(multiset)] = m
+            m_values[m] = multiset
+            m += 1
+    assert m == N_MONOMIALS and (colex_to_m >= 0).all(), "monomials must cover the 5005 multisets once"
+    tables = {
+        "HALF_COUNTS": half_counts, "BLOCK_SIDE": block_side, "BLOCK_HALF": block_half,
+        "BLOCK_VECTOR": block_vector, "BLOCK_LEN": block_len, "BLOCK_OUT": block_out,
+        "COLEX_TO_M": colex_to_m, "M_VALUES": m_values,
+    }
+    for table in tables.values():
+        table.setflags(write=False)
+    return tables
+
+
+_T = _monomial_tables()
+HALF_COUNTS = _T["HALF_COUNTS"]
+BLOCK_SIDE, BLOCK_HALF, BLOCK_VECTOR = _T["BLOCK_SIDE"], _T["BLOCK_HALF"], _T["BLOCK_VECTOR"]
+BLOCK_LEN, BLOCK_OUT = _T["BLOCK_LEN"], _T["BLOCK_OUT"]
+COLEX_TO_M, M_VALUES = _T["COLEX_TO_M"], _T["M_VALUES"]
+N_HALVES = HALF_COUNTS.shape[0]
+N_BLOCKS = BLOCK_SIDE.shape[0]
+
+
+@jit
+def value_coefficients(out):
+    """How many value sequences of each multiset give each base.
+
+    Parameters
+    ----------
+    out : ndarray(int64, shape=(N_BASES, N_MONOMIALS))
+        Zeroed output: ``out[base, m]`` counts the ordered point-value
+        sequences (P1, B1, P2, B2, fifth, sixth card) with multiset ``m`` whose
+        round ends in ``base``. Each row-sum over bases is the multinomial
+        ``6! / prod(c_v!)`` of its multiset.
+    """
+    sorted_values = np.zeros(ROUND_CARDS, np.int64)
+    for x0 in range(N_VALUES):
+        for x1 in range(N_VALUES):
+            for x2 in range(N_VALUES):
+                for x3 in range(N_VALUES):
+                    p = (x0 + x2) % 10
+                    b = (x1 + x3) % 10
+                    for x4 in range(N_VALUES):
+                        for x5 in range(N_VALUES):
+                            base = THIRD_CARD_PREFIX[((p * 10 + b) * 10 + x4) * 10 + x5]
+                            sorted_values[0] = x0
+                            sorted_values[1] = x1
+                            sorted_values[2] = x2
+                            sorted_values[3] = x3
+                            sorted_values[4] = x4
+                            sorted_values[5] = x5
+                            for i in range(1, ROUND_CARDS):  # insertion sort of six values
+                                v = sorted_values[i]
+                                j = i - 1
+                                while j >= 0 and sorted_values[j] > v:
+                                    sorted_values[j + 1] = sorted_values[j]
+                                    j -= 1
+                                sorted_values[j + 1] = v
+                            colex = 0
+                            for i in range(ROUND_CARDS):
+                                colex += BINOM[sorted_values[i] + i, i + 1]
+                            out[base, COLEX_TO_M[colex]] += 1
+
+
+@jit
+def falling_monomials(counts, out):
+    """The 5005 monomials ``FF(M)`` of a shoe's point-value counts.
+
+    Parameters
+    ----------
+    counts : ndarray(int64, shape=(10,))
+        Cards left per point value.
+    out : ndarray(int64, shape=(N_MONOMIALS,))
+        Receives ``FF(M)``: ordered draws of six cards whose values form ``M``
+        (each at most ``N (N-1) ... (N-5)``, so no product overflows).
+    """
+    falling = np.ones((N_VALUES, ROUND_CARDS + 1), np.int64)  # falling[v, k] = n_v (n_v - 1) ... (k factors)
+    for v in range(N_VALUES):
+        for k in range(1, ROUND_CARDS + 1):
+            falling[v, k] = falling[v, k - 1] * (counts[v] - (k - 1))
+    low = np.empty(N_HALVES, np.int64)
+    high = np.empty(N_HALVES, np.int64)
+    for i in range(N_HALVES):
+        c = HALF_COUNTS[i]
+        low[i] = falling[0, c[0]] * falling[1, c[1]] * falling[2, c[2]] * falling[3, c[3]] * falling[4, c[4]]
+        high[i] = falling[5, c[0]] * falling[6, c[1]] * falling[7, c[2]] * falling[8, c[3]] * falling[9, c[4]]
+    for b in range(N_BLOCKS):
+        if BLOCK_SIDE[b] == 0:
+            scalar = low[BLOCK_HALF[b]]
+            vector = high
+        else:
+            scalar = high[BLOCK_HALF[b]]
+            vector = low
+        first = BLOCK_VECTOR[b]
+        start = BLOCK_OUT[b]
+        for t in range(BLOCK_LEN[b]):
+            out[start + t] = scalar * vector[first + t]
+
+
+@jit
+def value_dot(counts, rows, out):
+    """Exact integer linear forms of the monomials: ``out[j] = rows[j] . FF``.
+
+    Parameters
+    ----------
+    counts : ndarray(int64, shape=(10,))
+        Cards left per point value.
+    rows : ndarray(int64, shape=(k, N_MONOMIALS))
+        Coefficients, e.g. class indicators (counts of sequences) of a bet's
+        net results; ``|out[j]|`` must stay below ``2**63``.
+    out : ndarray(int64, shape=(k,))
+    """
+    mono = np.empty(N_MONOMIALS, np.int64)
+    falling_monomials(counts, mono)
+    for j in range(rows.shape[0]):
+        total = np.int64(0)
+        for m in range(N_MONOMIALS):
+            total += rows[j, m] * mono[m]
+        out[j] = total
+
+
+@jit(inline="always")
+def _pair_sums(shoe):
+    """``(N, suited, ranked)`` of a ``(13, 4)`` shoe.
+
+    ``suited`` counts ordered suited pairs, sum m (m - 1) over rank-suit
+    classes; ``ranked`` ordered pairs of equal rank, sum n (n - 1) over ranks.
+    """
+    n_cards = np.int64(0)
+    suited = np.int64(0)
+    ranked = np.int64(0)
+    for r in range(13):
+        n_r = np.int64(0)
+        for s in range(4):
+            m = shoe[r, s]
+            n_r += m
+            suited += m * (m - 1)
+        n_cards += n_r
+        ranked += n_r * (n_r - 1)
+    return n_cards, suited, ranked
+
+
+@jit
+def pair_weights(shoe, out):
+    """Ordered four-card draws by (Player pair, Banker pair) status, in closed form.
+
+    Cards 1 and 3 form the Player's pair, 2 and 4 the Banker's; by
+    exchangeability the joint law is that of two disjoint position pairs.
+    Status 0: no pair, 1: pair of unequal suits, 2: suited ("perfect") pair.
+
+    Parameters
+    ----------
+    shoe : ndarray(int64, shape=(13, 4))
+        Cards left per rank and suit.
+    out : ndarray(int64, shape=(3, 3))
+        ``out[player_status, banker_status]``; sums to ``N (N-1) (N-2) (N-3)``.
+    """
+    n_cards, suited, ranked = _pair_sums(shoe)
+    # Removing a pair of one class (or of one rank) lowers the other hand's
+    # pair counts by 4 m - 6 (or 4 n - 6): (m - 2)(m - 3) = m (m - 1) - (4 m - 6).
+    j_ss = np.int64(0)  # Player suited pair, Banker suited pair
+    j_sr = np.int64(0)  # Player suited pair, Banker pair of any suits
+    j_rr = np.int64(0)  # both pairs of any suits
+    for r in range(13):
+        n_r = np.int64(0)
+        for s in range(4):
+            n_r += shoe[r, s]
+        for s in range(4):
+            m = shoe[r, s]
+            ways = m * (m - 1)
+            j_ss += ways * (suited - 4 * m + 6)
+            j_sr += ways * (ranked - 4 * n_r + 6)
+        j_rr += n_r * (n_r - 1) * (ranked - 4 * n_r + 6)
+    rest = (n_cards - 2) * (n_cards - 3)  # the other hand's ordered draws
+    out[2, 2] = j_ss
+    out[2, 1] = j_sr - j_ss
+    out[1, 2] = j_sr - j_ss  # exchangeability: P(suited, pair) = P(pair, suited)
+    out[1, 1] = j_rr - 2 * j_sr + j_ss
+    out[2, 0] = suited * rest - j_sr
+    out[0, 2] = out[2, 0]
+    out[1, 0] = (ranked - suited) * rest - (j_rr - j_sr)
+    out[0, 1] = out[1, 0]
+    out[0, 0] = n_cards * (n_cards - 1) * rest - (
+        out[2, 2] + 2 * out[2, 1] + out[1, 1] + 2 * out[2, 0] + 2 * out[1, 0]
+    )
+
+
+@jit
+def first_card_weights(shoe, out):
+    """Ordered (Player first card, Banker first card) draws by comparison, in closed form.
+
+    Parameters
+    ----------
+    shoe : ndarray(int64, shape=(13, 4))
+    out : ndarray(int64, shape=(4,))
+        Player higher, Banker higher, equal rank (unsuited), equal rank and
+        suit; the first two are equal by symmetry and all sum to ``N (N-1)``.
+    """
+    n_cards, suited, ranked = _pair_sums(shoe)
+    higher = (n_cards * (n_cards - 1) - ranked) // 2
+    out[0] = higher
+    out[1] = higher
+    out[2] = ranked - suited
+    out[3] = suited
+
+
+@jit(inline="always")
+def falling(n, k):
+    """``n (n-1) ... (n-k+1)`` (0 when ``k > n >= 0``)."""
+    product = np.int64(1)
+    for i in range(k):
+        product *= n - i
+    return product
+
+
+@jit
+def solve_packed(shoe, counts, v_rows, v_scale, v_max, v_bet, p_rows, p_scale, p_bet, f_rows, f_scale, f_bet,
+                 ev_out, sign_out):
+    """Exact EV of packed bets for one shoe composition.
+
+    Each bet's pay table is packed as integer rows in units of ``1 / scale``:
+    value bets as coefficients over the 5005 monomials, pair bets over the 9
+    (Player, Banker) pair statuses, first-card bets over the 4 comparisons.
+
+    Parameters
+    ----------
+    shoe : ndarray(int64, shape=(13, 4))
+        Cards left per rank and suit.
+    counts : ndarray(int64, shape=(10,))
+        The same cards per point value.
+    v_rows, p_rows, f_rows : ndarray(int64, shape=(k, 5005) / (k, 9) / (k, 4))
+        Scaled net result per monomial coefficient / pair status / comparison.
+    v_scale, p_scale, f_scale : ndarray(int64, shape=(k,))
+        The scale of each row (the lcm of its net results' denominators).
+    v_max : ndarray(float64, shape=(k,))
+        Largest absolute scaled net result of each value row: the numerator is
+        at most ``v_max * N (N-1) ... (N-5)`` in absolute value.
+    v_bet, p_bet, f_bet : ndarray(int64, shape=(k,))
+        Index of each row's bet in ``ev_out``.
+    ev_out : ndarray(float64, shape=(n_bets,))
+        EV per unit staked.
+    sign_out : ndarray(int64, shape=(n_bets,))
+        Exact sign of the EV (-1, 0, 1).
+
+    Notes
+    -----
+    A value bet's numerator can exceed 64 bits for very large shoes and
+    payouts; it is accumulated both modulo ``2**64`` (exact when it fits) and
+    in float64 (relative error about 1e-16 of the sum of absolute terms), and
+    the sign is taken from the integer whenever the float says it fits, so
+    the sign is always exact.
+    """
+    n_cards = np.int64(0)
+    for v in range(10):
+        n_cards += counts[v]
+    if v_rows.shape[0] > 0:
+        mono = np.empty(N_MONOMIALS, np.int64)
+        falling_monomials(counts, mono)
+        total6 = float(falling(n_cards, 6))
+        for j in range(v_rows.shape[0]):
+            if v_max[j] * total6 < 2.0 ** 62:  # the common case (8 decks): plain exact integers
+                exact = np.int64(0)
+                for m in range(N_MONOMIALS):
+                    exact += v_rows[j, m] * mono[m]
+                numerator = float(exact)
+                sign = 1 if exact > 0 else (-1 if exact < 0 else 0)
+            else:
+                wrapped = np.uint64(0)
+                approx = 0.0
+                for m in range(N_MONOMIALS):
+                    wrapped += np.uint64(v_rows[j, m]) * np.uint64(mono[m])
+                    approx += v_rows[j, m] * float(mono[m])
+                exact = np.int64(wrapped)
+                if abs(approx) < 2.0 ** 61:
+                    sign = 1 if exact > 0 else (-1 if exact < 0 else 0)
+                    numerator = float(exact)
+                else:
+                    sign = 1 if approx > 0 else -1
+                    numerator = approx
+            ev_out[v_bet[j]] = numerator / (v_scale[j] * total6)
+            sign_out[v_bet[j]] = sign
+    if p_rows.shape[0] > 0:
+        pairs = np.zeros((3, 3), np.int64)
+        pair_weights(shoe, pairs)
+        total4 = float(falling(n_cards, 4))
+        for j in range(p_rows.shape[0]):
+            numerator = np.int64(0)
+            for k in range(9):
+                numerator += p_rows[j, k] * pairs[k // 3, k % 3]
+            ev_out[p_bet[j]] = numerator / (p_scale[j] * total4)
+            sign_out[p_bet[j]] = 1 if numerator > 0 else (-1 if numerator < 0 else 0)
+    if f_rows.shape[0] > 0:
+        first = np.zeros(4, np.int64)
+        first_card_weights(shoe, first)
+        total2 = float(falling(n_cards, 2))
+        for j in range(f_rows.shape[0]):
+            numerator = np.int64(0)
+            for k in range(4):
+                numerator += f_rows[j, k] * first[k]
+            ev_out[f_bet[j]] = numerator / (f_scale[j] * total2)
+            sign_out[f_bet[j]] = 1 if numerator > 0 else (-1 if numerator < 0 else 0)

@@ -1,0 +1,496 @@
+"""The dealing procedure, once: the tableau of a round, fresh draws, the shoe start, burn and cut card.
+
+Pure numba functions, no I/O. Every kernel that deals (the Monte Carlo lanes
+of :mod:`baccarat_sim.kernels.mc`, the counting kernel of
+:mod:`baccarat_sim.kernels.counting`) and the worst-case round count of the
+dealt-shoe analysis use these functions; the plain-Python reference dealer of
+the tests is written independently, as an oracle.
+
+Cards are integers ``rank * 4 + suit`` (:mod:`baccarat_sim.model.cards`).
+Inside the kernels a card travels *encoded* as ``card << 5 | point`` (int32),
+so a hand's point total is one add and a mask, with no table lookup between
+the cards of a round and the next round's position (the dealt model's
+critical path).
+
+A dealt shoe (:func:`start_shoe`, then :func:`first_round_position`,
+:func:`another_round` and :func:`after_round` around each round): the cut
+card is placed and the part of the shoe that can be dealt is shuffled; a card
+is turned and that many cards burned (``shoe_params``); rounds are dealt from
+the top while six cards are left, until the round in which the cut card comes
+out, plus the rule set's extra rounds after it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.cards import N_CARD_IDS, RANK_POINTS
+from ..model.codes import N_PREFIXES, N_SUFFIXES
+from ..model.tableau import THIRD_CARD_PREFIX
+from .jit import jit
+from .rng import bounded, bounded2, bounded3, high32, low32, next_u64
+
+__all__ = [
+    "CARDS_PER_ROUND",
+    "ENCODED_CARD",
+    "N_SHOE_PARAMS",
+    "POINT_BITS",
+    "after_round",
+    "another_round",
+    "cell",
+    "deal_shoe",
+    "deal_through",
+    "dealt_round",
+    "encode_cards",
+    "encode_shoe",
+    "first_round_position",
+    "fresh_positions",
+    "fresh_round_parts",
+    "pack_shoe_params",
+    "round_code",
+    "round_parts",
+    "rounds_in_every_shoe",
+    "shuffle_prefix",
+    "start_shoe",
+]
+
+#: Most cards a round can take: two per hand and a third card each.
+CARDS_PER_ROUND = 6
+#: Bits of an encoded card that hold its point value (a two-card sum, up to
+#: 18, must not carry into the card id).
+POINT_BITS = 5
+_POINT_MASK = (1 << POINT_BITS) - 1
+#: Largest shoe for which the fresh model and the shuffle batch three draws
+#: into 32 random bits: the rejection guard then fires on at most
+#: ``600**3 / 2**32`` = 5% of batches; larger shoes batch two.
+TRIPLE_MAX_CARDS = 600
+
+# The shoe_params array: how a dealt shoe starts and ends (pack_shoe_params).
+#: ``shoe_params[rank]``: cards burned after a card of that rank is turned.
+SHOE_BURN = 0
+#: ``shoe_params[SHOE_TURNED]``: 1 if the turned card is discarded too (0: it is the first burned card).
+SHOE_TURNED = 13
+#: ``shoe_params[SHOE_CUT_LOW]``, ``[SHOE_CUT_HIGH]``: the cut card's distance from the end of the shoe, drawn
+#: uniformly from this closed range for every shoe.
+SHOE_CUT_LOW = 14
+SHOE_CUT_HIGH = 15
+#: ``shoe_params[SHOE_AFTER_CUT]``: rounds dealt after the round in which the cut card comes out.
+SHOE_AFTER_CUT = 16
+#: Length of the ``shoe_params`` array.
+N_SHOE_PARAMS = 17
+
+#: Encoded form ``card << POINT_BITS | point`` of each card id, ``ndarray(int32, shape=(52,))``.
+ENCODED_CARD = ((np.arange(N_CARD_IDS) << POINT_BITS) | RANK_POINTS[np.arange(N_CARD_IDS) // 4]).astype(np.int32)
+# The tableau's prefix table in uint16: 20 KB, so it stays in the L1 cache
+# beside the histogram instead of spilling into L2 as 80 KB of int64.
+_THIRD_CARD_PREFIX16 = THIRD_CARD_PREFIX.astype(np.uint16)
+for _table in (ENCODED_CARD, _THIRD_CARD_PREFIX16):
+    _table.setflags(write=False)
+
+
+def pack_shoe_params(burn_by_rank, discard_turned: bool, cut_low: int, cut_high: int,
+                     rounds_after_cut: int) -> np.ndarray:
+    """The ``shoe_params`` array the dealing functions read.
+
+    Parameters
+    ----------
+    burn_by_rank : sequence of 13 int
+        Cards burned after a card of each rank is turned (all 0: no burn).
+    discard_turned : bool
+        Whether the turned card is discarded too.
+    cut_low, cut_high : int
+        The cut card's distance from the end of the shoe (drawn uniformly per shoe).
+    rounds_after_cut : int
+        Rounds dealt after the round in which the cut card comes out.
+
+    Returns
+    -------
+    ndarray(int64, shape=(N_SHOE_PARAMS,))
+    """
+    params = np.zeros(N_SHOE_PARAMS, np.int64)
+    params[SHOE_BURN:SHOE_BURN + 13] = burn_by_rank
+    params[SHOE_TURNED] = 1 if discard_turned else 0
+    params[SHOE_CUT_LOW] = cut_low
+    params[SHOE_CUT_HIGH] = cut_high
+    params[SHOE_AFTER_CUT] = rounds_after_cut
+    return params
+
+
+def encode_cards(cards) -> np.ndarray:
+    """Encode card ids (``rank * 4 + suit``) for the kernel, ``ndarray(int32)``."""
+    return ENCODED_CARD[np.asarray(cards, dtype=np.int64)]
+
+
+@jit
+def encode_shoe(canonical):
+    """Encoded copy of a shoe given as card ids, ``ndarray(int32)``."""
+    cards = np.empty(canonical.shape[0], np.int32)
+    for i in range(canonical.shape[0]):
+        cards[i] = ENCODED_CARD[canonical[i]]
+    return cards
+
+
+# --------------------------------------------------------------------------- one round
+
+
+@jit(inline="always")
+def _mod10(total):
+    """``total % 10`` for ``0 <= total <= 18`` without a division."""
+    return total - 10 * np.int64(total >= 10)
+
+
+@jit(inline="always")
+def round_parts(e0, e1, e2, e3, e4, e5):
+    """A round's outcome as ``(prefix, suffix, cards_used)``: code = ``prefix * N_SUFFIXES + suffix``.
+
+    ``e0..e5`` are the next six encoded cards in dealing order (Player,
+    Banker, Player, Banker, then the third cards, read only if the tableau
+    draws them). ``prefix`` (0-399) holds the scores and card counts,
+    ``suffix`` (0-35) the pairs and the first-card comparison, worked out with
+    plain integer compares: pairs 0/1/2 = none / same rank / same card id
+    (suited), first card 0/1/2/3 = Player higher / Banker higher / same rank /
+    same card id.
+    """
+    p = _mod10((e0 + e2) & _POINT_MASK)
+    b = _mod10((e1 + e3) & _POINT_MASK)
+    prefix = np.int64(_THIRD_CARD_PREFIX16[((p * 10 + b) * 10 + (e4 & _POINT_MASK)) * 10 + (e5 & _POINT_MASK)])
+    c0 = e0 >> POINT_BITS
+    c1 = e1 >> POINT_BITS
+    c2 = e2 >> POINT_BITS
+    c3 = e3 >> POINT_BITS
+    r0 = c0 >> 2
+    r1 = c1 >> 2
+    player_pair = np.int64(r0 == (c2 >> 2)) + np.int64(c0 == c2)
+    banker_pair = np.int64(r1 == (c3 >> 2)) + np.int64(c1 == c3)
+    first = np.int64(r0 < r1) + 2 * np.int64(r0 == r1) + np.int64(c0 == c1)
+    return prefix, player_pair * 12 + banker_pair * 4 + first, 4 + ((prefix >> 1) & 1) + (prefix & 1)
+
+
+@jit(inline="always")
+def round_code(e0, e1, e2, e3, e4, e5):
+    """Outcome code of a round and the number of cards it used.
+
+    ``e0..e5``: the next six encoded cards in dealing order (see :func:`round_parts`).
+
+    Returns
+    -------
+    (int64, int64)
+        The outcome code (see :mod:`baccarat_sim.model.codes`) and the cards used (4-6).
+    """
+    prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
+    return prefix * N_SUFFIXES + suffix, used
+
+
+@jit(inline="always")
+def dealt_round(cards, position):
+    """Deal one round from encoded ``cards[position:]`` in order; return ``(code, cards_used)``.
+
+    The caller guarantees six cards are left.
+    """
+    return round_code(
+        np.int64(cards[position]),
+        np.int64(cards[position + 1]),
+        np.int64(cards[position + 2]),
+        np.int64(cards[position + 3]),
+        np.int64(cards[position + 4]),
+        np.int64(cards[position + 5]),
+    )
+
+
+# --------------------------------------------------------------------------- a freshly shuffled shoe
+
+
+@jit(inline="always")
+def _draw_six(n_cards, state):
+    """Six independent uniform positions in ``[0, n_cards)``."""
+    x, state = next_u64(state)
+    if n_cards <= TRIPLE_MAX_CARDS:
+        j0, j1, j2, state = bounded3(high32(x), n_cards, n_cards, n_cards, state)
+        j3, j4, j5, state = bounded3(low32(x), n_cards, n_cards, n_cards, state)
+        return j0, j1, j2, j3, j4, j5, state
+    j0, j1, state = bounded2(high32(x), n_cards, n_cards, state)
+    j2, j3, state = bounded2(low32(x), n_cards, n_cards, state)
+    x, state = next_u64(state)
+    j4, j5, state = bounded2(high32(x), n_cards, n_cards, state)
+    return j0, j1, j2, j3, j4, j5, state
+
+
+@jit(inline="always")
+def fresh_positions(n_cards, state):
+    """Six distinct positions in ``[0, n_cards)``, a uniform ordered sample; returns ``(j0, ..., j5, state)``.
+
+    Six independent uniform positions are drawn until they are distinct:
+    rejection sampling, so each ordered sample of distinct positions is
+    equally likely. In 8 decks 3.6% of rounds draw again (one more 64-bit
+    output each time); the loop keeps a single copy of the drawing code, and
+    no call on the cold path keeps the state out of registers.
+    """
+    while True:
+        j0, j1, j2, j3, j4, j5, state = _draw_six(n_cards, state)
+        repeat = ((j1 == j0) | (j2 == j0) | (j2 == j1) | (j3 == j0) | (j3 == j1) | (j3 == j2)
+                  | (j4 == j0) | (j4 == j1) | (j4 == j2) | (j4 == j3)
+                  | (j5 == j0) | (j5 == j1) | (j5 == j2) | (j5 == j3) | (j5 == j4))
+        if not repeat:
+            return j0, j1, j2, j3, j4, j5, state
+
+
+@jit(inline="always")
+def fresh_round_parts(cards, state):
+    """Deal one round from a freshly shuffled shoe; return ``(prefix, suffix, state)``.
+
+    ``cards`` (encoded, any fixed order) is only read: the round takes the
+    cards at six positions drawn by :func:`fresh_positions` (a uniform ordered
+    sample of six cards is exactly the top of a uniformly shuffled shoe). All
+    six are drawn even when a natural ends the round: a branch-free round is
+    faster than saving the random bits.
+    """
+    j0, j1, j2, j3, j4, j5, state = fresh_positions(cards.shape[0], state)
+    prefix, suffix, _ = round_parts(
+        np.int64(cards[j0]),
+        np.int64(cards[j1]),
+        np.int64(cards[j2]),
+        np.int64(cards[j3]),
+        np.int64(cards[j4]),
+        np.int64(cards[j5]),
+    )
+    return prefix, suffix, state
+
+
+# --------------------------------------------------------------------------- a dealt shoe
+
+
+@jit(inline="always")
+def _swap_in(cards, index, offset):
+    """Move ``cards[index + offset]`` to ``index`` (one Fisher-Yates step)."""
+    card = cards[index + offset]
+    cards[index + offset] = cards[index]
+    cards[index] = card
+
+
+@jit
+def shuffle_prefix(cards, m, state):
+    """Fisher-Yates steps for positions ``0 .. m - 1`` of ``cards``, in place.
+
+    Afterwards ``cards[:m]`` is a uniformly random ordered sample of the shoe
+    (the whole shoe a uniform permutation when ``m >= len(cards) - 1``),
+    whatever order ``cards`` started in; the rest of the array holds the
+    unused cards. Returns the new state.
+    """
+    n_cards = cards.shape[0]
+    steps = min(m, n_cards - 1)
+    i = 0
+    # Big shoes: two draws per 32 bits while the range is large (three would
+    # make the rejection guard fire too often), then three.
+    while i + 4 <= steps and n_cards - i > TRIPLE_MAX_CARDS:
+        x, state = next_u64(state)
+        j0, j1, state = bounded2(high32(x), n_cards - i, n_cards - i - 1, state)
+        j2, j3, state = bounded2(low32(x), n_cards - i - 2, n_cards - i - 3, state)
+        _swap_in(cards, i, j0)
+        _swap_in(cards, i + 1, j1)
+        _swap_in(cards, i + 2, j2)
+        _swap_in(cards, i + 3, j3)
+        i += 4
+    while i + 6 <= steps:
+        x, state = next_u64(state)
+        j0, j1, j2, state = bounded3(high32(x), n_cards - i, n_cards - i - 1, n_cards - i - 2, state)
+        j3, j4, j5, state = bounded3(low32(x), n_cards - i - 3, n_cards - i - 4, n_cards - i - 5, state)
+        _swap_in(cards, i, j0)
+        _swap_in(cards, i + 1, j1)
+        _swap_in(cards, i + 2, j2)
+        _swap_in(cards, i + 3, j3)
+        _swap_in(cards, i + 4, j4)
+        _swap_in(cards, i + 5, j5)
+        i += 6
+    while i < steps:
+        x, state = next_u64(state)
+        j, state = bounded(high32(x), n_cards - i, state)
+        _swap_in(cards, i, j)
+        i += 1
+    return state
+
+
+@jit(inline="always")
+def most_cards_before_first_round(shoe_params):
+    """Most cards the turned card and the burn can take before the first round."""
+    most = np.int64(0)
+    for rank in range(13):
+        most = max(most, shoe_params[SHOE_BURN + rank])
+    return most + shoe_params[SHOE_TURNED]
+
+
+@jit(inline="always")
+def dealable_cards(n_cards, cut_index, shoe_params):
+    """How many cards from the top a shoe can deal, at most: the part :func:`start_shoe` shuffles.
+
+    The cut card's round starts at the cut card or, when the burn reaches past
+    it, at the first card after the burn; it and every round after it take at
+    most six cards.
+    """
+    start = max(cut_index, most_cards_before_first_round(shoe_params))
+    return min(start + CARDS_PER_ROUND * (1 + shoe_params[SHOE_AFTER_CUT]), n_cards)
+
+
+@jit
+def start_shoe(cards, state, shoe_params):
+    """Place the cut card and shuffle the part of ``cards`` that can be dealt.
+
+    ``cards`` (encoded) may start in any order. The cut card's distance from
+    the end is drawn uniformly from ``shoe_params[SHOE_CUT_LOW:SHOE_CUT_HIGH + 1]``;
+    the shuffle covers every card a round can reach (:func:`dealable_cards`).
+
+    Returns
+    -------
+    (int, state)
+        The cut index (see :func:`deal_through`) and the generator state.
+    """
+    n_cards = cards.shape[0]
+    cut_low = shoe_params[SHOE_CUT_LOW]
+    x, state = next_u64(state)
+    spread, state = bounded(high32(x), shoe_params[SHOE_CUT_HIGH] - cut_low + 1, state)
+    cut_index = n_cards - (cut_low + spread)
+    state = shuffle_prefix(cards, dealable_cards(n_cards, cut_index, shoe_params), state)
+    return cut_index, state
+
+
+@jit(inline="always")
+def first_round_position(cards, shoe_params):
+    """Where the first round starts: past the turned card (when it is discarded) and the cards it burns.
+
+    ``cards[0]`` is the card turned for the burn.
+    """
+    return shoe_params[SHOE_BURN + (cards[0] >> (POINT_BITS + 2))] + shoe_params[SHOE_TURNED]
+
+
+@jit(inline="always")
+def another_round(position, n_cards, extra_left):
+    """Whether a round is dealt from ``position``: six cards are left and the shoe has not ended.
+
+    ``extra_left`` is the rounds still to deal once the cut card is out, -1
+    while it is not (see :func:`after_round`).
+    """
+    return position + CARDS_PER_ROUND <= n_cards and extra_left != 0
+
+
+@jit(inline="always")
+def after_round(position, cut_index, extra_left, shoe_params):
+    """The new ``extra_left`` after a round that ended at ``position``.
+
+    The cut card lies just before ``cards[cut_index]``: it comes out in the
+    round that deals that card (a round that starts exactly there is the cut
+    card's round); that round is the last but for the rule set's rounds after
+    the cut.
+    """
+    if extra_left > 0:
+        return extra_left - 1
+    if extra_left < 0 and position > cut_index:
+        return shoe_params[SHOE_AFTER_CUT]
+    return extra_left
+
+
+@jit(inline="always")
+def cell(prefix, suffix, slots):
+    """Histogram column of an outcome: its code, or its slot (``slots``: ``suffix * N_PREFIXES + prefix``).
+
+    Most rounds have no pair and unequal first cards, so in slot order they
+    crowd into two runs of 400 counters per row (see :mod:`baccarat_sim.kernels.mc`).
+    """
+    return suffix * N_PREFIXES + prefix if slots else prefix * N_SUFFIXES + suffix
+
+
+@jit
+def deal_rounds(cards, cut_index, shoe_params, counts, slots, record, column):
+    """The dealing loop of :func:`deal_through`.
+
+    With ``column < 0`` each round is added to ``counts`` as documented
+    there; otherwise round ``k``'s histogram column (a slot if ``slots``) is
+    written to ``record[k, column]`` and ``counts`` is left alone.
+    """
+    n_cards = cards.shape[0]
+    last_row = counts.shape[0] - 1
+    position = first_round_position(cards, shoe_params)
+    rounds = 0
+    extra_left = -1
+    while another_round(position, n_cards, extra_left):
+        prefix, suffix, used = round_parts(
+            np.int64(cards[position]),
+            np.int64(cards[position + 1]),
+            np.int64(cards[position + 2]),
+            np.int64(cards[position + 3]),
+            np.int64(cards[position + 4]),
+            np.int64(cards[position + 5]),
+        )
+        if column < 0:
+            counts[min(rounds, last_row), cell(prefix, suffix, slots)] += 1
+        else:
+            record[rounds, column] = cell(prefix, suffix, slots)
+        rounds += 1
+        position += used
+        extra_left = after_round(position, cut_index, extra_left, shoe_params)
+    return rounds
+
+
+@jit
+def deal_through(cards, cut_index, shoe_params, counts, slots=False):
+    """Deal an ordered shoe from the top to the cut card; return the rounds dealt.
+
+    Parameters
+    ----------
+    cards : ndarray(int32, shape=(N,))
+        Encoded cards in dealing order; ``cards[0]`` is the card turned for
+        the burn.
+    cut_index : int
+        The cut card lies just before ``cards[cut_index]`` (see :func:`after_round`);
+        ``N`` if it never comes out.
+    shoe_params : ndarray(int64, shape=(N_SHOE_PARAMS,))
+        Burn and cut-card settings (:func:`pack_shoe_params`).
+    counts : ndarray(unsigned or int64, shape=(n_positions, N_CODES))
+        Round ``k`` of the shoe (0-based) is added to row ``k``, the last row
+        also taking every later round.
+    slots : bool
+        Count in slot order (see :func:`cell`) instead of by code.
+
+    Notes
+    -----
+    A round is started only with at least six cards left, so it can never run
+    out mid-round.
+    """
+    return deal_rounds(cards, cut_index, shoe_params, counts, slots, np.empty((1, 1), np.int32), -1)
+
+
+@jit
+def deal_shoe(cards, state, shoe_params, counts, slots=False):
+    """Shuffle a shoe (:func:`start_shoe`) and deal it through (:func:`deal_through`).
+
+    Returns
+    -------
+    (int, state)
+        Rounds dealt and the generator state.
+    """
+    cut_index, state = start_shoe(cards, state, shoe_params)
+    return deal_through(cards, cut_index, shoe_params, counts, slots), state
+
+
+@jit
+def rounds_in_every_shoe(n_cards, shoe_params):
+    """The last round position every shoe deals, whatever its cards.
+
+    The dealing loop run on the worst shoe: the burn takes its most cards,
+    the cut card sits at its deepest, and every round takes six cards. Each
+    of these only makes a shoe deal fewer rounds, so every shoe deals at
+    least this many.
+
+    Parameters
+    ----------
+    n_cards : int
+        Cards in the shoe.
+    shoe_params : ndarray(int64, shape=(N_SHOE_PARAMS,))
+    """
+    cut_index = n_cards - shoe_params[SHOE_CUT_HIGH]
+    position = most_cards_before_first_round(shoe_params)
+    rounds = 0
+    extra_left = -1
+    while another_round(position, n_cards, extra_left):
+        rounds += 1
+        position += CARDS_PER_ROUND
+        extra_left = after_round(position, cut_index, extra_left, shoe_params)
+    return rounds

@@ -1,0 +1,96 @@
+"""Cards: ranks, suits, point values and how a user names them.
+
+A card is an integer ``rank * 4 + suit`` with ranks ``0..12`` for Ace, 2, ..., 10,
+Jack, Queen, King (Ace low, King high, as the Dragon/Tiger bet compares them) and
+suits ``0..3`` for spades, hearts, diamonds and clubs (hearts and diamonds are
+red). Point values follow every rule sheet: Ace 1, 2-9 their face value, 10 and
+the face cards 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "N_CARD_IDS",
+    "N_RANKS",
+    "N_SUITS",
+    "RANK_NAMES",
+    "RANK_POINTS",
+    "SUIT_NAMES",
+    "card_name",
+    "card_point",
+    "parse_cards",
+]
+
+N_RANKS = 13
+N_SUITS = 4
+#: Distinct cards of a standard deck (``rank * 4 + suit``).
+N_CARD_IDS = N_RANKS * N_SUITS
+RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUIT_NAMES = ("s", "h", "d", "c")
+
+#: Point value of each rank: Ace 1, 2-9 face value, 10/J/Q/K 0.
+RANK_POINTS = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0], dtype=np.int64)
+# numba reads this module-level array as a compile-time constant: freeze it so
+# that a stray write cannot make the Python rules differ from compiled ones.
+RANK_POINTS.setflags(write=False)
+
+
+def card_point(card: int) -> int:
+    """Point value of a card ``rank * 4 + suit``."""
+    return int(RANK_POINTS[card // N_SUITS])
+
+
+def card_name(card: int) -> str:
+    """A card as people write it: ``"Qh"`` for the Queen of hearts."""
+    rank, suit = divmod(int(card), N_SUITS)
+    return f"{RANK_NAMES[rank]}{SUIT_NAMES[suit]}"
+
+
+_RANK_ALIASES = {name: i for i, name in enumerate(RANK_NAMES)}
+_RANK_ALIASES["T"] = 9
+
+
+def parse_cards(text: str) -> list[tuple[str, int]]:
+    """Parse a comma-separated card list such as ``"6,6,7"`` or ``"K,Qh,0"``.
+
+    A bare digit 0-9 names a *point value* (0 stands for any ten-value card);
+    a rank name (``A 2 .. 10 J Q K``, or ``T`` for 10) names a rank; a rank
+    followed by a suit letter (``s h d c``) names one exact card.
+
+    Returns
+    -------
+    list of (kind, value)
+        ``("point", p)``, ``("rank", r)`` or ``("card", rank * 4 + suit)``.
+
+    Raises
+    ------
+    ValueError
+        One line naming the item that cannot be read (an empty item included).
+
+    Examples
+    --------
+    >>> parse_cards("6, K, Qh")
+    [('point', 6), ('rank', 12), ('card', 45)]
+    """
+    parsed = []
+    for raw in text.split(","):
+        token = raw.strip().upper()
+        if not token:
+            raise ValueError(f"empty item in {text!r}; give cards separated by single commas, e.g. 6,6,K")
+        if token.isdigit() and len(token) == 1:
+            parsed.append(("point", int(token)))
+            continue
+        if token in _RANK_ALIASES:
+            parsed.append(("rank", _RANK_ALIASES[token]))
+            continue
+        rank, suit = token[:-1], token[-1].lower()
+        if rank in _RANK_ALIASES and suit in SUIT_NAMES:
+            parsed.append(("card", _RANK_ALIASES[rank] * N_SUITS + SUIT_NAMES.index(suit)))
+            continue
+        raise ValueError(
+            f"cannot read {raw.strip()!r}; use a point value 0-9, a rank A,2..10,J,Q,K (T for 10), "
+            "or a rank with a suit s/h/d/c such as 'Qh'"
+        )
+    return parsed

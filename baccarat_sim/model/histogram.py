@@ -1,0 +1,192 @@
+"""The one histogram type every engine returns: counts of rounds per outcome code.
+
+Both engines (exact and Monte Carlo) fill an :class:`OutcomeHistogram` over the
+codes of :mod:`baccarat_sim.model.codes`; settlement, statistics, reports and
+plots read only this type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .codes import FIELDS, N_CODES
+
+__all__ = ["OutcomeHistogram"]
+
+
+def _as_counts(counts, name: str = "counts") -> np.ndarray:
+    array = np.asarray(counts)
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be integers (combination counts or round counts), got {array.dtype}")
+    if array.dtype == np.uint64 and array.size and array.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} do not fit in int64")
+    array = array.astype(np.int64, copy=False)
+    if array.size and array.min() < 0:
+        raise ValueError(f"{name} must be >= 0")
+    return array
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class OutcomeHistogram:
+    """Integer counts of rounds (or exact combination weights) per outcome code.
+
+    Both engines return this type; settlement, statistics, reports and plots
+    read only this type.
+
+    Parameters
+    ----------
+    counts : ndarray(int64, shape=(N_CODES,))
+        Rounds (Monte Carlo) or exact weights (exact engine) per outcome code.
+    engine : str
+        ``"exact"`` or ``"mc"``.
+    model : str
+        ``"exact"``, ``"fresh"`` or ``"dealt"``.
+    shoe : ndarray(int64, shape=(13, 4))
+        The shoe composition the rounds were dealt from (before burning).
+    seed : int or None
+        Master seed of a Monte Carlo run, None for the exact engine.
+    rounds : int
+        Rounds dealt (for the exact engine: the total weight).
+    shoes : int
+        Shoes dealt through in the dealt model; 0 for the fresh model (every round is its own
+        freshly shuffled shoe, so rounds counts them) and for the exact engine.
+    by_position : ndarray(int64, shape=(n_positions, N_CODES)) or None
+        Dealt model: counts per round position in the shoe (row 0 is round 1; the
+        last row also holds every later round). Sums to ``counts``.
+    batches : ndarray(int64, shape=(n_batches, N_CODES)) or None
+        Counts of consecutive groups of whole blocks (whole shoes in the dealt
+        model), for batch-means standard errors and convergence plots.
+    meta : dict
+        Free-form provenance (rules id, rule hash, version, block size, ...).
+    """
+
+    counts: np.ndarray
+    engine: str
+    model: str
+    shoe: np.ndarray
+    seed: int | None = None
+    rounds: int = 0
+    shoes: int = 0
+    by_position: np.ndarray | None = None
+    batches: np.ndarray | None = None
+    meta: dict = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self):
+        counts = _as_counts(self.counts)
+        if counts.shape != (N_CODES,):
+            raise ValueError(f"counts must have shape ({N_CODES},), got {counts.shape}")
+        object.__setattr__(self, "counts", counts)
+        shoe = _as_counts(self.shoe, "shoe")
+        if shoe.shape != (13, 4):
+            raise ValueError(f"shoe must have shape (13, 4), got {shoe.shape}")
+        object.__setattr__(self, "shoe", shoe)
+        for name in ("by_position", "batches"):
+            value = getattr(self, name)
+            if value is not None:
+                value = _as_counts(value, name)
+                if value.ndim != 2 or value.shape[1] != N_CODES:
+                    raise ValueError(f"{name} must have shape (n, {N_CODES}), got {value.shape}")
+                object.__setattr__(self, name, value)
+
+    @property
+    def total(self) -> int:
+        """Sum of all counts (rounds, or total combination weight)."""
+        return int(self.counts.sum())
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """Counts divided by their total, ``ndarray(float64, shape=(N_CODES,))``."""
+        return self.counts / self.total
+
+    def merge(self, other: OutcomeHistogram) -> OutcomeHistogram:
+        """Add two histograms of the same engine, model and shoe.
+
+        Counts, rounds, shoes and per-position counts add (the shorter
+        ``by_position`` is padded with zero rows); batches stack, ``self``'s
+        first. ``by_position`` and ``batches`` are kept only when both sides
+        have them, since otherwise they would no longer add up to ``counts``.
+        The seed is kept when both sides share it, else it becomes None; the
+        metadata is ``self``'s.
+
+        Raises
+        ------
+        ValueError
+            When engine, model or shoe differ.
+        """
+        if (self.engine, self.model) != (other.engine, other.model) or not np.array_equal(
+            self.shoe, other.shoe
+        ):
+            raise ValueError("only histograms of the same engine, model and shoe can be merged")
+        by_position = None
+        if self.by_position is not None and other.by_position is not None:
+            rows = max(len(self.by_position), len(other.by_position))
+            by_position = np.zeros((rows, N_CODES), np.int64)
+            by_position[: len(self.by_position)] += self.by_position
+            by_position[: len(other.by_position)] += other.by_position
+        batches = None
+        if self.batches is not None and other.batches is not None:
+            batches = np.concatenate([self.batches, other.batches])
+        return dataclasses.replace(
+            self,
+            counts=self.counts + other.counts,
+            rounds=self.rounds + other.rounds,
+            shoes=self.shoes + other.shoes,
+            by_position=by_position,
+            batches=batches,
+            seed=self.seed if self.seed == other.seed else None,
+        )
+
+    __add__ = merge
+
+    def marginal(self, field: str) -> np.ndarray:
+        """Counts summed over every field but ``field``.
+
+        Returns
+        -------
+        ndarray(int64, shape=(size of the field,))
+            ``marginal(field)[v]`` is the count of the codes whose ``field`` is ``v``.
+        """
+        sizes = [size for _, size in FIELDS]
+        names = [name for name, _ in FIELDS]
+        if field not in names:
+            raise ValueError(f"field: must be one of {', '.join(names)}, got {field!r}")
+        axis = names.index(field)
+        table = self.counts.reshape(sizes)
+        return table.sum(axis=tuple(i for i in range(len(sizes)) if i != axis))
+
+    def save(self, path) -> None:
+        """Write the histogram to ``.npz`` (counts, provenance, batches, positions)."""
+        import json
+
+        arrays = {"counts": self.counts, "shoe": self.shoe}
+        if self.by_position is not None:
+            arrays["by_position"] = self.by_position
+        if self.batches is not None:
+            arrays["batches"] = self.batches
+        header = {
+            "engine": self.engine,
+            "model": self.model,
+            # int(): numpy integers are not JSON serialisable.
+            "seed": None if self.seed is None else int(self.seed),
+            "rounds": int(self.rounds),
+            "shoes": int(self.shoes),
+            "meta": self.meta,
+        }
+        np.savez_compressed(path, header=np.array(json.dumps(header)), **arrays)
+
+    @classmethod
+    def load(cls, path) -> OutcomeHistogram:
+        """Read a histogram written by :meth:`save`."""
+        import json
+
+        with np.load(path, allow_pickle=False) as data:
+            header = json.loads(str(data["header"]))
+            return cls(
+                counts=data["counts"],
+                shoe=data["shoe"],
+                by_position=data["by_position"] if "by_position" in data else None,
+                batches=data["batches"] if "batches" in data else None,
+                **header,
+            )

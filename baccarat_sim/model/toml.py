@@ -1,0 +1,224 @@
+"""The one TOML loader and validator of the package's data files: rule sets and counting strategies.
+
+Both kinds of file are versioned TOML, read as bounded UTF-8 text and checked
+key by key; every problem is one :class:`~baccarat_sim.errors.InputError` line
+``file: key.path: what is wrong and what is allowed``. The limits below keep a
+hostile file from costing more than a moment: numbers are checked on their
+digits before they are converted (``1e1000000000`` would otherwise be computed
+in full), nesting is bounded, and only regular files are read.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+import tomllib
+from fractions import Fraction
+from pathlib import Path
+
+from ..errors import InputError
+from ..storage.reading import FileRefused, read_regular_file
+
+__all__ = ["MAX_FILE_BYTES", "MAX_NESTING", "Checker", "read_toml", "read_toml_file"]
+
+#: Largest data file read, in bytes (the biggest shipped rule set is 15 KB).
+MAX_FILE_BYTES = 4 * 1024 * 1024
+#: Deepest nesting of arrays and tables accepted in a data file.
+MAX_NESTING = 32
+#: Most digits a number may have, before and after the decimal point together.
+MAX_DIGITS = 40
+#: Largest decimal exponent a number may have (``1e30``).
+MAX_EXPONENT = 30
+#: Longest string value quoted in a message.
+EXCERPT = 60
+
+_DECIMAL = re.compile(r"^[+-]?(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?$")
+_RATIO = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
+_BOM = b"\xef\xbb\xbf"
+
+
+def excerpt(value, limit: int = EXCERPT) -> str:
+    """``repr`` of a value, shortened to about ``limit`` characters for a message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 5] + "…" + text[-4:]
+
+
+def read_toml(data: bytes | str, label: str, error: type[InputError]) -> tuple[bytes, dict]:
+    """Decode TOML text (str or UTF-8 bytes, a leading byte-order mark allowed) into its bytes and document.
+
+    The bytes are returned because callers hash them into their results.
+
+    Raises
+    ------
+    error
+        ``label: not UTF-8 text``, ``label: malformed TOML: ...``, or a limit
+        (size, nesting, digits) the text breaks, with the limit named.
+    """
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    if len(raw) > MAX_FILE_BYTES:
+        raise error("", f"{label}: {len(raw):,} bytes, more than the limit of {MAX_FILE_BYTES:,}")
+    try:
+        text = raw.removeprefix(_BOM).decode("utf-8")
+    except UnicodeDecodeError:
+        raise error("", f"{label}: not UTF-8 text") from None
+    problem = None
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as toml_error:
+        problem = f"malformed TOML: {toml_error}"
+    except RecursionError:
+        problem = f"nested too deeply; at most {MAX_NESTING} levels of arrays and tables are allowed"
+    except ValueError as value_error:  # an integer of thousands of digits
+        problem = f"a number is too long ({str(value_error).split(';')[0]}); at most {MAX_DIGITS} digits are allowed"
+    if problem is not None:
+        raise error("", f"{label}: {problem}")
+    if _depth(document) > MAX_NESTING:
+        raise error("", f"{label}: nested too deeply; at most {MAX_NESTING} levels of arrays and tables are allowed")
+    return raw, document
+
+
+def read_toml_file(path: str | Path, label: str, what: str, error: type[InputError]) -> tuple[bytes, dict]:
+    """:func:`read_toml` of a regular file of at most :data:`MAX_FILE_BYTES` (FIFOs and devices are refused)."""
+    try:
+        data = read_regular_file(path, MAX_FILE_BYTES, what)
+    except FileRefused as refused:
+        raise error("", f"{label}: {refused}") from None
+    return read_toml(data, label, error)
+
+
+def _depth(value) -> int:
+    """Nesting depth of a parsed document (iterative: a deep document must not exhaust the stack)."""
+    deepest, todo = 0, [(value, 0)]
+    while todo:
+        item, level = todo.pop()
+        deepest = max(deepest, level)
+        if level > MAX_NESTING:
+            break
+        if isinstance(item, dict):
+            todo.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            todo.extend((v, level + 1) for v in item)
+    return deepest
+
+
+def kind(value) -> str:
+    """TOML type name of a parsed value, for messages."""
+    return {bool: "boolean", int: "integer", float: "float", str: "string", list: "array",
+            dict: "table"}.get(type(value), type(value).__name__)
+
+
+class Checker:
+    """Walks a parsed TOML document; every error is one line ``file: key.path: message``.
+
+    Parameters
+    ----------
+    label : str
+        The file, as the message names it.
+    error : type of InputError
+        The error raised (``InvalidRules``, ``InvalidStrategy``).
+    """
+
+    def __init__(self, label: str, error: type[InputError]):
+        self.label = label
+        self.error = error
+
+    def fail(self, key: str, message: str):
+        """Raise the one-line error for ``key``."""
+        raise self.error("", f"{self.label}: {key}: {message}" if key else f"{self.label}: {message}")
+
+    def table(self, value, key) -> dict:
+        """A TOML table."""
+        if not isinstance(value, dict):
+            self.fail(key, f"must be a table, got {kind(value)}")
+        return value
+
+    def known(self, table: dict, key: str, allowed: set[str]):
+        """Refuse keys outside ``allowed``, suggesting the nearest."""
+        self.table(table, key or "document")
+        for name in table:
+            if name not in allowed:
+                close = difflib.get_close_matches(name, allowed, n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                self.fail(f"{key}.{name}" if key else name, f"unknown key; {hint}allowed: {', '.join(sorted(allowed))}")
+
+    def integer(self, value, key, low, high) -> int:
+        """A whole number in ``[low, high]``."""
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(key, f"must be a whole number from {low} to {high}, got {kind(value)} {excerpt(value)}")
+        if not low <= value <= high:
+            self.fail(key, f"must be from {low} to {high}, got {excerpt(value)}")
+        return value
+
+    def number(self, value, key, low, high, *, open_low=False) -> Fraction:
+        """An exact number in ``[low, high]`` (``(low, high]`` with ``open_low``).
+
+        Strings (``"0.05"``, ``"1/20"``) and floats are read as the decimal they
+        write (``0.05`` is exactly 1/20, not the nearest binary double). Digits
+        and exponent are checked before anything is converted.
+        """
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            self.fail(key, f"must be a number, got {kind(value)} {excerpt(value)}")
+        if isinstance(value, float) and not math.isfinite(value):
+            self.fail(key, f"must be a finite number, got {value}")
+        text = str(value).strip()
+        number = self._exact(text)
+        if number is None:
+            self.fail(key, f"must be a number of at most {MAX_DIGITS} digits and exponent {MAX_EXPONENT}, such "
+                           f"as 0.05 or \"1/20\", got {excerpt(value)}")
+        if number < low or number > high or (open_low and number == low):
+            bound = f"> {low}" if open_low else f">= {low}"
+            self.fail(key, f"must be {bound} and <= {high}, got {excerpt(value)}")
+        return number
+
+    @staticmethod
+    def _exact(text: str) -> Fraction | None:
+        """The exact value of a decimal or ratio text within the digit limits, or None."""
+        if _RATIO.match(text):
+            numerator, denominator = (part.strip() for part in text.split("/"))
+            if len(numerator.lstrip("+-")) + len(denominator) > MAX_DIGITS or int(denominator) == 0:
+                return None
+            return Fraction(int(numerator), int(denominator))
+        match = _DECIMAL.match(text)
+        if not match or not (match["int"] or match["frac"]):
+            return None
+        digits = len(match["int"] or "") + len(match["frac"] or "")
+        exponent = match["exp"]
+        if digits > MAX_DIGITS or (exponent is not None and (len(exponent) > 4 or abs(int(exponent)) > MAX_EXPONENT)):
+            return None
+        return Fraction(text)
+
+    def real(self, value, key, low=-1e9, high=1e9) -> float:
+        """A finite number in ``[low, high]``, as a float."""
+        return float(self.number(value, key, Fraction(low), Fraction(high)))
+
+    def boolean(self, value, key) -> bool:
+        """``true`` or ``false``."""
+        if not isinstance(value, bool):
+            self.fail(key, f"must be true or false, got {kind(value)} {excerpt(value)}")
+        return value
+
+    def choice(self, value, key, allowed) -> str:
+        """One of ``allowed``."""
+        if isinstance(value, (list, dict)) or value not in allowed:
+            self.fail(key, f"must be one of {', '.join(map(repr, allowed))}; got {excerpt(value)}")
+        return value
+
+    def string(self, value, key) -> str:
+        """A string."""
+        if not isinstance(value, str):
+            self.fail(key, f"must be a string, got {kind(value)} {excerpt(value)}")
+        return value
+
+    def identifier(self, value, key, pattern: re.Pattern, allowed: str) -> str:
+        """A string that wholly matches ``pattern`` (no trailing newline slips through a ``$``)."""
+        text = self.string(value, key)
+        if not pattern.fullmatch(text):
+            self.fail(key, f"must be {allowed}, got {excerpt(text)}")
+        return text
+
+    def list(self, value, key) -> list:
+        """An array."""
+        if not isinstance(value, list):
+            self.fail(key, f"must be an array, got {kind(value)}")
+        return value

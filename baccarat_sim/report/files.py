@@ -1,0 +1,140 @@
+"""Result files: every run's files written as one set by the one writer (:mod:`baccarat_sim.storage.writing`).
+
+A run report writes its histogram (``.npz``), per-bet table (``.csv``,
+``.json``), Markdown summary and PNG plots; a cut-card sweep and a counting
+study write their own tables. Every file of one run shares a stem (for a run
+report ``{rules}-{model}[-seed{seed}]``), so the files of different rule sets,
+models and seeds sit side by side in one directory. All the files of a run
+appear together or not at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from ..storage.writing import remove_orphans, write_file_set
+from . import counting as counting_report
+from . import eor as eor_report
+from . import plots
+from . import positions as positions_report
+from .run_report import Report
+
+__all__ = ["PLOTS", "file_stem", "write_count_files", "write_report_files", "write_sweep_files"]
+
+#: Plot files of a run report: suffix -> (figure builder in :mod:`baccarat_sim.report.plots`, needs Monte Carlo).
+PLOTS = {
+    "rtp": (plots.bet_rtp_figure, False),
+    "convergence": (plots.convergence_figure, True),
+    "scores": (plots.score_distribution_figure, False),
+    # Dealt-model runs only (the builders return None otherwise).
+    "by-round": (plots.rtp_by_round_figure, True),
+    "rounds-per-shoe": (plots.rounds_per_shoe_figure, True),
+}
+DPI = 120
+
+
+def file_stem(report: Report) -> str:
+    """Shared stem of a run's files, e.g. ``default-fresh-seed1``."""
+    run = report.run
+    parts = [run["rules"], run["model"]]
+    if report.mc is not None:
+        parts.append(f"seed{run['seed']}")
+    return "-".join(str(p) for p in parts)
+
+
+def _text(text: str):
+    return lambda path: path.write_text(text)
+
+
+def _figure(figure):
+    # The Figure is never registered with pyplot: it is garbage once written.
+    return lambda path: figure.savefig(path, dpi=DPI, format="png")
+
+
+def _save_histogram(hist):
+    def write(path: Path) -> None:
+        with open(path, "wb") as stream:  # a file object: given a name, numpy would append ".npz"
+            hist.save(stream)
+    return write
+
+
+def _write(out_dir, files: dict) -> list[Path]:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    remove_orphans(out_dir)
+    return write_file_set(out_dir, files)
+
+
+def write_report_files(report: Report, out_dir, plots_wanted: bool = True, stem: str | None = None) -> list[Path]:
+    """Write a run report's files into ``out_dir`` as one set; returns their paths.
+
+    The histogram file holds everything needed to re-settle any pay table later
+    (:meth:`baccarat_sim.model.histogram.OutcomeHistogram.load`, then
+    :func:`baccarat_sim.analysis.settlement.settle`); its ``meta`` carries the
+    run header (package version, rule-set hash, seed, rounds, threads, timing).
+    The ``.json`` file is the ``--format json`` document; the ``.csv`` file has
+    one row per bet with the run metadata repeated in each row.
+    """
+    stem = stem or file_stem(report)
+    document = report.to_dict()
+    hist = report.mc if report.mc is not None else report.exact
+    hist = dataclasses.replace(hist, meta={**hist.meta, **document["run"]})
+    files = {
+        f"{stem}-histogram.npz": _save_histogram(hist),
+        f"{stem}.csv": _text(report.to_csv()),
+        f"{stem}.json": _text(json.dumps(document, indent=2) + "\n"),
+    }
+    if report.eor is not None:  # effects of removal by point value and by rank
+        files[f"{stem}-eor.csv"] = _text(eor_report.eor_csv(report.eor))
+    if report.positions is not None:  # dealt model: RTP at every round position, rounds per shoe
+        files[f"{stem}-by-round.csv"] = _text(positions_report.by_round_frame(report.positions).to_csv(index=False))
+        files[f"{stem}-rounds-per-shoe.csv"] = _text(
+            positions_report.rounds_per_shoe_frame(report.positions.rounds_per_shoe).to_csv(index=False))
+    images = []
+    if plots_wanted:
+        for suffix, (builder, needs_mc) in PLOTS.items():
+            if needs_mc and (report.mc is None or report.mc.batches is None or not report.mc.batches.any()):
+                continue
+            figure = builder(report)
+            if figure is None:  # not this kind of run
+                continue
+            files[f"{stem}-{suffix}.png"] = _figure(figure)
+            images.append(f"{stem}-{suffix}.png")
+        if report.eor is not None:
+            files[f"{stem}-eor.png"] = _figure(plots.eor_figure(report.eor))
+            images.append(f"{stem}-eor.png")
+    pictures = "".join(f"\n![{Path(name).stem}]({name})\n" for name in images)
+    files[f"{stem}.md"] = _text(report.to_markdown() + "\n" + (f"\n### Plots\n{pictures}" if pictures else ""))
+    return _write(out_dir, files)
+
+
+def write_sweep_files(sweep, out_dir, plots_wanted: bool = True) -> list[Path]:
+    """Write a cut-card sweep's ``.csv``, ``.json``, ``.md`` and (with plots) ``.png`` as one set."""
+    stem = positions_report.sweep_stem(sweep)
+    files = {
+        f"{stem}.csv": _text(positions_report.sweep_csv(sweep)),
+        f"{stem}.json": _text(json.dumps(positions_report.sweep_dict(sweep), indent=2) + "\n"),
+    }
+    image = ""
+    if plots_wanted:
+        files[f"{stem}.png"] = _figure(plots.cut_sweep_figure(sweep))
+        image = f"\n![{stem}]({stem}.png)\n"
+    files[f"{stem}.md"] = _text(positions_report.sweep_markdown(sweep) + image)
+    return _write(out_dir, files)
+
+
+def write_count_files(result, out_dir, plots_wanted: bool = True) -> list[Path]:
+    """Write a counting study's ``.json``, ``.csv``, ``.md`` (and a ``.png`` plot) as one set."""
+    stem = counting_report.count_stem(result)
+    files = {
+        f"{stem}.json": _text(json.dumps(counting_report.count_dict(result), indent=2) + "\n"),
+        f"{stem}.csv": _text(counting_report.count_csv(result)),
+    }
+    markdown = counting_report.count_markdown(result)
+    if plots_wanted:
+        files[f"{stem}.png"] = _figure(plots.count_figure(result))
+        markdown += f"\n![{stem}]({stem}.png)\n"
+    files[f"{stem}.md"] = _text(markdown)
+    return _write(out_dir, files)

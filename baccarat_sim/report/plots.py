@@ -1,0 +1,548 @@
+"""Plots of a run (matplotlib): per-bet RTP against exact and stated values, convergence, score distribution.
+
+Every ``plot_*`` function draws on the ``ax`` it is given (the current axes of
+pyplot when None) and returns the artists it drew, so a caller can restyle or
+test them; none calls ``plt.show()``. The ``*_figure`` helpers build a whole
+:class:`matplotlib.figure.Figure` without pyplot, for files written by a
+command-line run (no GUI backend, no global state).
+
+Examples
+--------
+>>> from matplotlib.figure import Figure
+>>> from baccarat_sim import exact_histogram
+>>> artists = plot_score_distribution(exact_histogram(8), ax=Figure().add_subplot())
+>>> sorted(artists)
+['banker', 'player']
+"""
+
+from __future__ import annotations
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..analysis.settlement import net_vector
+from ..analysis.stats import Z95, estimate, wilson_interval
+from ..model.histogram import OutcomeHistogram
+from .counting import count_frame
+from .eor import eor_table
+from .positions import cut_label, sweep_frame
+
+__all__ = [
+    "bet_rtp_figure",
+    "convergence_figure",
+    "count_figure",
+    "cut_sweep_figure",
+    "eor_figure",
+    "new_figure",
+    "plot_bet_rtp",
+    "plot_convergence",
+    "plot_count",
+    "plot_cut_sweep",
+    "plot_eor",
+    "plot_rounds_per_shoe",
+    "plot_rtp_by_round",
+    "plot_score_distribution",
+    "rounds_per_shoe_figure",
+    "rtp_by_round_figure",
+    "running_estimate",
+    "score_distribution_figure",
+]
+
+#: Colours of the three kinds of figure: Monte Carlo, exact, stated (colour-blind safe).
+MC_COLOR, EXACT_COLOR, STATED_COLOR = "#0072B2", "#000000", "#D55E00"
+PLAYER_COLOR, BANKER_COLOR = "#0072B2", "#D55E00"
+
+
+def _axes(ax):
+    if ax is None:
+        # pyplot only when the caller gives no axes: importing it picks a GUI backend and keeps global state.
+        import matplotlib.pyplot as plt
+
+        ax = plt.gca()
+    return ax
+
+
+def plot_bet_rtp(report, *, ax=None, relative: bool = False) -> dict:
+    """Per-bet RTP: Monte Carlo estimate with its 95% CI, the exact value and the stated one.
+
+    Parameters
+    ----------
+    report : Report
+        From :func:`baccarat_sim.report.build_report`.
+    ax : matplotlib Axes or None
+    relative : bool
+        False: RTP in percent. True: each figure minus the exact RTP, in
+        percentage points, so CIs of a few hundredths stay visible next to
+        RTPs that differ by whole percents.
+
+    Returns
+    -------
+    dict
+        ``"exact"`` (Line2D of markers), ``"mc"`` (ErrorbarContainer, or None
+        for an exact-only report) and ``"stated"`` (Line2D, or None when the
+        sheet states no bet RTP).
+    """
+    ax = _axes(ax)
+    t = report.table
+    y = np.arange(len(t))[::-1]  # first bet on top
+    exact = 100 * t["exact_rtp"].to_numpy(float)
+    base = exact if relative else np.zeros_like(exact)
+    artists = {"mc": None, "stated": None}
+    if relative:
+        ax.axvline(0.0, color=EXACT_COLOR, lw=0.8)
+    artists["exact"] = ax.plot(exact - base, y, "|", color=EXACT_COLOR, ms=14, mew=2, label="exact")[0]
+    if report.mc is not None:
+        rtp = 100 * t["rtp"].to_numpy(float)
+        half = 100 * (t["ci95_high"] - t["ci95_low"]).to_numpy(float) / 2
+        artists["mc"] = ax.errorbar(rtp - base, y, xerr=half, fmt="o", color=MC_COLOR, ms=4, capsize=3,
+                                    label=f"Monte Carlo, 95% CI ({report.mc.rounds:,.0f} rounds)")
+    stated = 100 * t["stated_rtp"].to_numpy(float)
+    if np.isfinite(stated).any():
+        artists["stated"] = ax.plot(stated - base, y, "x", color=STATED_COLOR, ms=8, mew=2, label="stated")[0]
+    ax.set_yticks(y, [str(name) for name in t["name"]])
+    ax.set_xlabel("RTP minus exact RTP (percentage points)" if relative else "RTP (%)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    return artists
+
+
+def running_estimate(hist: OutcomeHistogram, net: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """RTP estimate and standard error after each batch of a Monte Carlo run.
+
+    Batches are consecutive groups of whole chunks in stream order, so the
+    k-th point is exactly what the run would have reported had it stopped
+    after batch k.
+
+    Parameters
+    ----------
+    hist : OutcomeHistogram
+        A Monte Carlo histogram with ``batches``.
+    net : ndarray(float64, shape=(N_CODES,))
+        Net result per unit staked of each outcome code
+        (:func:`baccarat_sim.analysis.settlement.net_vector`).
+
+    Returns
+    -------
+    (ndarray(int64), ndarray(float64), ndarray(float64))
+        Rounds dealt, RTP and its standard error after each non-empty batch.
+    """
+    if hist.batches is None or len(hist.batches) == 0:
+        raise ValueError("a convergence plot needs a Monte Carlo histogram with batches")
+    batches = hist.batches[hist.batches.sum(axis=1) > 0]
+    cumulative = np.cumsum(batches, axis=0)
+    rounds = cumulative.sum(axis=1)
+    rtp = np.empty(len(batches))
+    se = np.empty(len(batches))
+    for k in range(len(batches)):
+        est = estimate(hist, net, counts=cumulative[k], batches=batches[: k + 1])
+        rtp[k], se[k] = est.rtp, est.se
+    return rounds, rtp, se
+
+
+def plot_convergence(hist: OutcomeHistogram, net: np.ndarray, *, exact_rtp: float | None = None,
+                     stated_rtp: float | None = None, ax=None, label: str = "") -> dict:
+    """Running RTP estimate of one bet with its 95% CI band, against the exact (and stated) RTP.
+
+    Parameters
+    ----------
+    hist : OutcomeHistogram
+        A Monte Carlo histogram with ``batches``.
+    net : ndarray(float64, shape=(N_CODES,))
+        The bet's net result per outcome code.
+    exact_rtp, stated_rtp : float or None
+        Reference lines (fractions, not percents).
+    ax : matplotlib Axes or None
+    label : str
+        Title of the panel (the bet's name).
+
+    Returns
+    -------
+    dict
+        ``"estimate"`` (Line2D), ``"band"`` (PolyCollection), ``"exact"`` and
+        ``"stated"`` (Line2D or None).
+    """
+    ax = _axes(ax)
+    rounds, rtp, se = running_estimate(hist, net)
+    artists = {"exact": None, "stated": None}
+    artists["band"] = ax.fill_between(rounds, 100 * (rtp - Z95 * se), 100 * (rtp + Z95 * se), color=MC_COLOR,
+                                      alpha=0.2, lw=0, label="95% CI")
+    artists["estimate"] = ax.plot(rounds, 100 * rtp, "-", color=MC_COLOR, lw=1.2, label="Monte Carlo")[0]
+    if exact_rtp is not None:
+        artists["exact"] = ax.axhline(100 * exact_rtp, color=EXACT_COLOR, lw=1, ls="--",
+                                      label=f"exact {100 * exact_rtp:.4f}%")
+    if stated_rtp is not None and np.isfinite(stated_rtp):
+        artists["stated"] = ax.axhline(100 * stated_rtp, color=STATED_COLOR, lw=1, ls=":",
+                                       label=f"stated {100 * stated_rtp:.4g}%")
+    if len(rounds) > 1 and rounds[-1] > 10 * rounds[0]:
+        ax.set_xscale("log")
+    ax.set_xlabel("rounds dealt")
+    ax.set_ylabel("RTP (%)")
+    if label:
+        ax.set_title(label, fontsize="medium")
+    ax.grid(alpha=0.3)
+    return artists
+
+
+def plot_score_distribution(hist: OutcomeHistogram, *, exact: OutcomeHistogram | None = None, ax=None) -> dict:
+    """Probability of each final score (0-9) of the Player and the Banker hand.
+
+    Bars show ``exact`` when given (else ``hist``); a Monte Carlo ``hist``
+    drawn over exact bars appears as points with 95% Wilson intervals.
+
+    Returns
+    -------
+    dict
+        ``"player"``, ``"banker"`` (BarContainer) and, when ``hist`` is Monte
+        Carlo and ``exact`` is given, ``"mc_player"``, ``"mc_banker"``
+        (ErrorbarContainer).
+    """
+    ax = _axes(ax)
+    bars_from = exact if exact is not None else hist
+    scores = np.arange(10)
+    width = 0.4
+    artists = {}
+    for side, offset, color in (("player", -width / 2, PLAYER_COLOR), ("banker", width / 2, BANKER_COLOR)):
+        probability = 100 * bars_from.marginal(f"{side}_score") / bars_from.total
+        label = f"{side.capitalize()}" + (" (exact)" if bars_from.engine == "exact" else "")
+        artists[side] = ax.bar(scores + offset, probability, width, color=color, alpha=0.55, label=label)
+        if exact is not None and hist is not exact and hist.engine == "mc":
+            counts = hist.marginal(f"{side}_score")
+            n = hist.total
+            share = 100 * counts / n
+            low, high = np.array([wilson_interval(int(c), n) for c in counts]).T * 100
+            artists[f"mc_{side}"] = ax.errorbar(scores + offset, share, yerr=[share - low, high - share], fmt=".",
+                                                color=color, ms=5, capsize=2,
+                                                label=f"{side.capitalize()} (Monte Carlo, 95% CI)")
+    ax.set_xticks(scores)
+    ax.set_xlabel("final score")
+    ax.set_ylabel("probability (%)")
+    ax.legend(fontsize="small")
+    ax.grid(axis="y", alpha=0.3)
+    return artists
+
+
+# --------------------------------------------------------------------------- whole figures (no pyplot)
+
+
+def new_figure(width: float, height: float):
+    """A constrained-layout :class:`~matplotlib.figure.Figure` outside pyplot (no GUI backend, no global state)."""
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _panel_grid(n_panels: int, columns: int, panel_height: float):
+    """A figure of ``n_panels`` axes, ``columns`` to a row; returns ``(fig, axes)`` with the spare cells hidden."""
+    columns = max(1, min(columns, n_panels))
+    rows = -(-n_panels // columns)
+    fig = new_figure(4.2 * columns, panel_height * rows)
+    axes = np.atleast_1d(fig.subplots(rows, columns, squeeze=False)).ravel()
+    for ax in axes[n_panels:]:
+        ax.set_visible(False)
+    return fig, axes[:n_panels]
+
+
+def bet_rtp_figure(report):
+    """Per-bet RTP in percent (left) and minus the exact RTP (right), one figure."""
+    height = 1.2 + 0.35 * len(report.table)
+    fig = new_figure(12, height)
+    left, right = fig.subplots(1, 2, sharey=True)
+    plot_bet_rtp(report, ax=left)
+    plot_bet_rtp(report, ax=right, relative=True)
+    right.get_legend().remove()
+    fig.suptitle(f"{report.rules.name}: RTP per bet", fontsize="medium")
+    return fig
+
+
+def convergence_figure(report, columns: int = 3):
+    """Running RTP of every bet of a Monte Carlo report, one panel per bet."""
+    if report.mc is None:
+        raise ValueError("a convergence figure needs a Monte Carlo report")
+    bets = report.rules.bets
+    fig, axes = _panel_grid(len(bets), columns, 3.0)
+    for ax, bet in zip(axes, bets):
+        row = report.table.loc[bet.id]
+        plot_convergence(report.mc, net_vector(bet, report.rules), exact_rtp=row["exact_rtp"],
+                         stated_rtp=row["stated_rtp"], ax=ax, label=bet.name)
+    for ax in axes:  # each panel names its own exact figure
+        ax.legend(fontsize="x-small", loc="best")
+    fig.suptitle(f"{report.rules.name}: convergence of the Monte Carlo RTP (seed {report.mc.seed})",
+                 fontsize="medium")
+    return fig
+
+
+def score_distribution_figure(report):
+    """Final-score distribution of the report's run (Monte Carlo over exact bars, or exact)."""
+    fig = new_figure(8, 4)
+    ax = fig.add_subplot()
+    hist = report.mc if report.mc is not None else report.exact
+    plot_score_distribution(hist, exact=report.exact, ax=ax)
+    ax.set_title(f"{report.rules.name}: final scores", fontsize="medium")
+    return fig
+
+
+# --------------------------------------------------------------------------- dealt shoe: positions, cut card
+
+
+def plot_rtp_by_round(positions, bet_id: str, *, ax=None, label: str = "") -> dict:
+    """RTP of one bet at each round position of a dealt shoe, with its 95% CI band.
+
+    Parameters
+    ----------
+    positions : PositionAnalysis
+        From :func:`baccarat_sim.analysis.positions.analyze_positions`.
+    bet_id : str
+    ax : matplotlib Axes or None
+    label : str
+        Title of the panel (the bet's name).
+
+    Returns
+    -------
+    dict
+        ``"estimate"`` (Line2D), ``"band"`` (PolyCollection), ``"exact"``
+        (Line2D: the fresh-shoe RTP), ``"always"`` (Line2D: the last round every
+        shoe deals) and ``"cap"`` (Line2D at the Max Round Availability, or None).
+    """
+    ax = _axes(ax)
+    b = positions.bets[bet_id]
+    k = np.arange(1, len(b.rounds) + 1)
+    shown = ~np.isnan(b.rtp)
+    rtp, se = 100 * b.rtp[shown], 100 * b.se[shown]
+    artists = {"cap": None}
+    artists["band"] = ax.fill_between(k[shown], rtp - Z95 * se, rtp + Z95 * se, color=MC_COLOR, alpha=0.2, lw=0,
+                                      label="95% CI")
+    artists["estimate"] = ax.plot(k[shown], rtp, ".-", color=MC_COLOR, lw=0.8, ms=3, label="Monte Carlo")[0]
+    artists["exact"] = ax.axhline(100 * b.exact_rtp, color=EXACT_COLOR, lw=1, ls="--",
+                                  label=f"fresh shoe {100 * b.exact_rtp:.4f}%")
+    artists["always"] = ax.axvline(b.always + 0.5, color="#777777", lw=0.8, ls="-.",
+                                   label=f"rounds 1-{b.always}: every shoe")
+    # A position seen in a handful of shoes has a huge interval: scale the axis to those seen in at least 1%.
+    solid = shown & (b.rounds >= 0.01 * b.rounds.max())
+    if solid.any():
+        low = min(100 * np.min(b.rtp[solid] - Z95 * b.se[solid]), 100 * b.exact_rtp)
+        high = max(100 * np.max(b.rtp[solid] + Z95 * b.se[solid]), 100 * b.exact_rtp)
+        pad = 0.08 * (high - low) or 0.01
+        ax.set_ylim(low - pad, high + pad)
+    if b.max_round is not None:
+        capped = "" if b.capped is None else f", capped RTP {100 * b.capped.rtp:.3f}%"
+        artists["cap"] = ax.axvline(b.max_round + 0.5, color=STATED_COLOR, lw=1.2, ls=":",
+                                    label=f"max round {b.max_round}{capped}")
+    ax.set_xlabel("round of the shoe")
+    ax.set_ylabel("RTP (%)")
+    if label:
+        ax.set_title(label, fontsize="medium")
+    ax.grid(alpha=0.3)
+    return artists
+
+
+def plot_rounds_per_shoe(per_shoe, *, ax=None) -> dict:
+    """Distribution of the number of rounds a dealt shoe gives.
+
+    Parameters
+    ----------
+    per_shoe : RoundsPerShoe
+        From :func:`baccarat_sim.analysis.positions.rounds_per_shoe`.
+    ax : matplotlib Axes or None
+
+    Returns
+    -------
+    dict
+        ``"bars"`` (BarContainer), ``"mean"`` (Line2D) and ``"central"``
+        (the shaded 5%-95% range, a Polygon).
+    """
+    ax = _axes(ax)
+    k = np.arange(1, len(per_shoe.reaching) + 1)
+    probability = 100 * per_shoe.probability
+    keep = probability > 0
+    artists = {}
+    artists["central"] = ax.axvspan(per_shoe.quantile(0.05) - 0.5, per_shoe.quantile(0.95) + 0.5, color=MC_COLOR,
+                                    alpha=0.08, label="5%-95% of shoes")
+    artists["bars"] = ax.bar(k[keep], probability[keep], 0.8, color=MC_COLOR, alpha=0.7,
+                             label=f"{per_shoe.shoes:,} shoes")
+    artists["mean"] = ax.axvline(per_shoe.mean, color=EXACT_COLOR, lw=1, ls="--", label=f"mean {per_shoe.mean:.2f}")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_xlabel("rounds in the shoe")
+    ax.set_ylabel("shoes (%)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+    return artists
+
+
+def plot_cut_sweep(sweep, *, ax=None, bet_ids=None) -> dict:
+    """Each bet's RTP minus its fresh-shoe RTP as the cut card moves, with 95% CIs.
+
+    Parameters
+    ----------
+    sweep : CutSweep
+        From :func:`baccarat_sim.analysis.positions.cut_card_sweep`.
+    ax : matplotlib Axes or None
+    bet_ids : list of str or None
+        Bets to draw (default: all).
+
+    Returns
+    -------
+    dict
+        Bet id -> ErrorbarContainer, and ``"zero"`` (the fresh-shoe line).
+    """
+    ax = _axes(ax)
+    frame = sweep_frame(sweep)
+    bet_ids = list(bet_ids) if bet_ids is not None else [bet.id for bet in sweep.rules.bets]
+    n_bets = max(1, len(bet_ids))
+    # One slot per cut-card position, in the order of the shoe, labelled with the position: the bets of a
+    # position stand side by side within its slot, so no point is drawn at a position it was not dealt at.
+    cuts = sorted(sweep.cuts, key=lambda cut: (cut.low, cut.high))
+    slot = {cut_label(cut): i for i, cut in enumerate(cuts)}
+    artists = {"zero": ax.axhline(0.0, color=EXACT_COLOR, lw=0.8, label="fresh shoe (exact)")}
+    colors = mpl.colormaps["tab20" if n_bets > 10 else "tab10"].colors
+    for i, bet_id in enumerate(bet_ids):
+        part = frame[frame["bet"] == bet_id].sort_values(["cut_from_end_low", "cut_from_end_high"])
+        x = np.array([slot[label] for label in part["cut"]]) + (i - (n_bets - 1) / 2) * 0.6 / n_bets
+        half = 100 * (part["ci95_high"] - part["ci95_low"]) / 2
+        artists[bet_id] = ax.errorbar(x, 100 * part["rtp_minus_fresh"], yerr=half, fmt="o-", ms=3, lw=0.8,
+                                      capsize=2, color=colors[i % len(colors)], label=str(part["name"].iloc[0]))
+    ax.set_xticks(range(len(cuts)), [cut_label(cut) for cut in cuts])
+    ax.set_xlim(-0.5, len(cuts) - 0.5)
+    ax.set_xlabel("cut card position (cards from the end of the shoe)")
+    ax.set_ylabel("RTP minus fresh-shoe RTP (percentage points)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="x-small", ncols=2)
+    return artists
+
+
+def rtp_by_round_figure(report, columns: int = 3):
+    """RTP by round position of every bet of a dealt run, one panel per bet (None for other runs)."""
+    positions = getattr(report, "positions", None)
+    if positions is None:
+        return None
+    bets = report.rules.bets
+    fig, axes = _panel_grid(len(bets), columns, 3.0)
+    for ax, bet in zip(axes, bets):
+        plot_rtp_by_round(positions, bet.id, ax=ax, label=bet.name)
+        ax.legend(fontsize="xx-small", loc="best")
+    fig.suptitle(f"{report.rules.name}: RTP by round of the shoe ({report.mc.rounds:,} rounds, seed "
+                 f"{report.mc.seed})", fontsize="medium")
+    return fig
+
+
+def rounds_per_shoe_figure(report):
+    """Rounds per shoe of a dealt run (None for other runs)."""
+    positions = getattr(report, "positions", None)
+    if positions is None:
+        return None
+    fig = new_figure(8, 4)
+    ax = fig.add_subplot()
+    plot_rounds_per_shoe(positions.rounds_per_shoe, ax=ax)
+    shoe = report.rules.shoe
+    cut = shoe.cut_card
+    where = f"{cut.low}" if cut.low == cut.high else f"{cut.low}-{cut.high}"
+    ax.set_title(f"{report.rules.name}\nrounds per shoe: cut card {where} cards from the end, burn {shoe.burn}",
+                 fontsize="medium")
+    return fig
+
+
+def cut_sweep_figure(sweep):
+    """One figure of a cut-card sweep: every bet's RTP minus its fresh-shoe RTP by cut-card position."""
+    fig = new_figure(10, 5.5)
+    ax = fig.add_subplot()
+    plot_cut_sweep(sweep, ax=ax)
+    ax.set_title(f"{sweep.rules.name}: RTP by cut-card position (seed {sweep.seed})", fontsize="medium")
+    return fig
+
+
+# --------------------------------------------------------------------------- advantage play: EOR, counting
+
+
+def plot_eor(eor, *, bets=None, by: str = "value", ax=None) -> dict:
+    """Effect of removal as bars: one group per point value (or rank), one bar per bet.
+
+    Parameters
+    ----------
+    eor : EffectOfRemoval
+        From :func:`baccarat_sim.analysis.eor.effect_of_removal`.
+    bets : list of str or None
+        Bet ids to draw (default: all).
+    by : {"value", "rank"}
+    ax : matplotlib Axes or None
+
+    Returns
+    -------
+    dict
+        Bet id to the BarContainer of its bars (EV change in % of the stake).
+    """
+    ax = _axes(ax)
+    table = eor_table(eor, by)
+    bets = list(eor.bet_ids if bets is None else bets)
+    x = np.arange(len(table))
+    width = 0.8 / len(bets)
+    artists = {}
+    for i, bet_id in enumerate(bets):
+        heights = 100 * table[bet_id].to_numpy(float)
+        artists[bet_id] = ax.bar(x + (i - (len(bets) - 1) / 2) * width, heights, width, label=bet_id)
+    ax.axhline(0.0, color=EXACT_COLOR, lw=0.8)
+    if not np.nanmax(np.abs(table[bets].to_numpy(float)), initial=0.0):
+        # Pairs and Dragon/Tiger in a full shoe: every rank is as common as any other, so no single card matters.
+        ax.text(0.5, 0.5, "no effect: every card removed\nchanges the EV alike (by 0)", transform=ax.transAxes,
+                ha="center", va="center", fontsize="small", color="#555555")
+    ax.set_xticks(x, list(table.index))
+    ax.set_xlabel("point value of the card removed" if by == "value" else "rank of the card removed")
+    ax.set_ylabel("change in EV (% of stake)")
+    if len(bets) > 1:
+        ax.legend(fontsize="x-small")
+    ax.grid(axis="y", alpha=0.3)
+    return artists
+
+
+def eor_figure(eor, columns: int = 3):
+    """Effect of removal of every bet, one panel per bet (by rank for bets that tell the ten-value ranks apart)."""
+    bets = list(eor.bet_ids)
+    fig, axes = _panel_grid(len(bets), columns, 2.8)
+    for ax, bet_id, name in zip(axes, bets, eor.bet_names):
+        tens = {e for e, r in zip(eor.by_rank[bet_id], range(13)) if r >= 9}
+        plot_eor(eor, bets=[bet_id], by="value" if len(tens) <= 1 else "rank", ax=ax)
+        ax.set_title(name, fontsize="small")
+    fig.suptitle(f"{eor.rules_id}: effect of removing one card ({int(eor.shoe.sum())}-card shoe)", fontsize="medium")
+    return fig
+
+
+def plot_count(result, *, ax=None) -> dict:
+    """Units won per shoe with the 95% CI, one row per bet (and Max Round variant), one colour per cut card.
+
+    Parameters
+    ----------
+    result : CountResult
+        From :func:`baccarat_sim.analysis.counting.count_simulation`.
+    ax : matplotlib Axes or None
+
+    Returns
+    -------
+    dict
+        Cut-card label to the ErrorbarContainer of its rows.
+    """
+    ax = _axes(ax)
+    t = count_frame(result)
+    labels = list(dict.fromkeys(f"{b} ({v})" for b, v in zip(t["bet"], t["variant"])))
+    y_of = {label: len(labels) - 1 - i for i, label in enumerate(labels)}
+    scenarios = list(dict.fromkeys(t["scenario"]))
+    step = 0.6 / max(1, len(scenarios))
+    artists = {}
+    for k, scenario in enumerate(scenarios):
+        rows = t[t["scenario"] == scenario]
+        y = np.array([y_of[f"{b} ({v})"] for b, v in zip(rows["bet"], rows["variant"])]) + (
+            k - (len(scenarios) - 1) / 2) * step
+        artists[scenario] = ax.errorbar(rows["units_per_shoe"], y, xerr=Z95 * rows["units_per_shoe_se"], fmt="o",
+                                        ms=4, capsize=3, label=scenario)
+    ax.axvline(0.0, color=EXACT_COLOR, lw=0.8)
+    ax.set_yticks(list(y_of.values()), list(y_of))
+    ax.set_xlabel("units won per shoe (95% CI)")
+    ax.legend(fontsize="x-small")
+    ax.grid(axis="x", alpha=0.3)
+    return artists
+
+
+def count_figure(result):
+    """Units won per shoe of a counting simulation, every bet and cut-card scenario."""
+    rows = len(dict.fromkeys((row["bet"], row["variant"]) for row in result.rows))
+    fig = new_figure(9, 1.4 + 0.4 * rows)
+    plot_count(result, ax=fig.add_subplot())
+    fig.suptitle(f"{result.run['strategy_name']} ({result.run['rules']}, {result.run['shoes']:,} shoes)",
+                 fontsize="medium")
+    return fig

@@ -1,0 +1,325 @@
+"""The report layer: per-bet tables (pandas) and their JSON, CSV, Markdown and text forms."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pandas as pd
+
+from .._version import __version__
+from ..analysis.claims import ClaimCheck, check_claims
+from ..analysis.positions import analyze_positions
+from ..analysis.settlement import commission_by_stake, net_vector, settle, settle_bet
+from ..analysis.stats import estimate
+from ..model.conditions import feature_table
+from ..model.histogram import OutcomeHistogram
+from ..model.rules import Rules
+from ..model.shoe import describe_shoe
+from . import eor as eor_report
+from . import positions as positions_report
+from .render import clean_json, markdown_table, text_table
+
+__all__ = ["Report", "build_report", "main_bet_probabilities"]
+
+
+def main_bet_probabilities(hist: OutcomeHistogram) -> dict[str, float]:
+    """P(Banker wins), P(Player wins), P(Tie) of a histogram."""
+    winner = feature_table()["winner"]
+    total = hist.total
+    return {
+        "banker_win": float(hist.counts[winner == 1].sum() / total),
+        "player_win": float(hist.counts[winner == 0].sum() / total),
+        "tie": float(hist.counts[winner == 2].sum() / total),
+    }
+
+
+@dataclasses.dataclass
+class Report:
+    """Per-bet results of one run (exact, or Monte Carlo against exact).
+
+    Attributes
+    ----------
+    rules : Rules
+    exact : OutcomeHistogram
+        Exact histogram of the same shoe (fresh shuffle).
+    mc : OutcomeHistogram or None
+    run : dict
+        Header: rule set, model, decks, rounds, shoes, seed, threads, timing.
+    table : DataFrame
+        One row per bet (index: bet id).
+    claims : list of ClaimCheck
+    positions : PositionAnalysis or None
+        Dealt-model runs: RTP by round position, under each bet's Max Round
+        Availability, rounds per shoe (:mod:`baccarat_sim.analysis.positions`).
+    eor : EffectOfRemoval or None
+        ``--eor``: exact effects of removal and derived counting tags (:mod:`baccarat_sim.analysis.eor`).
+    """
+
+    rules: Rules
+    exact: OutcomeHistogram
+    mc: OutcomeHistogram | None
+    run: dict
+    table: pd.DataFrame
+    claims: list[ClaimCheck]
+    positions: object | None = None
+    eor: object | None = None
+
+    def bets_json(self) -> list[dict]:
+        """Per-bet records of the JSON contract."""
+        records = []
+        stated_holds = {c.claim.bet: c.holds for c in self.claims if c.claim.what == "bet"}
+        for bet_id, row in self.table.iterrows():
+            record = {
+                "id": bet_id,
+                "name": row["name"],
+                "rtp": row["rtp"],
+                "house_edge": row["house_edge"],
+                "hit_frequency": row["hit_frequency"],
+                "sd": row["sd"],
+                "ci95": None if pd.isna(row["ci95_low"]) else [row["ci95_low"], row["ci95_high"]],
+                "exact_rtp": row["exact_rtp"],
+                "stated_rtp": None if pd.isna(row["stated_rtp"]) else row["stated_rtp"],
+                "z": None if pd.isna(row["z"]) else row["z"],
+                "se": None if pd.isna(row["se"]) else row["se"],
+                "push_frequency": row["push_frequency"],
+                "rounds_for_0_01pct_ci": row["rounds_for_0_01pct_ci"],
+                "max_round": None if pd.isna(row["max_round"]) else int(row["max_round"]),
+                "exact_house_edge": -row["exact_ev"],
+                "stated_holds": stated_holds.get(bet_id),
+                "se_method": None if pd.isna(row["se"]) else row["se_method"],
+            }
+            if self.positions is not None:
+                record.update(positions_report.bet_fields(self.positions, bet_id))
+            if self.eor is not None:
+                record.update(eor_report.bet_fields(self.eor, bet_id))
+            records.append(record)
+        return records
+
+    def to_dict(self) -> dict:
+        """The ``--format json`` object: ``{"run": {...}, "bets": [...], "claims": [...]}``."""
+        return clean_json(
+            {
+                "run": self.run,
+                "bets": self.bets_json(),
+                "claims": [
+                    {"claim": c.claim.text or c.subject, "subject": c.subject, "stated": c.stated,
+                     "computed": c.computed, "holds": c.holds}
+                    for c in self.claims
+                ],
+            }
+        )
+
+    def to_json(self) -> str:
+        """JSON text of :meth:`to_dict`."""
+        return json.dumps(self.to_dict(), indent=2)
+
+    def display_table(self) -> pd.DataFrame:
+        """The table people read: strings, percentages, rounded (index: bet id).
+
+        Monte Carlo RTP and house edge carry their 95% CI as ``± half-width``
+        (the interval is symmetric); exact-only reports show more digits.
+        """
+        t = self.table
+        shown = pd.DataFrame(index=t.index)
+        shown["bet"] = t["name"]
+
+        def pct(col, digits=4):
+            return t[col].map(lambda v: "" if pd.isna(v) else f"{100 * v:.{digits}f}")
+
+        if self.mc is not None:
+            half = 100 * (t["ci95_high"] - t["ci95_low"]) / 2
+            ci = half.map(lambda v: "" if pd.isna(v) else f" ± {v:.4f}")
+            shown["RTP % (95% CI)"] = pct("rtp") + ci
+            shown["edge %"] = pct("house_edge")
+            shown["exact %"] = pct("exact_rtp")
+        else:
+            shown["RTP %"] = pct("rtp", 6)
+            shown["edge %"] = pct("house_edge", 6)
+        failed = {c.claim.bet for c in self.claims if c.claim.what == "bet" and not c.holds}
+        shown["stated"] = [("" if text is None or pd.isna(text) else text) + (" *" if bet_id in failed else "")
+                           for bet_id, text in zip(t.index, t["stated_text"])]
+        if self.mc is not None:
+            shown["z"] = t["z"].map(lambda v: "" if pd.isna(v) else f"{v:+.2f}")
+        shown["hit %"] = pct("hit_frequency")
+        if self.mc is None:
+            shown["push %"] = pct("push_frequency")
+        shown["SD"] = t["sd"].map(lambda v: f"{v:.4f}")
+        shown["rounds ±0.01%"] = t["rounds_for_0_01pct_ci"].map(_sci)
+        return shown
+
+    def header_lines(self) -> list[str]:
+        """Human-readable header of the run: rule set, shoe, rounds, seed, threads, timing."""
+        r = self.run
+        lines = [f"rule set  {r['rules']}: {self.rules.name}  (sha256 {str(r.get('rules_sha256', ''))[:12]})"]
+        model = {"fresh": "shuffled before every round", "dealt": "dealt through to the cut card",
+                 "exact": "exact, every ordering of a freshly shuffled shoe"}.get(r["model"], r["model"])
+        lines.append(f"shoe      {r['decks_text']}, {model}")
+        if self.mc is not None:
+            rounds = f"{r['rounds']:,}"
+            if r.get("complete") is False:
+                rounds += f" of {r.get('rounds_requested', 0):,} requested (stopped early: a partial result)"
+            if r["model"] == "dealt":
+                rounds += f" in {r['shoes']:,} shoes"
+            if r.get("resumed_from_rounds"):
+                rounds += f", resumed at {r['resumed_from_rounds']:,}"
+            lines.append(f"rounds    {rounds}")
+            cluster = (f"   dask: {r.get('workers')} workers via {r.get('scheduler')}" if r.get("backend") == "dask"
+                       else "")
+            lines.append(f"seed      {r['seed']}   threads {r.get('threads')}{cluster}")
+            timing = f"time      {_seconds(r.get('seconds'))} wall"
+            if r.get("wall_rounds_per_second"):
+                timing += f", {r['wall_rounds_per_second'] / 1e6:,.1f} M rounds/s"
+            if r.get("rounds_per_second"):
+                timing += f" (kernel {r['rounds_per_second'] / 1e6:,.1f} M rounds/s)"
+            lines.append(timing)
+        lines.append(
+            f"exact     P(Banker) {r['banker_win']:.6f}  P(Player) {r['player_win']:.6f}  P(Tie) {r['tie']:.6f}"
+        )
+        if self.mc is not None and r["model"] == "dealt":
+            lines.append("note      exact % and z refer to a freshly shuffled shoe; a dealt shoe differs slightly")
+        return lines
+
+    def to_text(self, width: int = 120) -> str:
+        """Header, table and stated-RTP checks as plain text, at most ``width`` columns wide.
+
+        Bet names are shortened (with "…") when the table would be wider.
+        """
+        shown = self.display_table()
+        header = [line if len(line) <= width else line[: width - 1] + "…" for line in self.header_lines()]
+        lines = header + [""] + text_table(shown, width)
+        if any(" *" in v for v in shown["stated"]):
+            lines.append("* the exact RTP contradicts the stated one at the sheet's precision")
+        if self.claims:
+            import textwrap
+
+            lines += ["", "stated RTP checks:"]
+            lines += [textwrap.fill(c.reason, width, initial_indent="  ", subsequent_indent="    ")
+                      for c in self.claims]
+        for title, items in (("notes:", self.run.get("notes")),
+                             ("assumed where the rule sheet is silent:", self.run.get("assumptions"))):
+            if items:
+                import textwrap
+
+                lines += ["", title] + [textwrap.fill(item, width, initial_indent="  ", subsequent_indent="    ")
+                                        for item in items]
+        if self.positions is not None:
+            lines += ["", positions_report.positions_text(self.positions, width)]
+        if self.eor is not None:
+            lines += ["", eor_report.eor_text(self.eor)]
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        """Header and table as Markdown."""
+        shown = self.display_table()
+        header = "\n".join(f"- {line}" for line in self.header_lines())
+        claims = "".join(f"- {c.reason}\n" for c in self.claims)
+        text = f"## {self.rules.name}\n\n{header}\n\n{markdown_table(shown)}" + (f"\n### Stated RTP checks\n\n{claims}"
+                                                                       if claims else "") + (
+            "\n" + positions_report.positions_markdown(self.positions) if self.positions is not None else "")
+        if self.eor is not None:
+            text += "\n" + eor_report.eor_markdown(self.eor)
+        return text
+
+    def to_csv(self) -> str:
+        """The per-bet table as CSV, with run metadata in each row."""
+        frame = self.table.drop(columns=["stated_text"]).copy()
+        for key in ("rules", "model", "decks", "rounds", "shoes", "seed", "threads", "version", "rules_sha256"):
+            frame[key] = self.run.get(key)
+        return frame.to_csv(index_label="id")
+
+
+def _sci(value) -> str:
+    """3.48e8 rather than 3.48e+08: short, and still read by float()."""
+    if pd.isna(value):
+        return ""
+    mantissa, exponent = f"{value:.2e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def _seconds(value) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f} s" if value < 120 else f"{value / 60:.1f} min" if value < 7200 else f"{value / 3600:.2f} h"
+
+
+def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | None = None,
+                 run: dict | None = None) -> Report:
+    """Settle every bet of ``rules`` exactly (and by Monte Carlo) into a :class:`Report`."""
+    exact_results = settle(exact, rules)
+    rows = []
+    for bet, ex in zip(rules.bets, exact_results):
+        stated = next((c for c in rules.claims if c.what == "bet" and c.bet == bet.id), None)
+        row = {
+            "id": bet.id,
+            "name": bet.name,
+            "exact_rtp": ex.rtp,
+            "exact_ev": ex.ev,
+            "stated_rtp": stated.fraction if stated else np.nan,
+            "stated_text": stated.value if stated else None,
+            "max_round": bet.max_round if bet.max_round is not None else np.nan,
+        }
+        if mc is None:
+            row.update(rtp=ex.rtp, house_edge=ex.house_edge, ci95_low=np.nan, ci95_high=np.nan, z=np.nan,
+                       se=np.nan, se_method=None, hit_frequency=ex.hit_frequency,
+                       push_frequency=ex.push_frequency, sd=ex.sd, rounds_for_0_01pct_ci=ex.rounds_for_precision)
+        else:
+            mc_result = settle_bet(mc, bet, rules)
+            est = estimate(mc, net_vector(bet, rules))
+            low, high = est.ci95
+            row.update(rtp=est.rtp, house_edge=-est.ev, ci95_low=low, ci95_high=high, z=est.z(ex.rtp), se=est.se,
+                       se_method=est.method, hit_frequency=mc_result.hit_frequency,
+                       push_frequency=mc_result.push_frequency, sd=mc_result.sd,
+                       rounds_for_0_01pct_ci=mc_result.rounds_for_precision)
+        rows.append(row)
+    table = pd.DataFrame(rows).set_index("id")
+    probabilities = main_bet_probabilities(exact)
+    info = {
+        "rules": rules.id,
+        "rules_sha256": rules.sha256,
+        "model": "exact" if mc is None else mc.model,
+        "decks": exact.meta.get("decks"),
+        "cards": int(exact.shoe.sum()),
+        "decks_text": describe_shoe(exact.shoe),
+        "version": __version__,
+        **probabilities,
+    }
+    if mc is not None:
+        info.update(rounds=mc.rounds, shoes=mc.shoes, seed=mc.seed, complete=mc.meta.get("complete", True))
+    # Every header key of the JSON contract is present; null where it does not apply (an exact-only report).
+    for key in ("rounds", "shoes", "seed", "threads", "seconds", "rounds_per_second"):
+        info.setdefault(key, None)
+    info["assumptions"] = list(rules.assumptions)
+    info["notes"] = _commission_notes(rules, exact)
+    positions = None
+    if mc is not None and mc.model == "dealt" and mc.by_position is not None and mc.total:
+        # RTP by round, under each bet's max_round, rounds per shoe (issue 6).
+        positions = analyze_positions(mc, rules, exact)
+        table = table.join(positions_report.table_columns(positions))
+        info.update(positions_report.run_fields(positions))
+    info.update(run or {})
+    return Report(rules, exact, mc, info, table, check_claims(rules, exact_results), positions)
+
+
+def _commission_notes(rules: Rules, exact: OutcomeHistogram) -> list[str]:
+    """Where the commission is rounded, what that does to the RTP by stake (exact)."""
+    commission = rules.commission
+    if commission.rounding == "none":
+        return []
+    notes = []
+    for bet in rules.bets:
+        if not any(case.commission for case in bet.cases):
+            continue
+        by_stake = commission_by_stake(exact, rules, bet.id)
+        worst = min(by_stake, key=lambda row: row.rtp)
+        at_nominal = [row.stake for row in by_stake if abs(row.rtp - row.rtp_nominal) < 1e-15]
+        where = (f"only at {', '.join(f'{float(v):g}' for v in at_nominal[:4])}{', ...' if len(at_nominal) > 4 else ''}"
+                 " chips" if at_nominal else "at no stake of 1-100 chips")
+        notes.append(
+            f"{bet.id}: commission {float(commission.rate):.0%} rounded {commission.rounding} to "
+            f"{float(commission.unit):g} of the lowest chip, so the RTP depends on the stake: "
+            f"{100 * worst.rtp:.4f}% at {float(worst.stake):g} chip(s), the nominal {100 * worst.rtp_nominal:.4f}% "
+            f"{where} (table: baccarat_sim.commission_table)"
+        )
+    return notes

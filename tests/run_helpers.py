@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import numba
+
 from baccarat_sim.engines.dask_backend import DaskBackend
 from baccarat_sim.engines.driver import RunControl, run
 from baccarat_sim.engines.local import LocalBackend
 from baccarat_sim.engines.montecarlo import HistogramJob
+
+#: Two threads where the machine has them, else one: no test assumes two cores.
+MANY_THREADS = min(2, numba.config.NUMBA_NUM_THREADS)
 
 
 def run_chunks(plan, state, threads=None, **control):

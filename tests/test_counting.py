@@ -21,6 +21,8 @@ from baccarat_sim.model.rules import CutCard, load_rules, parse_rules
 from baccarat_sim.model.strategy import available_strategies, load_strategy, parse_strategy
 from baccarat_sim.report.counting import count_dict, count_frame, count_markdown, count_text
 
+from .run_helpers import MANY_THREADS
+
 
 @pytest.fixture(scope="module")
 def wizard_rules():
@@ -86,9 +88,9 @@ def side_bets():
 def test_results_do_not_depend_on_threads(side_bets):
     strategy = parse_strategy(MIXED_STRATEGY)
     one = count_simulation(side_bets, strategy, 70, seed=99, threads=1)
-    two = count_simulation(side_bets, strategy, 70, seed=99, threads=2)
+    two = count_simulation(side_bets, strategy, 70, seed=99, threads=MANY_THREADS)
     pd.testing.assert_frame_equal(count_frame(one), count_frame(two), check_exact=True)
-    other = count_simulation(side_bets, strategy, 70, seed=100, threads=2)
+    other = count_simulation(side_bets, strategy, 70, seed=100, threads=MANY_THREADS)
     assert not count_frame(one)["units_per_shoe"].equals(count_frame(other)["units_per_shoe"])
 
 

@@ -29,16 +29,17 @@ from baccarat_sim.engines.dask_backend import (  # noqa: E402
     connect,
     guided_task_size,
     prepare_workers,
+    simulate_dask,
     task_ranges,
 )
 from baccarat_sim.engines.fingerprint import stream_fingerprint  # noqa: E402
 from baccarat_sim.engines.montecarlo import batch_segments  # noqa: E402
 from baccarat_sim.engines.plan import plan_run  # noqa: E402
-from baccarat_sim.engines.simulation import simulate, simulate_dask  # noqa: E402
+from baccarat_sim.engines.simulation import simulate  # noqa: E402
 from baccarat_sim.engines.state import RunState  # noqa: E402
 from baccarat_sim.errors import BackendError, CheckpointError  # noqa: E402
 
-from .run_helpers import run_chunk, run_chunks, run_dask  # noqa: E402
+from .run_helpers import MANY_THREADS, run_chunk, run_chunks, run_dask  # noqa: E402
 
 #: Fresh model: 40 blocks of 2**16 rounds plus one round, so the last block deals a single round and the run
 #: has 21 chunks in 21 batches (chunks of 2 blocks: at least MIN_CHUNKS=32 would need 64 blocks).
@@ -68,12 +69,12 @@ def client(rules):
 
 @pytest.fixture(scope="module")
 def fresh_reference(rules):
-    return simulate(rules, FRESH_ROUNDS, seed=7, threads=2)
+    return simulate(rules, FRESH_ROUNDS, seed=7, threads=MANY_THREADS)
 
 
 @pytest.fixture(scope="module")
 def dealt_reference(rules):
-    return simulate(rules, DEALT_ROUNDS, seed=3, model="dealt", threads=2)
+    return simulate(rules, DEALT_ROUNDS, seed=3, model="dealt", threads=MANY_THREADS)
 
 
 def assert_same(hist, reference):
@@ -130,7 +131,7 @@ def test_out_of_order_chunks_checkpoint_and_local_resume_equal_one_run(rules, fr
     assert state2.done_ahead == {2, 3, 4, 9}
     partial = state2.histogram(plan2)
     assert partial.batches.sum() == partial.counts.sum() == state2.rounds  # batch rows hold chunks done ahead
-    run_chunks(plan2, state2, threads=2)
+    run_chunks(plan2, state2, threads=MANY_THREADS)
     assert state2.done_ahead == set()
     assert_same(state2.histogram(plan2), fresh_reference)
 
@@ -176,7 +177,7 @@ def test_tasks_of_several_chunks_fill_the_same_batches(rules, client, chunks_per
                                blocks_per_chunk=1)
     assert plan.n_chunks > 3 * plan.n_batches
     local = RunState.empty(plan)
-    run_chunks(plan, local, threads=2)
+    run_chunks(plan, local, threads=MANY_THREADS)
     state = RunState.empty(plan)
     run = run_dask(plan, state, client, chunks_per_task=chunks_per_task)
     assert_same(state.histogram(plan), local.histogram(plan))
@@ -221,7 +222,7 @@ def test_max_chunks_on_the_cluster_then_finish_locally(rules, client, fresh_refe
     run_dask(plan, state, client, chunks_per_task=2, checkpoint=path, max_chunks=7)
     assert state.chunks_done == 7 and not state.interrupted
     plan2, state2 = load_checkpoint(path, expect=plan, rules=rules)
-    run_chunks(plan2, state2, threads=2)
+    run_chunks(plan2, state2, threads=MANY_THREADS)
     assert_same(state2.histogram(plan2), fresh_reference)
 
 

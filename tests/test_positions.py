@@ -41,6 +41,7 @@ from baccarat_sim.report.positions import capped_frame, rounds_per_shoe_frame, s
 from baccarat_sim.report.run_report import build_report
 
 from .cli_helpers import cli
+from .run_helpers import MANY_THREADS
 
 MAIN_BETS = '''
 [[bets]]
@@ -159,7 +160,7 @@ def test_rounds_in_every_shoe_is_tight_and_holds_in_the_kernel():
 def test_position_rows_sum_exactly_to_the_histogram():
     rules = dealt_rules()
     one = simulate(rules, 400_000, seed=11, threads=1)
-    two = simulate(rules, 400_000, seed=11, threads=2)
+    two = simulate(rules, 400_000, seed=11, threads=MANY_THREADS)
     for hist in (one, two):
         assert np.array_equal(hist.by_position.sum(axis=0), hist.counts)
         reaching = hist.by_position.sum(axis=1)

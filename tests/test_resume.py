@@ -151,7 +151,7 @@ def test_resume_with_a_checkpoint_of_another_version_is_refused(capsys, stopped)
     with np.load(path) as data:
         arrays = dict(data)
     header = json.loads(str(arrays.pop("header")))
-    header.pop("format"), header.pop("checksum")
+    header.pop("format"), header.pop("checksum")  # written again below, with a checksum of the edited header
     header["version"], header["stream"] = "0.0.1", "0.0.1+0123456789abcdef"
     write_archive(path, "baccarat_sim-checkpoint", header, arrays)
     status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)

@@ -45,10 +45,15 @@ def nets(rules, bet_id):
             for case in (*bet.cases, bet.otherwise)]
 
 
-def test_every_sheet_has_a_rule_set_named_after_it():
-    sheets = {p.stem for p in (REPO.parent / "shared" / "rulesheets").glob("*.txt")} or set(SHEET_BETS)
-    assert sheets == set(SHEET_BETS)
+def test_every_shipped_rule_set_is_known_here():
     assert set(available_rules()) == set(ALL)
+
+
+def test_every_sheet_has_a_rule_set_named_after_it():
+    folder = REPO.parent / "shared" / "rulesheets"
+    if not folder.is_dir():
+        pytest.skip(f"the rule sheets are not beside the repository ({folder}): nothing to compare")
+    assert {p.stem for p in folder.glob("*.txt")} == set(SHEET_BETS)
 
 
 @pytest.mark.parametrize("name", sorted(ALL))

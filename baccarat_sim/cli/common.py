@@ -11,6 +11,7 @@ import traceback
 from decimal import Decimal, InvalidOperation
 
 from ..errors import BaccaratSimError
+from ..limits import MAX_ROUNDS
 
 __all__ = [
     "EXIT_CHECK_FAILED",
@@ -32,8 +33,6 @@ EXIT_CHECK_FAILED = 1
 #: A bug: an exception the library did not raise on purpose.
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
-#: Largest round count an option accepts (counts stay far from 64-bit overflow); the library's limit too.
-MAX_COUNT = 10**15
 #: Environment variable that makes an internal error print its traceback (as ``--debug`` does).
 DEBUG_VARIABLE = "BACCARAT_SIM_DEBUG"
 
@@ -58,8 +57,8 @@ def parse_rounds(text: str) -> int:
         value = Decimal(cleaned)
     except InvalidOperation:
         raise argparse.ArgumentTypeError(f"must be a positive whole number such as 1e9, got {text!r}") from None
-    if value > MAX_COUNT:
-        raise argparse.ArgumentTypeError(f"must be at most 1e{len(str(MAX_COUNT)) - 1} (beyond what a run can "
+    if value > MAX_ROUNDS:
+        raise argparse.ArgumentTypeError(f"must be at most 1e{len(str(MAX_ROUNDS)) - 1} (beyond what a run can "
                                          f"count), got {text!r}")
     if value != value.to_integral_value():
         raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}")

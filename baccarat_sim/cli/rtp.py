@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from .._version import __version__
+from ..limits import MAX_DECKS
 from .common import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
@@ -69,8 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--model", choices=("fresh", "dealt"),
                       help="shoe model: fresh shuffle every round, or dealt through to the cut card "
                            "(default: the rule set's)")
-    what.add_argument("--decks", type=positive_int("decks", 1, 16), metavar="D",
-                      help="number of decks, 1-16 (default: the rule set's)")
+    what.add_argument("--decks", type=positive_int("decks", 1, MAX_DECKS), metavar="D",
+                      help=f"number of decks, 1-{MAX_DECKS} (default: the rule set's)")
     what.add_argument("--remove", metavar="CARDS",
                       help="start from a depleted shoe: cards to remove, as point values (6,6,7), ranks (K,Q; T for "
                            "10) or cards (Qh)")

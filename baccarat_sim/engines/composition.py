@@ -39,7 +39,7 @@ from ..kernels.composition import (
     value_coefficients,
     value_dot,
 )
-from ..model.codes import N_CODES
+from ..model.codes import N_CODES, N_PREFIXES, N_SUFFIXES
 from ..model.rules import Rules
 from ..model.shoe import as_shoe
 from .exact import exact_histogram
@@ -150,7 +150,7 @@ class _Packed:
 
 def _classify(bet, rules: Rules) -> _Packed:
     """Which of the four kinds a bet's pay table is, and its table in that kind's space."""
-    nets = bet.net_results(rules.commission.rate).reshape(400, 36)
+    nets = bet.net_results(rules.commission.rate).reshape(N_PREFIXES, N_SUFFIXES)
     if (nets == nets[:, :1]).all():
         return _Packed(bet.id, "value", nets[:, 0].copy())
     if (nets == nets[:1, :]).all():

@@ -19,13 +19,13 @@ import numpy as np
 
 from ..errors import InputError, ShoeError
 from ..kernels.dealing import pack_shoe_params
+from ..limits import MAX_ROUNDS
 from ..model.rules import Rules, Shoe
 from ..model.shoe import as_shoe
 from .exact import exact_histogram
 
 __all__ = [
     "MAX_BATCHES",
-    "MAX_ROUNDS",
     "RunPlan",
     "normalize_seed",
     "plan_run",
@@ -43,8 +43,6 @@ CHUNK_ROUNDS = 1 << 23
 MIN_CHUNKS = 32
 #: Most batches of a run (rows kept for batch-means standard errors and convergence plots).
 MAX_BATCHES = 100
-#: Largest round count a run accepts: counts stay far from int64 overflow.
-MAX_ROUNDS = 10**15
 MODELS = ("fresh", "dealt")
 
 

@@ -106,7 +106,7 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
         Block index.
     n_shoes : int
         Shoes in this block.
-    shoe_params : ndarray(int64, shape=(17,))
+    shoe_params : ndarray(int64, shape=(N_SHOE_PARAMS,))
         Burn and cut-card parameters, as :func:`baccarat_sim.kernels.dealing.deal_shoe` reads them.
     turned_seen : int
         1 when the first card of the shoe is turned face up to set the burn.

@@ -97,7 +97,7 @@ def _add_tail_weights(rank_total, rank_ways, r, classes, scratch, tail):
         Ranks of Player 1, Banker 1, Player 2, Banker 2.
     classes, scratch : ndarray(int64, shape=(8,))
         Scratch space.
-    tail : ndarray(int64, shape=(36,))
+    tail : ndarray(int64, shape=(N_SUFFIXES,))
         Receives the ways at ``(player_pair * 3 + banker_pair) * 4 + first_card``.
     """
     first_cmp = 0 if r[0] > r[1] else (1 if r[0] < r[1] else 2)

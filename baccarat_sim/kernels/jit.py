@@ -28,11 +28,11 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 KERNEL_SOURCES = ("kernels/*.py", "model/cards.py", "model/codes.py", "model/tableau.py")
 
 
-@functools.lru_cache(maxsize=1)
-def kernel_sources_digest() -> str:
-    """SHA-256 of every file in :data:`KERNEL_SOURCES` (names and contents), hex."""
+@functools.lru_cache(maxsize=4)
+def kernel_sources_digest(patterns: tuple[str, ...] = KERNEL_SOURCES) -> str:
+    """SHA-256 of every file matching ``patterns`` (relative to the package; names and contents), hex."""
     digest = hashlib.sha256()
-    files = sorted({path for pattern in KERNEL_SOURCES for path in _PACKAGE.glob(pattern)})
+    files = sorted({path for pattern in patterns for path in _PACKAGE.glob(pattern)})
     for path in files:
         digest.update(path.relative_to(_PACKAGE).as_posix().encode())
         digest.update(path.read_bytes())
@@ -50,7 +50,8 @@ def _stamp_our_kernels() -> None:
     try:
         from numba.core import caching
 
-        locators = caching._CacheImpl._locator_classes
+        impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.60
+        locators = impl._locator_classes
     except (ImportError, AttributeError):
         return
     kernels_dir = _PACKAGE / "kernels"

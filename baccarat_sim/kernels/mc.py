@@ -200,7 +200,7 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts):
         Block index: with ``seed`` it fixes the block's random stream.
     units : int
         Rounds (fresh model) or shoes (dealt model) in this block.
-    shoe_params : ndarray(int64, shape=(17,))
+    shoe_params : ndarray(int64, shape=(N_SHOE_PARAMS,))
         Burn and cut-card parameters of the dealt model (see :func:`deal_through`).
     counts : ndarray(int64, shape=(n_positions, N_CODES))
         Histogram to add to (row = round position in the shoe; one row for fresh).

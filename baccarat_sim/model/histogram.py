@@ -11,7 +11,13 @@ import dataclasses
 
 import numpy as np
 
+from ..errors import InputError
+from ..storage.archive import ArchiveError, read_archive, write_archive
+from ..storage.writing import atomic_write
 from .codes import FIELDS, N_CODES
+
+#: Format name of a saved histogram (checked on loading).
+FORMAT = "baccarat_sim-histogram"
 
 __all__ = ["OutcomeHistogram"]
 
@@ -74,6 +80,17 @@ class OutcomeHistogram:
     meta: dict = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
+        if self.engine not in ("exact", "mc") or self.model not in ("exact", "fresh", "dealt"):
+            raise ValueError(f"engine must be exact or mc and model exact, fresh or dealt, got {self.engine!r}, "
+                             f"{self.model!r}")
+        for name in ("rounds", "shoes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer))):
+            raise ValueError(f"seed must be a whole number or None, got {self.seed!r}")
+        if not isinstance(self.meta, dict):
+            raise ValueError(f"meta must be a dict, got {type(self.meta).__name__}")
         counts = _as_counts(self.counts)
         if counts.shape != (N_CODES,):
             raise ValueError(f"counts must have shape ({N_CODES},), got {counts.shape}")
@@ -156,10 +173,14 @@ class OutcomeHistogram:
         table = self.counts.reshape(sizes)
         return table.sum(axis=tuple(i for i in range(len(sizes)) if i != axis))
 
-    def save(self, path) -> None:
-        """Write the histogram to ``.npz`` (counts, provenance, batches, positions)."""
-        import json
+    def save(self, target) -> None:
+        """Write the histogram as a checked ``.npz`` archive (counts, provenance, batches, positions).
 
+        Parameters
+        ----------
+        target : path or binary file object
+            A path is written atomically (a temporary file renamed over it).
+        """
         arrays = {"counts": self.counts, "shoe": self.shoe}
         if self.by_position is not None:
             arrays["by_position"] = self.by_position
@@ -174,19 +195,45 @@ class OutcomeHistogram:
             "shoes": int(self.shoes),
             "meta": self.meta,
         }
-        np.savez_compressed(path, header=np.array(json.dumps(header)), **arrays)
+        if hasattr(target, "write"):
+            write_archive(target, FORMAT, header, arrays)
+            return
+
+        def write(temporary):
+            with open(temporary, "wb") as stream:  # a file object: numpy would append ".npz" to a name
+                write_archive(stream, FORMAT, header, arrays)
+
+        atomic_write(target, write)
 
     @classmethod
     def load(cls, path) -> OutcomeHistogram:
-        """Read a histogram written by :meth:`save`."""
-        import json
+        """Read a histogram written by :meth:`save`.
 
-        with np.load(path, allow_pickle=False) as data:
-            header = json.loads(str(data["header"]))
-            return cls(
-                counts=data["counts"],
-                shoe=data["shoe"],
-                by_position=data["by_position"] if "by_position" in data else None,
-                batches=data["batches"] if "batches" in data else None,
-                **header,
-            )
+        Every byte must read back as written (the archive's checksum), so a
+        damaged or edited file is refused rather than loaded as something else.
+
+        Raises
+        ------
+        InputError
+            ``histogram``: one line naming the file and what is wrong with it.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from baccarat_sim import exact_histogram
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "h.npz"
+        >>> exact_histogram(8).save(path)
+        >>> OutcomeHistogram.load(path).total == exact_histogram(8).total
+        True
+        """
+        try:
+            header, arrays = read_archive(path, FORMAT, "histogram")
+        except ArchiveError as error:
+            raise InputError("histogram", str(error)) from None
+        if set(header) != {"engine", "model", "seed", "rounds", "shoes", "meta"} or not {"counts", "shoe"} <= set(
+                arrays) or not set(arrays) <= {"counts", "shoe", "by_position", "batches"}:
+            raise InputError("histogram", f"{path}: is not a histogram of this version (its fields differ)")
+        try:
+            return cls(**arrays, **header)
+        except (TypeError, ValueError) as error:
+            raise InputError("histogram", f"{path}: is not a usable histogram ({error})") from None

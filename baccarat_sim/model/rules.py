@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConditionError, InvalidRules
+from ..limits import MAX_BETS, MAX_DECKS
 from .codes import N_CODES, decode
 from .conditions import evaluate, possible_codes
 from .toml import Checker, excerpt, read_toml, read_toml_file
@@ -506,6 +507,9 @@ class _Validator(Checker):
         bets_raw = doc.get("bets")
         if not isinstance(bets_raw, list) or not bets_raw:
             self.fail("bets", "must be a non-empty array of tables ([[bets]])")
+        if len(bets_raw) > MAX_BETS:
+            self.fail("bets", f"{len(bets_raw)} bets, more than the limit of {MAX_BETS} bets a rule set may offer "
+                              "(split them into several rule sets)")
         bets = tuple(self.bet(self.table(b, f"bets[{i}]"), f"bets[{i}]", notation, commission)
                      for i, b in enumerate(bets_raw))
         seen: dict[str, int] = {}
@@ -541,7 +545,7 @@ class _Validator(Checker):
 
     def shoe(self, t: dict) -> Shoe:
         self.known(t, "shoe", _SHOE_KEYS)
-        decks = self.integer(t.get("decks", 8), "shoe.decks", 1, 16)
+        decks = self.integer(t.get("decks", 8), "shoe.decks", 1, MAX_DECKS)
         model = self.choice(t.get("shuffle", "fresh"), "shoe.shuffle", ("fresh", "dealt"))
         burn = self.choice(t.get("burn", "none"), "shoe.burn", ("none", "face_value", "fixed"))
         burn_cards = self.integer(t.get("burn_cards", 0), "shoe.burn_cards", 0, 52)

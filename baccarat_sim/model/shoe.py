@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShoeError
+from ..limits import MAX_DECKS
 from .cards import N_RANKS, N_SUITS, RANK_NAMES, RANK_POINTS, card_name, parse_cards
 
 __all__ = [
     "MAX_CARDS",
-    "MAX_DECKS",
     "MIN_CARDS",
     "as_shoe",
     "canonical_cards",
@@ -24,8 +24,6 @@ __all__ = [
     "shoe_composition",
 ]
 
-#: Most decks a shoe may hold by deck count.
-MAX_DECKS = 16
 #: Fewest cards a shoe must hold: one round can take six.
 MIN_CARDS = 6
 #: Largest shoe whose six-card orderings ``N (N-1) ... (N-5)`` fit in a signed

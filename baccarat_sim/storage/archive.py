@@ -74,7 +74,7 @@ def read_archive(path: str | os.PathLike, kind: str, what: str) -> tuple[dict, d
     Returns
     -------
     (dict, dict of str to ndarray)
-        The header (without the checksum) and the arrays.
+        The header (without the format name and the checksum) and the arrays.
 
     Raises
     ------
@@ -111,4 +111,5 @@ def read_archive(path: str | os.PathLike, kind: str, what: str) -> tuple[dict, d
     stated = header.pop("checksum", None)
     if stated != _checksum(header, arrays):
         raise ArchiveError(f"{damaged} (its checksum does not match its contents)")
+    del header["format"]
     return header, arrays

@@ -1,0 +1,13 @@
+"""The package's limits, in one place (plain Python: the command lines read them before importing numpy).
+
+A limit names a size beyond which a computation would overflow, take unbounded
+time or memory, or stop meaning anything; every check of it cites the constant
+here, and messages name its value.
+"""
+
+#: Largest round count a Monte Carlo run accepts: its int64 counts stay far from overflow.
+MAX_ROUNDS = 10**15
+#: Most decks a shoe built from a deck count may hold.
+MAX_DECKS = 16
+#: Most bets a rule set may offer: every report, table and plot stays bounded in time and memory.
+MAX_BETS = 200

@@ -1,0 +1,166 @@
+"""The package's structure (issue 12): layers, one public API, typed errors, side effects undone."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numba
+import pytest
+
+import baccarat_sim
+from baccarat_sim.cli.rtp import main
+from baccarat_sim.errors import InputError, InvalidRules
+
+PACKAGE = Path(baccarat_sim.__file__).resolve().parent
+#: Each layer may import only the layers before it (and itself).
+LAYERS = ["errors", "limits", "_version", "storage", "model", "kernels", "engines", "analysis", "report", "cli"]
+
+
+def _imports(path: Path) -> set[str]:
+    """Package-level names (first component below ``baccarat_sim``) a module imports, at any depth."""
+    tree = ast.parse(path.read_text())
+    here = path.relative_to(PACKAGE).parts
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = list(here[:-1])[: len(here) - node.level]
+            target = base + (node.module.split(".") if node.module else [])
+            if not target:  # "from . import x" at the top: the names are modules
+                found.update(alias.name for alias in node.names)
+            else:
+                found.add(target[0])
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("baccarat_sim."):
+            found.add(node.module.split(".")[1])
+    return found
+
+
+def test_layers_import_only_the_layers_below_them():
+    problems = []
+    for path in PACKAGE.rglob("*.py"):
+        layer = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+        if layer not in LAYERS:
+            continue  # the `python -m` shims (rtp.py, findings.py, ...) and __init__/__main__
+        for name in _imports(path) - {layer}:
+            if name in LAYERS and LAYERS.index(name) > LAYERS.index(layer):
+                problems.append(f"{path.relative_to(PACKAGE)} ({layer}) imports {name}")
+    assert not problems, "\n".join(problems)
+
+
+def _module_graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Package modules each module imports (at any depth), and the outside packages each imports."""
+    modules = {".".join(p.relative_to(PACKAGE).with_suffix("").parts).removesuffix(".__init__"): p
+               for p in PACKAGE.rglob("*.py")}
+    inside, outside = {}, {}
+    for name, path in modules.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        inside[name], outside[name] = set(), set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                outside[name] |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
+                targets = [f"{base}.{a.name}".lstrip(".") for a in node.names]
+                inside[name] |= {t if t in modules else base.lstrip(".") for t in targets} & set(modules)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                outside[name].add(node.module.split(".")[0])
+    return inside, outside
+
+
+def test_kernels_reach_no_presentation_cli_or_cluster_module_even_transitively():
+    banned = {"pandas", "matplotlib", "argparse", "tqdm", "dask", "distributed"}
+    inside, outside = _module_graph()
+    for kernel in (name for name in inside if name.startswith("kernels.") and name != "kernels"):
+        seen, todo = {kernel}, [kernel]
+        while todo:
+            for module in inside[todo.pop()] - seen:
+                seen.add(module)
+                todo.append(module)
+        reached = {module: outside[module] & banned for module in seen if outside[module] & banned}
+        assert not reached, f"{kernel} reaches {reached}"
+
+
+def test_every_submodule_imports_as_a_module_and_the_public_api_stays():
+    for path in PACKAGE.rglob("*.py"):
+        name = ".".join(("baccarat_sim", *path.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(".__init__")
+        assert isinstance(importlib.import_module(name), type(baccarat_sim)), name
+    for name in baccarat_sim.__all__:
+        assert getattr(baccarat_sim, name) is not None
+    assert callable(baccarat_sim.settle) and callable(baccarat_sim.simulate)
+    assert issubclass(baccarat_sim.LimitError, ValueError)
+    assert type(importlib.import_module("baccarat_sim.analysis.settlement")).__name__ == "module"
+
+
+def test_the_library_speaks_of_its_parameters_and_the_cli_of_its_options(capsys):
+    with pytest.raises(InvalidRules) as caught:
+        baccarat_sim.load_rules("no-such-rule-set")
+    assert caught.value.param == "rules" and "--rules" not in str(caught.value)
+    with pytest.raises(InputError) as caught:
+        baccarat_sim.simulate(baccarat_sim.load_rules("default"), 0)
+    assert caught.value.param == "rounds" and str(caught.value).startswith("rounds: ")
+    assert main(["--rules", "no-such-rule-set", "--exact", "--no-files"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m baccarat_sim.rtp: error: --rules: unknown rule set") and err.count("\n") == 1
+
+
+def test_a_bug_is_an_internal_error_not_bad_input(monkeypatch, capsys):
+    import baccarat_sim.engines.exact as exact
+
+    def broken(shoe=8):
+        raise ValueError("a value error the library did not mean")
+
+    monkeypatch.setattr(exact, "exact_histogram", broken)
+    assert main(["--exact", "--no-files"]) == 1
+    err = capsys.readouterr().err
+    assert "internal error" in err and "--debug" in err and "Traceback" not in err and err.count("\n") == 1
+    assert main(["--exact", "--no-files", "--debug"]) == 1
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_a_run_restores_numbas_thread_count():
+    before = numba.get_num_threads()
+    baccarat_sim.simulate(baccarat_sim.load_rules("default"), 1e5, seed=1, threads=1)
+    assert numba.get_num_threads() == before
+    with pytest.raises(InputError, match="threads: must be a whole number from 1 to"):
+        baccarat_sim.simulate(baccarat_sim.load_rules("default"), 1e5, seed=1, threads=10_000)
+    assert numba.get_num_threads() == before
+
+
+_COMPILE = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    from baccarat_sim.kernels.dealing import encode_shoe
+    encode_shoe(np.arange(52, dtype=np.uint8))
+    stats = encode_shoe.stats
+    print(json.dumps([sum(stats.cache_hits.values()), sum(stats.cache_misses.values())]))
+""")
+
+
+def _compile_in(root: Path, cache: Path) -> str:
+    env = dict(os.environ, PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(cache))
+    done = subprocess.run([sys.executable, "-c", _COMPILE], env=env, capture_output=True, text=True, timeout=300,
+                          cwd=root, check=True)
+    return done.stdout.strip()
+
+
+def test_editing_an_inlined_helper_recompiles_the_kernels(tmp_path):
+    # numba caches a kernel by its own file; the package stamps every kernel with all the sources it inlines,
+    # so that a change to the tableau (another file) is never served from a stale cache.
+    root = tmp_path / "copy"
+    shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "cache"
+    first = json.loads(_compile_in(root, cache))  # [cache hits, cache misses]
+    again = json.loads(_compile_in(root, cache))
+    assert first == [0, 1]  # compiled
+    assert again == [1, 0]  # loaded from the cache
+    tableau = root / "baccarat_sim" / "model" / "tableau.py"
+    tableau.write_text(tableau.read_text() + "\n# an edit that changes no rule\n")
+    edited = json.loads(_compile_in(root, cache))
+    assert edited == [0, 1], "a kernel was loaded from a cache older than the tableau it inlines"

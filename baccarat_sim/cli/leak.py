@@ -236,7 +236,7 @@ def run(args) -> int:
         print(leak_report.leak_markdown(result, optimal))
     else:
         print(leak_report.leak_text(result, optimal))
-    _note(args, f"computed in {seconds:.2f} s")
+    _note(args, f"done in {seconds:.2f} s")
     if out_dir is None:
         return EXIT_OK
     try:

@@ -24,10 +24,12 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -461,3 +463,30 @@ def test_help_imports_no_numpy():
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert completed.returncode == 0, completed.stderr
     assert "--positions" in completed.stdout
+
+
+def test_readme_leak_outputs_are_real(capsys):
+    # Every `$ python -m baccarat_sim.leak ...` block of README's leak section prints what README shows ("..."
+    # stands for rows left out).
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme[readme.index("## What leaked card information is worth"):]
+    section = section[:section.index("\n## ", 1)]
+    blocks = re.findall(r"```text\n\$ python -m baccarat_sim\.leak(.*?)\n(.*?)```", section, re.S)
+    assert len(blocks) >= 5
+    for args, shown in blocks:
+        status, out, _ = cli(capsys, *args.split(), "--quiet")
+        assert status == 0
+        printed = out.splitlines()
+        expected = shown.rstrip("\n").splitlines()
+        if "..." in expected:
+            cut = expected.index("...")
+            head, tail = expected[:cut], expected[cut + 1:]
+            assert printed[:len(head)] == head and printed[len(printed) - len(tail):] == tail, args
+        else:
+            assert printed == expected, args
+
+
+def test_optimal_sort_with_every_side_bet():
+    # README: with every bet of live-8deck-side-bets the best sort of the first four cards is High = 5..9.
+    found = optimal_sort(SIDE_BETS, FIRST_FOUR, top=1)
+    assert found.candidates[0].grouping.groups[1] == (5, 6, 7, 8, 9) and pct(found.best.player_edge) == 88.440

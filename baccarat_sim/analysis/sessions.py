@@ -250,13 +250,13 @@ class SessionOutcome:
         return int(min(index, self.length_pmf.size - 1))
 
 
-def _stop_masses(steps: np.ndarray, pmf: np.ndarray, bounds: SessionBounds) -> tuple[float, float, float, float]:
-    """``(goal, stop_loss, ruin, limit)`` masses of a final-result distribution, by where ``Z`` ended."""
-    goal = float(pmf[steps >= bounds.high].sum())
-    ruin = float(pmf[steps <= bounds.ruin].sum())
-    stop_loss = float(pmf[(steps > bounds.ruin) & (steps <= bounds.low)].sum())
-    limit = float(pmf[(steps > bounds.low) & (steps < bounds.high)].sum())
-    return goal, stop_loss, ruin, limit
+def _stop_masses(steps: np.ndarray, mass: np.ndarray, bounds: SessionBounds) -> tuple:
+    """``(goal, stop_loss, ruin, limit)`` masses (probabilities or counts) of final results, by where ``Z`` ended."""
+    goal = mass[steps >= bounds.high].sum()
+    ruin = mass[steps <= bounds.ruin].sum()
+    stop_loss = mass[(steps > bounds.ruin) & (steps <= bounds.low)].sum()
+    limit = mass[(steps > bounds.low) & (steps < bounds.high)].sum()
+    return goal.item(), stop_loss.item(), ruin.item(), limit.item()
 
 
 def chain_cells(player: OneRound, rules: SessionRules) -> int:
@@ -337,6 +337,7 @@ def session_chain(player: OneRound, rules: SessionRules, *, max_cells: float = 2
 
 
 def _proportion(p: float, n: int) -> SessionEstimate:
+    p = min(max(p, 0.0), 1.0)
     low, high = wilson_interval(round(p * n), n)
     # Clamped: at p = 0 or 1 the formula's round-off would put the estimate a hair outside its own interval.
     return SessionEstimate(p, math.sqrt(p * (1 - p) / n), min(max(low, 0.0), p), max(min(high, 1.0), p))
@@ -430,7 +431,8 @@ def simulate_sessions(source: Slip | OneRound, rules: SessionRules, n_sessions: 
     steps = state.final_values
     final_pmf = state.final_counts / n
     length_pmf = state.length_counts / n
-    goal, stop_loss, ruin, limit = _stop_masses(steps, final_pmf, bounds)
+    # From the integer counts: each proportion is one division, so the four sum to 1 up to rounding.
+    goal, stop_loss, ruin, limit = (count / n for count in _stop_masses(steps, state.final_counts, bounds))
     z_values = steps * float(player.unit)
     complete = n == plan.sessions
     note = "" if complete else f"; stopped at max_chunks after {n:,} of {plan.sessions:,} sessions"

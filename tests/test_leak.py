@@ -337,14 +337,26 @@ def test_side_bets_take_part_in_the_best_action():
                                            each("rank"), 8).player_edge
 
 
-def test_a_bet_beyond_the_outcome_codes_is_refused(default):
-    class CardDetailBet(Bet):  # a future bet settled on card details besides the outcome code
-        def case_index(self):
-            return np.zeros((N_CODES, 4), np.int64)
+class WiderIndexBet(Bet):
+    """A bet settled on card details besides the outcome code: its line index is not over the 14,400 codes."""
 
+    def case_index(self, detail=None):
+        return np.zeros((N_CODES, 4), np.int64)
+
+
+class CardLevelBet(Bet):
+    """A bet that says it reads cards (suits, colours, ranks of given cards)."""
+
+    @property
+    def card_level(self):
+        return True
+
+
+@pytest.mark.parametrize("kind", [WiderIndexBet, CardLevelBet])
+def test_a_bet_beyond_the_outcome_codes_is_refused(default, kind):
     player = default.bet("player")
-    rules = dataclasses.replace(default, bets=(player, CardDetailBet(**{f.name: getattr(player, f.name)
-                                                                        for f in dataclasses.fields(Bet)})))
+    copy = kind(**{f.name: getattr(player, f.name) for f in dataclasses.fields(Bet) if f.init})
+    rules = dataclasses.replace(default, bets=(player, copy))
     with pytest.raises(InputError) as error:
         leak_value(rules, ["P1"])
     assert error.value.param == "bets" and "card details" in str(error.value)

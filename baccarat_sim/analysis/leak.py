@@ -475,10 +475,13 @@ def _settlement_lines(rules: Rules) -> _Lines:
     blocks, nets = [], []
     offset = 0
     for bet in rules.bets:
-        index = np.asarray(bet.case_index())
-        if index.shape != (N_CODES,):
-            raise InputError("bets", f"bet {bet.id!r} settles on more than the {N_CODES:,} outcome codes (card "
-                                     "details), which the leak kernel does not count; leave it out of the bets")
+        # A card-level bet (suits, colours, ranks of given cards: the card-detail axis beside the outcome codes)
+        # is settled on details the leak kernel does not count: refuse it rather than settle it on the codes.
+        card_level = bool(getattr(bet, "card_level", False))
+        index = None if card_level else np.asarray(bet.case_index())
+        if index is None or index.shape != (N_CODES,):
+            raise InputError("bets", f"bet {bet.id!r} settles on card details beyond the {N_CODES:,} outcome codes, "
+                                     "which the leak kernel does not count; leave it out of the bets")
         lines = (*bet.cases, bet.otherwise)
         blocks.append(index.astype(np.int64) + offset)
         nets.append([Bet._case_net(case, rules.commission.rate) for case in lines])

@@ -351,8 +351,8 @@ class FanChart:
     mean_hold: float
 
 
-def fan_chart(slip: Slip, horizons, distributions=(), *, per_decade: int = 2) -> FanChart:
-    """Hold quantiles from 10 rounds to the longest horizon (fresh: exact, ``per_decade`` points a decade).
+def fan_chart(slip: Slip, horizons, distributions=(), *, per_decade: int = 4) -> FanChart:
+    """Hold quantiles from the shortest horizon to the longest (fresh: exact, ``per_decade`` points a decade).
 
     In the dealt model (``distributions`` simulated at the horizons) only the
     horizons are shown: every other point would need its own simulation.
@@ -362,9 +362,10 @@ def fan_chart(slip: Slip, horizons, distributions=(), *, per_decade: int = 2) ->
         rounds = sorted(by_rounds)
         dists = [by_rounds[n] for n in rounds]
     else:
-        top = max(horizons)
-        grid = {int(round(10 ** (1 + i / per_decade))) for i in range(int(per_decade * (math.log10(top) - 1)) + 1)}
-        rounds = sorted(grid | set(horizons) | {10})
+        first, top = min(horizons), max(horizons)
+        steps = int(per_decade * math.log10(top / first))
+        grid = {int(round(first * 10 ** (i / per_decade))) for i in range(steps + 1)}
+        rounds = sorted(grid | set(horizons))
         known = {d.n_rounds: d for d in distributions}
         dists = [known.get(n) or hold_distribution(slip, n) for n in rounds]
     stake = slip.total_stake

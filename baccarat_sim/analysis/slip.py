@@ -123,6 +123,12 @@ def build_slip(rules: Rules, stakes: dict, shoe=None, *, check: bool = True) -> 
     composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
     hist = exact_histogram(composition)
     bets = [rules.bet(bet_id) for bet_id in staked]
+    for bet in bets:
+        # A bet settled on the cards themselves needs a histogram with a card detail, and the dealing kernels'
+        # net-per-outcome-code table cannot settle it: refused rather than settled on the outcome alone.
+        if getattr(bet, "card_level", False):
+            raise InputError("stakes", f"{bet.id} is settled on the cards, not only on the outcome: the hold "
+                                       "analysis takes bets on the outcome only")
     # The joint pay-table line of every outcome code, and the slip's net for each combination of lines
     # (a handful): stake times the line's net per unit, the commission rounded for that stake where the rule
     # set rounds it.

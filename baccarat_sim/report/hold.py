@@ -13,6 +13,7 @@ percents).
 from __future__ import annotations
 
 import json
+import math
 import textwrap
 from fractions import Fraction
 from pathlib import Path
@@ -275,7 +276,7 @@ def sessions_frame(study: SessionStudy) -> pd.DataFrame:
 def _result_table(analysis: HoldAnalysis) -> pd.DataFrame:
     shown = pd.DataFrame()
     horizons = analysis.horizons
-    shown["rounds"] = [f"{s.n_rounds:,}" for s in horizons]
+    shown["rounds"] = [_rounds(s.n_rounds) for s in horizons]
     shown["mean"] = [_chips(s.mean) + ("" if s.mean_ci95 is None else f" ±{(s.mean_ci95[1] - s.mean_ci95[0]) / 2:,.0f}")
                      for s in horizons]
     shown["SD"] = [_chips(s.sd) for s in horizons]
@@ -285,10 +286,23 @@ def _result_table(analysis: HoldAnalysis) -> pd.DataFrame:
     return shown
 
 
-def _hold_table(analysis: HoldAnalysis, digits: int = 3) -> pd.DataFrame:
+def _rounds(n: int) -> str:
+    """A number of rounds: ``10,000``, or ``1e11`` beyond a hundred million (to keep tables narrow)."""
+    return f"{n:,}" if n < 10**8 else f"{n:.4g}".replace("e+", "e")
+
+
+def _hold_digits(analysis: HoldAnalysis) -> int:
+    """Decimals of the hold percentages: enough to show the spread of the longest horizon (3 to 6)."""
+    spreads = [s.hold(s.quantiles[-1].value) - s.hold(s.quantiles[0].value) for s in analysis.horizons]
+    narrowest = 100 * min((x for x in spreads if x and x > 0), default=1.0)
+    return min(6, max(3, math.ceil(-math.log10(narrowest)) + 2))
+
+
+def _hold_table(analysis: HoldAnalysis, digits: int | None = None) -> pd.DataFrame:
+    digits = _hold_digits(analysis) if digits is None else digits
     shown = pd.DataFrame()
     horizons = analysis.horizons
-    shown["rounds"] = [f"{s.n_rounds:,}" for s in horizons]
+    shown["rounds"] = [_rounds(s.n_rounds) for s in horizons]
     shown["mean"] = [_pct(s.hold_mean, digits) for s in horizons]
     for i, q in enumerate(QUANTILE_LEVELS):
         shown[f"{100 * q:g}%"] = [_pct(s.hold(s.quantiles[i].value), digits) for s in horizons]
@@ -303,7 +317,7 @@ def _behind_table(analysis: HoldAnalysis) -> pd.DataFrame | None:
     if not analysis.horizons or not analysis.horizons[0].p_behind_by:
         return None
     shown = pd.DataFrame()
-    shown["rounds"] = [f"{s.n_rounds:,}" for s in analysis.horizons]
+    shown["rounds"] = [_rounds(s.n_rounds) for s in analysis.horizons]
     for i, (k, _) in enumerate(analysis.horizons[0].p_behind_by):
         shown[f"k = {_chips(k)}"] = [_stated(s.p_behind_by[i][1]) for s in analysis.horizons]
     return shown
@@ -411,7 +425,7 @@ def hold_text(analysis: HoldAnalysis, width: int = 120, check_range: int = 95) -
         lines += ["", "hold = house result / handle (handle = rounds x total stake)"]
         holds = text_table(_hold_table(analysis), width)
         if max(map(len, holds)) > width:  # holds of short horizons reach tens of percent: one digit fewer
-            holds = text_table(_hold_table(analysis, digits=2), width)
+            holds = text_table(_hold_table(analysis, digits=_hold_digits(analysis) - 1), width)
         lines += holds
         behind = _behind_table(analysis)
         if behind is not None:

@@ -72,7 +72,7 @@ def plot_hold_fan(fan: FanChart, *, observed: ObservedVerdict | None = None, ax=
     for low, high, share, alpha in _BANDS:
         artists["bands"][share] = ax.fill_between(rounds, holds[:, column[low]], holds[:, column[high]],
                                                   color=MC_COLOR, alpha=alpha, lw=0, label=f"central {share}%")
-    artists["median"] = ax.plot(rounds, holds[:, column[0.5]], "-", color=MC_COLOR, lw=1.2, label="median")[0]
+    artists["median"] = ax.plot(rounds, holds[:, column[0.5]], "-", color="#023858", lw=1.2, label="median")[0]
     artists["mean"] = ax.axhline(100 * fan.mean_hold, color=EXACT_COLOR, lw=1, ls="--",
                                  label=f"expected hold {100 * fan.mean_hold:.3f}%")
     if observed is not None:

@@ -78,10 +78,10 @@ def _run_header(result: LeakResult, optimal: OptimalSort | None = None) -> list[
     model = "shuffled before every round" if result.model == "fresh" else "dealt to the cut card"
     taken = ", ".join(f"{_action_name(result, a)} {_pct(f, sign=False)}" for a, f in result.action_frequency.items()
                       if f)
-    seen = ", ".join(result.positions) if result.positions else "nothing"
+    seen = f"{', '.join(result.positions)}; {result.grouping.describe()}" if result.positions else "nothing"
     lines = [
         f"rule set     {result.rules_id} ({result.rules_name}), {shoe}, {model}",
-        f"seen         {seen}; {result.grouping.describe()}",
+        f"seen         {seen}",
     ]
     if optimal is not None:
         lines.append(f"searched     {optimal.searched} High groups (511 distinct splits); the best is shown")
@@ -94,7 +94,7 @@ def _run_header(result: LeakResult, optimal: OptimalSort | None = None) -> list[
 
 def _display(result: LeakResult) -> pd.DataFrame:
     """The pattern table people read: percentages."""
-    shown = pd.DataFrame({"pattern": [row.label for row in result.rows],
+    shown = pd.DataFrame({"pattern": [row.label or "-" for row in result.rows],
                           "probability": [_pct(row.probability, sign=False) for row in result.rows]})
     for b, bet_id in enumerate(result.bet_ids):
         shown[bet_id] = [_pct(row.ev[b]) for row in result.rows]

@@ -95,6 +95,8 @@ def test_the_text_report_names_every_method(capsys):
     (["--slip", "banker=10", "--stop-win", "5"], "--stop-win: sets up player sessions; give --bankroll too"),
     (["--slip", "banker=10", "--threads", "999"], "--threads: must be a whole number from 1 to"),
     (["--slip", "banker=10", "--rules", "no-such-rules"], "--rules: unknown rule set"),
+    (["--slip", "banker=10", "--tables", "100"], "--tables: simulates dealt shoes"),
+    (["--slip", "banker=10", "--model", "dealt", "--tables", "1"], "--tables: must be at least 2"),
 ])
 def test_bad_input_is_one_line_and_status_2(capsys, args, message):
     status, out, err = hold(capsys, *args, "--quiet")

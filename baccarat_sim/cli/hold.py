@@ -291,6 +291,9 @@ def run(args) -> int:
     _check_options(args)
     out_dir = None if args.out is None else _check_out_dir(args.out)
     rules, shoe = _load(args)
+    if args.tables is not None and rules.shoe.model != "dealt":
+        raise UsageError(f"--tables: simulates dealt shoes; rule set {rules.id!r} shuffles before every round, where "
+                         "the figures are exact (add --model dealt to simulate)")
     stakes = parse_slip(args.slip, rules.bet_ids)
     from ..analysis.hold import analyze_hold, bankroll_curve, fan_chart, study_sessions
     from ..analysis.sessions import SessionRules, session_bounds

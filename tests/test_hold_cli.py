@@ -80,7 +80,7 @@ def test_the_text_report_names_every_method(capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--slip", "bankr=100"], "--slip: no bet 'bankr' in this rule set; did you mean banker?"),
+    (["--slip", "bankr=100"], "--slip: no bet 'bankr' in rule set 'default'; did you mean banker?"),
     (["--slip", "banker=100,dragon_bonus=5"], "--slip: no bet 'dragon_bonus'"),
     (["--slip", "tie=20", "--rules", "rng-6deck-single-hand"], "--slip: limits.max_bet.tie: a stake of 20 on tie"),
     (["--slip", "banker=-5"], "--slip: the stake on banker must be an amount of chips > 0, got -5"),

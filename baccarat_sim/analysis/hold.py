@@ -39,7 +39,6 @@ from .lattice import (
     LatticeSum,
     OneRound,
     Probability,
-    Quantile,
     exact_sum,
     house_round,
     lattice_window,
@@ -526,7 +525,3 @@ def analyze_hold(slip: Slip, horizons, *, behind_by=(), observed=None, tables: i
         verdict = check_observed(distribution(int(rounds)), slip.total_stake, win, handle)
     return HoldAnalysis(slip, summaries, dists, verdict)
 
-
-def quantile_hold(summary: HoldSummary, quantile: Quantile) -> tuple[float, float | None, float | None]:
-    """A quantile of the house's result as holds: (value, low, high) fractions of the handle."""
-    return summary.hold(quantile.value), summary.hold(quantile.low), summary.hold(quantile.high)

@@ -235,7 +235,7 @@ def _load(args):
     return rules, shoe
 
 
-def parse_slip(text: str, bet_ids) -> dict[str, Fraction]:
+def parse_slip(text: str, bet_ids, rules_id: str = "") -> dict[str, Fraction]:
     """``--slip banker=100,player=50``: stake per bet id (ids case-insensitive), each stake > 0.
 
     Raises
@@ -246,7 +246,7 @@ def parse_slip(text: str, bet_ids) -> dict[str, Fraction]:
 
     Examples
     --------
-    >>> parse_slip("Banker=100, tie=2.5", ("player", "banker", "tie"))
+    >>> parse_slip("Banker=100, tie=2.5", ("player", "banker", "tie"), "default")
     {'banker': Fraction(100, 1), 'tie': Fraction(5, 2)}
     """
     stakes: dict[str, Fraction] = {}
@@ -263,7 +263,8 @@ def parse_slip(text: str, bet_ids) -> dict[str, Fraction]:
         if bet_id is None:
             close = difflib.get_close_matches(name.lower(), list(lookup), n=1, cutoff=0.5)
             hint = f"did you mean {lookup[close[0]]}? " if close else ""
-            raise UsageError(f"--slip: no bet {name!r} in this rule set; {hint}(bets: {', '.join(bet_ids)})")
+            where = f"rule set {rules_id!r}" if rules_id else "the rule set"
+            raise UsageError(f"--slip: no bet {name!r} in {where}; {hint}(bets: {', '.join(bet_ids)})")
         if bet_id in stakes:
             raise UsageError(f"--slip: {bet_id} is given twice")
         try:
@@ -294,7 +295,7 @@ def run(args) -> int:
     if args.tables is not None and rules.shoe.model != "dealt":
         raise UsageError(f"--tables: simulates dealt shoes; rule set {rules.id!r} shuffles before every round, where "
                          "the figures are exact (add --model dealt to simulate)")
-    stakes = parse_slip(args.slip, rules.bet_ids)
+    stakes = parse_slip(args.slip, rules.bet_ids, rules.id)
     from ..analysis.hold import analyze_hold, bankroll_curve, fan_chart, study_sessions
     from ..analysis.sessions import SessionRules, session_bounds
     from ..analysis.slip import build_slip

@@ -3,6 +3,12 @@
 Both engines (exact and Monte Carlo) fill an :class:`OutcomeHistogram` over the
 codes of :mod:`baccarat_sim.model.codes`; settlement, statistics, reports and
 plots read only this type.
+
+A rule set whose bets read cards (suits, ranks, third cards, ...) also needs
+the *card detail* of every round (:mod:`baccarat_sim.model.detail`): its
+histogram then counts *cells* ``detail * N_CODES + code``, the card detail it
+holds travelling with it. A histogram without card detail counts the outcome
+codes alone (one cell per code), as before.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from ..errors import InputError
 from ..storage.archive import ArchiveError, read_archive, write_archive
 from ..storage.writing import atomic_write
 from .codes import FIELDS, N_CODES
+from .detail import CardDetail
 
 #: Format name of a saved histogram (checked on loading).
 FORMAT = "baccarat_sim-histogram"
@@ -43,8 +50,10 @@ class OutcomeHistogram:
 
     Parameters
     ----------
-    counts : ndarray(int64, shape=(N_CODES,))
-        Rounds (Monte Carlo) or exact weights (exact engine) per outcome code.
+    counts : ndarray(int64, shape=(n_cells,))
+        Rounds (Monte Carlo) or exact weights (exact engine) per cell: per
+        outcome code (``n_cells = N_CODES``), or per ``detail * N_CODES +
+        code`` when the histogram holds a card detail.
     engine : str
         ``"exact"`` or ``"mc"``.
     model : str
@@ -58,14 +67,16 @@ class OutcomeHistogram:
     shoes : int
         Shoes dealt through in the dealt model; 0 for the fresh model (every round is its own
         freshly shuffled shoe, so rounds counts them) and for the exact engine.
-    by_position : ndarray(int64, shape=(n_positions, N_CODES)) or None
+    by_position : ndarray(int64, shape=(n_positions, n_cells)) or None
         Dealt model: counts per round position in the shoe (row 0 is round 1; the
         last row also holds every later round). Sums to ``counts``.
-    batches : ndarray(int64, shape=(n_batches, N_CODES)) or None
+    batches : ndarray(int64, shape=(n_batches, n_cells)) or None
         Counts of consecutive groups of whole blocks (whole shoes in the dealt
         model), for batch-means standard errors and convergence plots.
     meta : dict
         Free-form provenance (rules id, rule hash, version, block size, ...).
+    detail : CardDetail or None
+        The card detail the cells carry (None: cells are the outcome codes).
     """
 
     counts: np.ndarray
@@ -78,6 +89,7 @@ class OutcomeHistogram:
     by_position: np.ndarray | None = None
     batches: np.ndarray | None = None
     meta: dict = dataclasses.field(default_factory=dict)
+    detail: CardDetail | None = None
 
     def __post_init__(self):
         if self.engine not in ("exact", "mc") or self.model not in ("exact", "fresh", "dealt"):
@@ -91,9 +103,11 @@ class OutcomeHistogram:
             raise ValueError(f"seed must be a whole number or None, got {self.seed!r}")
         if not isinstance(self.meta, dict):
             raise ValueError(f"meta must be a dict, got {type(self.meta).__name__}")
+        if self.detail is not None and not isinstance(self.detail, CardDetail):
+            raise ValueError(f"detail must be a CardDetail or None, got {type(self.detail).__name__}")
         counts = _as_counts(self.counts)
-        if counts.shape != (N_CODES,):
-            raise ValueError(f"counts must have shape ({N_CODES},), got {counts.shape}")
+        if counts.shape != (self.n_cells,):
+            raise ValueError(f"counts must have shape ({self.n_cells},), got {counts.shape}")
         object.__setattr__(self, "counts", counts)
         shoe = _as_counts(self.shoe, "shoe")
         if shoe.shape != (13, 4):
@@ -103,9 +117,19 @@ class OutcomeHistogram:
             value = getattr(self, name)
             if value is not None:
                 value = _as_counts(value, name)
-                if value.ndim != 2 or value.shape[1] != N_CODES:
-                    raise ValueError(f"{name} must have shape (n, {N_CODES}), got {value.shape}")
+                if value.ndim != 2 or value.shape[1] != self.n_cells:
+                    raise ValueError(f"{name} must have shape (n, {self.n_cells}), got {value.shape}")
                 object.__setattr__(self, name, value)
+
+    @property
+    def n_cells(self) -> int:
+        """Cells counted: ``N_CODES``, times the card details when the histogram holds some."""
+        return N_CODES if self.detail is None else self.detail.n_cells
+
+    @property
+    def code_counts(self) -> np.ndarray:
+        """Counts per outcome code, summed over the card details (``ndarray(int64, shape=(N_CODES,))``)."""
+        return self.counts if self.detail is None else self.counts.reshape(-1, N_CODES).sum(axis=0)
 
     @property
     def total(self) -> int:
@@ -114,7 +138,7 @@ class OutcomeHistogram:
 
     @property
     def probabilities(self) -> np.ndarray:
-        """Counts divided by their total, ``ndarray(float64, shape=(N_CODES,))``."""
+        """Counts divided by their total, ``ndarray(float64, shape=(n_cells,))``."""
         return self.counts / self.total
 
     def merge(self, other: OutcomeHistogram) -> OutcomeHistogram:
@@ -130,16 +154,18 @@ class OutcomeHistogram:
         Raises
         ------
         ValueError
-            When engine, model or shoe differ.
+            When engine, model, shoe or card detail differ.
         """
         if (self.engine, self.model) != (other.engine, other.model) or not np.array_equal(
             self.shoe, other.shoe
         ):
             raise ValueError("only histograms of the same engine, model and shoe can be merged")
+        if _signature(self.detail) != _signature(other.detail):
+            raise ValueError("only histograms with the same card detail can be merged")
         by_position = None
         if self.by_position is not None and other.by_position is not None:
             rows = max(len(self.by_position), len(other.by_position))
-            by_position = np.zeros((rows, N_CODES), np.int64)
+            by_position = np.zeros((rows, self.n_cells), np.int64)
             by_position[: len(self.by_position)] += self.by_position
             by_position[: len(other.by_position)] += other.by_position
         batches = None
@@ -163,14 +189,15 @@ class OutcomeHistogram:
         Returns
         -------
         ndarray(int64, shape=(size of the field,))
-            ``marginal(field)[v]`` is the count of the codes whose ``field`` is ``v``.
+            ``marginal(field)[v]`` is the count of the codes whose ``field`` is
+            ``v`` (over every card detail).
         """
         sizes = [size for _, size in FIELDS]
         names = [name for name, _ in FIELDS]
         if field not in names:
             raise ValueError(f"field: must be one of {', '.join(names)}, got {field!r}")
         axis = names.index(field)
-        table = self.counts.reshape(sizes)
+        table = self.code_counts.reshape(sizes)
         return table.sum(axis=tuple(i for i in range(len(sizes)) if i != axis))
 
     def save(self, target) -> None:
@@ -194,6 +221,7 @@ class OutcomeHistogram:
             "rounds": int(self.rounds),
             "shoes": int(self.shoes),
             "meta": self.meta,
+            "detail": None if self.detail is None else self.detail.to_json(),
         }
         if hasattr(target, "write"):
             write_archive(target, FORMAT, header, arrays)
@@ -230,10 +258,16 @@ class OutcomeHistogram:
             header, arrays = read_archive(path, FORMAT, "histogram")
         except ArchiveError as error:
             raise InputError("histogram", str(error)) from None
-        if set(header) != {"engine", "model", "seed", "rounds", "shoes", "meta"} or not {"counts", "shoe"} <= set(
-                arrays) or not set(arrays) <= {"counts", "shoe", "by_position", "batches"}:
+        if set(header) != {"engine", "model", "seed", "rounds", "shoes", "meta", "detail"} or not {
+                "counts", "shoe"} <= set(arrays) or not set(arrays) <= {"counts", "shoe", "by_position", "batches"}:
             raise InputError("histogram", f"{path}: is not a histogram of this version (its fields differ)")
         try:
-            return cls(**arrays, **header)
-        except (TypeError, ValueError) as error:
+            detail = header.pop("detail")
+            detail = None if detail is None else CardDetail.from_json(detail)
+            return cls(**arrays, **header, detail=detail)
+        except (TypeError, ValueError, KeyError) as error:
             raise InputError("histogram", f"{path}: is not a usable histogram ({error})") from None
+
+
+def _signature(detail: CardDetail | None) -> str | None:
+    return None if detail is None else detail.signature

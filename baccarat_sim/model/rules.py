@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import hashlib
 import re
 from fractions import Fraction
@@ -19,10 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ConditionError, InvalidRules
+from ..errors import ConditionError, InputError, InvalidRules
 from ..limits import MAX_BETS, MAX_DECKS
 from .codes import N_CODES, decode
-from .conditions import evaluate, possible_codes
+from .conditions import Condition, compile_condition, covers, evaluate, possible_codes
+from .detail import MAX_ATOMS
 from .toml import Checker, excerpt, read_toml, read_toml_file
 
 __all__ = [
@@ -238,6 +240,27 @@ class Case:
     commission: bool = False
     name: str = ""
 
+    @property
+    def condition(self) -> Condition:
+        """The parsed condition (cached by text)."""
+        return compile_condition(self.when) if self.when != "otherwise" else compile_condition("true")
+
+    def mask(self, detail=None) -> np.ndarray:
+        """Where the line applies: over the outcome codes, or over a card detail's cells.
+
+        Parameters
+        ----------
+        detail : CardDetail or None
+            The histogram's card detail (None: plain outcome codes).
+
+        Returns
+        -------
+        ndarray(bool, shape=(N_CODES,) or (detail.n_cells,))
+        """
+        if detail is None:
+            return evaluate(self.when)
+        return _cell_mask(self.when, detail)
+
 
 @dataclasses.dataclass(frozen=True)
 class Bet:
@@ -271,26 +294,88 @@ class Bet:
     stated_rtp: str | None = None
     group: str = "side"
     description: str = ""
+    #: Whether the file gave an ``otherwise`` line (a card-level bet without one must cover every outcome).
+    _explicit_otherwise: bool = dataclasses.field(default=True, repr=False, compare=False)
 
-    def net_results(self, commission_rate: Fraction) -> np.ndarray:
-        """Net result per unit staked for every outcome code.
+    @property
+    def atoms(self) -> tuple:
+        """The card-only conditions of the bet's lines (empty for a bet on the outcome alone)."""
+        found: dict = {}
+        for case in self.cases:
+            for atom in case.condition.atoms:
+                found.setdefault(atom.text, atom)
+        return tuple(found.values())
+
+    @property
+    def card_level(self) -> bool:
+        """Whether the bet reads cards, not only the outcome."""
+        return any(case.condition.card_level for case in self.cases)
+
+    def net_results(self, commission_rate: Fraction, detail=None) -> np.ndarray:
+        """Net result per unit staked for every outcome code (or cell of ``detail``).
 
         Returns
         -------
-        ndarray(object, shape=(N_CODES,))
+        ndarray(object, shape=(N_CODES,) or (detail.n_cells,))
             Exact :class:`fractions.Fraction` values.
         """
-        net = np.full(N_CODES, self._case_net(self.otherwise, commission_rate), dtype=object)
-        for case in self.cases:
-            net[evaluate(case.when)] = self._case_net(case, commission_rate)
-        return net
+        nets = [self._case_net(case, commission_rate) for case in (*self.cases, self.otherwise)]
+        return np.array(nets, dtype=object)[self.case_index(detail)]
 
-    def case_index(self) -> np.ndarray:
-        """Which case settles each outcome code (``len(cases)`` for ``otherwise``)."""
-        index = np.full(N_CODES, len(self.cases), np.int64)
+    def case_index(self, detail=None) -> np.ndarray:
+        """Which case settles each outcome code (``len(cases)`` for ``otherwise``).
+
+        Parameters
+        ----------
+        detail : CardDetail or None
+            A histogram's card detail: the index is then over its cells.
+            A bet on the outcome alone is the same in every detail.
+        """
+        return _case_index(self, detail)
+
+    def check_detail(self, detail, rules) -> None:
+        """Check a card-level bet's pay table on the cells that can happen.
+
+        The checks the loader makes of an outcome-only bet on the possible
+        outcome codes: every line can happen, no two lines overlap, no outcome
+        is left without a line, the bet can win and can lose.
+
+        Raises
+        ------
+        InvalidRules
+            Naming the file, the bet and the line at fault.
+        """
+        key = f"bets.{self.id}"
+
+        def fail(where: str, message: str):
+            raise InvalidRules("", f"{rules.path}: {key}{where}: {message}")
+
+        possible = detail.possible
+        covered = np.zeros(detail.n_cells, bool)
+        owner = np.full(detail.n_cells, -1)
         for i, case in enumerate(self.cases):
-            index[evaluate(case.when)] = i
-        return index
+            mask = case.mask(detail)
+            if not (mask & possible).any():
+                fail(f".pays[{i}].when", f"{case.when!r} can never happen at the table")
+            overlap = covered & mask & possible
+            if overlap.any():
+                first = int(np.flatnonzero(overlap)[0])
+                fail(f".pays[{i}].when", f"{case.when!r} overlaps pays[{owner[first]}] "
+                                         f"({self.cases[owner[first]].when!r}), e.g. {_describe_cell(first, detail)}")
+            owner[mask & ~covered] = i
+            covered |= mask
+        missing = possible & ~covered
+        if missing.any() and not self._explicit_otherwise:
+            fail(".otherwise", "missing cases: some outcomes match no line, e.g. "
+                               f"{_describe_cell(int(np.flatnonzero(missing)[0]), detail)}; add otherwise = "
+                               "\"lose\" or lines that cover them")
+        nets = [float(self._case_net(case, rules.commission.rate)) for case in self.cases]
+        if missing.any():
+            nets.append(float(self._case_net(self.otherwise, rules.commission.rate)))
+        if not any(v > 0 for v in nets):
+            fail(".pays", "the bet can never win: no line pays more than the stake back")
+        if not any(v < 0 for v in nets):
+            fail(".pays", "the bet can never lose: every outcome wins or pushes")
 
     @staticmethod
     def _case_net(case: Case, commission_rate: Fraction) -> Fraction:
@@ -371,6 +456,15 @@ class Rules:
         """Ids of all bets, in file order."""
         return tuple(bet.id for bet in self.bets)
 
+    @property
+    def atoms(self) -> tuple:
+        """The card-only conditions of every bet, each once, in file order (empty: no bet reads cards)."""
+        found: dict = {}
+        for bet in self.bets:
+            for atom in bet.atoms:
+                found.setdefault(atom.text, atom)
+        return tuple(found.values())
+
     def with_bets(self, bet_ids) -> Rules:
         """A copy offering only ``bet_ids`` (in the order given)."""
         return dataclasses.replace(self, bets=tuple(self.bet(bet_id) for bet_id in bet_ids))
@@ -384,6 +478,37 @@ class Rules:
         if "decks" in changes and "cut_card" not in changes:
             shoe = dataclasses.replace(shoe, cut_card=shoe.cut_card.for_cards(shoe.n_cards))
         return dataclasses.replace(self, shoe=shoe)
+
+
+def _cell_mask(when: str, detail) -> np.ndarray:
+    """A condition over a card detail's cells (``detail * N_CODES + code``), flattened."""
+    mask = compile_condition(when).mask(detail.atom_bits() if detail.atoms else None)
+    return np.broadcast_to(mask, (detail.n_details, N_CODES)).reshape(-1)
+
+
+@functools.lru_cache(maxsize=256)
+def _case_index(bet: Bet, detail) -> np.ndarray:
+    """Read-only: settlement asks again for every round position and batch."""
+    if bet.card_level:
+        texts = () if detail is None else detail.texts
+        missing = [case.when for case in bet.cases if case.condition.card_level and not covers(case.when, texts)]
+        if missing:
+            held = "none" if detail is None else "; ".join(texts)
+            raise InputError("histogram", f"bet {bet.id!r} reads cards ({excerpt(missing[0])}) that the histogram "
+                                          f"does not carry (its card detail: {held}); count the histogram from a "
+                                          "rule set with this bet")
+    size = N_CODES if detail is None else detail.n_cells
+    index = np.full(size, len(bet.cases), np.int64)
+    for i, case in enumerate(bet.cases):
+        index[case.mask(detail)] = i
+    index.setflags(write=False)
+    return index
+
+
+def _describe_cell(code: int, detail) -> str:
+    """A cell in words: the outcome and the card detail."""
+    text = _describe_code(code % N_CODES)
+    return text if detail is None or not detail.atoms else f"{text}, cards: {detail.describe(code // N_CODES)}"
 
 
 # --------------------------------------------------------------------------- loading
@@ -512,6 +637,11 @@ class _Validator(Checker):
                               "(split them into several rule sets)")
         bets = tuple(self.bet(self.table(b, f"bets[{i}]"), f"bets[{i}]", notation, commission)
                      for i, b in enumerate(bets_raw))
+        atoms = {atom.text for bet in bets for atom in bet.atoms}
+        if len(atoms) > MAX_ATOMS:
+            self.fail("bets", f"the bets' conditions read the cards in {len(atoms)} different ways (card-only "
+                              f"conditions), more than the limit of {MAX_ATOMS} a rule set may have; split the "
+                              "card-level bets into several rule sets")
         seen: dict[str, int] = {}
         for i, bet in enumerate(bets):
             if bet.id in seen:
@@ -674,13 +804,16 @@ class _Validator(Checker):
             self.fail(f"{key}.commission", "commission is only taken from a win; this line does not win")
         name = self.string(t.get("name", ""), f"{key}.name")
         try:
-            mask = evaluate(when)
+            condition, problem = compile_condition(when), None
         except ConditionError as error:
-            mask, problem = None, str(error)
-        if mask is None:  # raised outside the handler: one clean error, no chained traceback
+            condition, problem = None, str(error)
+        if condition is None:  # raised outside the handler: one clean error, no chained traceback
             self.fail(f"{key}.when", problem)
+        if condition.card_level:  # checked on the card detail, which the engines work out (engines.detail)
+            return Case(when, net, label, commission, name or when), None
+        mask = evaluate(when)
         if need_when and not (mask & possible_codes()).any():
-            self.fail(f"{key}.when", f"{when!r} can never happen at the table")
+            self.fail(f"{key}.when", f"{excerpt(when)} can never happen at the table")
         return Case(when, net, label, commission, name or when), mask
 
     def bet(self, t: dict, key: str, notation: str, commission: Commission) -> Bet:
@@ -696,16 +829,21 @@ class _Validator(Checker):
         covered = np.zeros(N_CODES, bool)
         owner = np.full(N_CODES, -1)
         cases = []
+        card_level = False
         for i, raw in enumerate(cases_raw):
             case, mask = self.case(self.table(raw, f"{key}.pays[{i}]"), f"{key}.pays[{i}]", notation, True)
+            cases.append(case)
+            if mask is None:
+                card_level = True
+                continue
             overlap = covered & mask & possible
             if overlap.any():
                 first = int(np.flatnonzero(overlap)[0])
-                self.fail(f"{key}.pays[{i}].when", f"{case.when!r} overlaps pays[{owner[first]}] "
-                                                   f"({cases[owner[first]].when!r}), e.g. {_describe_code(first)}")
+                self.fail(f"{key}.pays[{i}].when", f"{excerpt(case.when)} overlaps pays[{owner[first]}] "
+                                                   f"({excerpt(cases[owner[first]].when)}), e.g. "
+                                                   f"{_describe_code(first)}")
             owner[mask & ~covered] = i
             covered |= mask
-            cases.append(case)
         if "otherwise" in t:
             raw = t["otherwise"]
             if isinstance(raw, str):
@@ -715,7 +853,7 @@ class _Validator(Checker):
                                             name=otherwise.name if otherwise.name != "true" else "otherwise")
         else:
             missing = possible & ~covered
-            if missing.any():
+            if missing.any() and not card_level:  # a card-level bet is checked on its card detail
                 self.fail(f"{key}.otherwise", "missing cases: some outcomes match no line, e.g. "
                                               f"{_describe_code(int(np.flatnonzero(missing)[0]))}; add otherwise = "
                                               "\"lose\" or lines that cover them")
@@ -731,7 +869,10 @@ class _Validator(Checker):
             stated_rtp=None if t.get("stated_rtp") is None else self.percent(t["stated_rtp"], f"{key}.stated_rtp"),
             group=group,
             description=self.string(t.get("description", ""), f"{key}.description"),
+            _explicit_otherwise="otherwise" in t,
         )
+        if card_level:
+            return bet  # its lines are checked on the card detail (Bet.check_detail)
         # Every line can happen (checked above); otherwise applies where some possible outcome is left.
         nets = [Bet._case_net(case, commission.rate) for case in cases]
         if (possible & ~covered).any():

@@ -26,6 +26,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..engines.detail import rules_detail
 from ..engines.exact import exact_histogram
 from ..errors import InputError
 from ..model.cards import N_RANKS, RANK_NAMES, RANK_POINTS
@@ -150,7 +151,8 @@ def effect_of_removal(rules: Rules, shoe=None, bets=None) -> EffectOfRemoval:
     def evs(hist) -> dict:
         return {bet.id: settle_bet(hist, bet, rules).ev_exact for bet in bet_list}
 
-    base = evs(exact_histogram(composition))
+    detail = rules_detail(rules)
+    base = evs(exact_histogram(composition, detail))
     suit_groups = _distinct_suits(composition)
     by_rank = {bet.id: [None] * N_RANKS for bet in bet_list}
     for rank in range(N_RANKS):
@@ -164,7 +166,7 @@ def effect_of_removal(rules: Rules, shoe=None, bets=None) -> EffectOfRemoval:
                 continue
             removed = composition.copy()
             removed[rank, suit] -= 1
-            after = evs(exact_histogram(removed))
+            after = evs(exact_histogram(removed, detail))
             weight = int(composition[rank, suit]) * len(group)  # every suit of the group gives the same EV
             for bet_id, ev in after.items():
                 sums[bet_id] += weight * (ev - base[bet_id])

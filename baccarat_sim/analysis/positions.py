@@ -53,6 +53,7 @@ import math
 
 import numpy as np
 
+from ..engines.detail import rules_detail
 from ..engines.exact import exact_histogram
 from ..engines.plan import normalize_seed, shoe_params
 from ..engines.simulation import simulate
@@ -225,7 +226,7 @@ def rounds_per_shoe(hist: OutcomeHistogram, shoe: Shoe | None = None) -> RoundsP
 
 def _min_rounds(bet: Bet, net: np.ndarray, reference: OutcomeHistogram) -> int:
     """Rounds a position needs before its RTP is reported (module docstring, "Too few rounds")."""
-    line = bet.case_index()
+    line = bet.case_index(reference.detail)
     mass = np.bincount(line, weights=reference.counts.astype(float), minlength=len(bet.cases) + 1)
     line_net = np.full(len(mass), -1.0)
     line_net[line] = net  # every code of a line has the line's net result
@@ -333,7 +334,7 @@ def _pool(rows: np.ndarray, net: np.ndarray, inflation: float) -> Pooled:
 
 def _bet_positions(hist: OutcomeHistogram, rows: np.ndarray, bet: Bet, rules: Rules, reference: OutcomeHistogram,
                    always: int) -> BetPositions:
-    net = net_vector(bet, rules)
+    net = net_vector(bet, rules, hist.detail)
     n = rows.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         ev = (rows @ net) / n
@@ -413,7 +414,7 @@ class PositionAnalysis:
         for bet in self.rules.bets:
             b = self.bets[bet.id]
             inflation = math.sqrt(max(1.0, b.design_effect))
-            net = net_vector(bet, self.rules)
+            net = net_vector(bet, self.rules, self.hist.detail)
             for (lo, hi), band in zip(bands, counts):
                 pooled = _pool(band, net, 1.0 if lo == hi else inflation)
                 enough = pooled.rounds >= b.min_rounds
@@ -460,7 +461,7 @@ def analyze_positions(hist: OutcomeHistogram, rules: Rules, exact: OutcomeHistog
     (7, 8.3)
     """
     if exact is None:
-        exact = exact_histogram(hist.shoe)
+        exact = exact_histogram(hist.shoe, hist.detail)
     rows, _ = _position_rows(hist)
     per_shoe = rounds_per_shoe(hist, rules.shoe)
     bets = {bet.id: _bet_positions(hist, rows, bet, rules, exact, per_shoe.always) for bet in rules.bets}
@@ -520,7 +521,7 @@ def cut_card_sweep(rules: Rules, cuts: list[CutCard], rounds: int, seed: int | N
     """
     seed = normalize_seed(seed)
     composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
-    exact = exact_histogram(composition)
+    exact = exact_histogram(composition, rules_detail(rules))
     analyses = []
     for cut in cuts:
         variant = rules.with_shoe(model="dealt", cut_card=cut)

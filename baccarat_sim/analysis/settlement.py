@@ -39,9 +39,9 @@ __all__ = [
 
 
 @functools.lru_cache(maxsize=512)
-def _net_exact(bet: Bet, commission_rate: Fraction) -> tuple[np.ndarray, tuple[Fraction, ...]]:
-    """(index of each code's net value, the distinct net values)."""
-    nets = bet.net_results(commission_rate)
+def _net_exact(bet: Bet, commission_rate: Fraction, detail=None) -> tuple[np.ndarray, tuple[Fraction, ...]]:
+    """(index of each cell's net value, the distinct net values)."""
+    nets = bet.net_results(commission_rate, detail)
     values = tuple(sorted(set(nets)))
     lookup = {value: i for i, value in enumerate(values)}
     index = np.array([lookup[v] for v in nets], dtype=np.int64)
@@ -49,9 +49,19 @@ def _net_exact(bet: Bet, commission_rate: Fraction) -> tuple[np.ndarray, tuple[F
     return index, values
 
 
-def net_vector(bet: Bet, rules: Rules) -> np.ndarray:
-    """Net result per unit staked for every outcome code, ``ndarray(float64, (N_CODES,))``."""
-    index, values = _net_exact(bet, rules.commission.rate)
+def net_vector(bet: Bet, rules: Rules, detail=None) -> np.ndarray:
+    """Net result per unit staked for every cell of a histogram.
+
+    Parameters
+    ----------
+    detail : CardDetail or None
+        The histogram's card detail (``hist.detail``); None: the outcome codes.
+
+    Returns
+    -------
+    ndarray(float64, shape=(N_CODES,) or (detail.n_cells,))
+    """
+    index, values = _net_exact(bet, rules.commission.rate, detail)
     return np.array([float(v) for v in values])[index]
 
 
@@ -100,7 +110,7 @@ def settle_bet(hist: OutcomeHistogram, bet: Bet | str, rules: Rules, counts: np.
     bet : Bet or str
         The bet, or its id in ``rules``.
     rules : Rules
-    counts : ndarray(int64, shape=(N_CODES,)), optional
+    counts : ndarray(int64, shape=(hist.n_cells,)), optional
         Counts to settle instead of ``hist.counts`` (e.g. one round position).
     stake : number, optional
         Stake in lowest chips. Only matters where the rule set rounds the
@@ -116,7 +126,7 @@ def settle_bet(hist: OutcomeHistogram, bet: Bet | str, rules: Rules, counts: np.
     counts = hist.counts if counts is None else counts
     nets = _line_nets(bet, rules, stake)
     line_weights = np.zeros(len(nets), np.int64)
-    np.add.at(line_weights, bet.case_index(), counts)
+    np.add.at(line_weights, bet.case_index(hist.detail), counts)
     by_net: dict[Fraction, int] = {}
     for net, weight in zip(nets, line_weights):
         by_net[net] = by_net.get(net, 0) + int(weight)
@@ -220,7 +230,7 @@ def bet_breakdown(hist: OutcomeHistogram, bet: Bet | str, rules: Rules) -> Break
     """
     bet = rules.bet(bet) if isinstance(bet, str) else bet
     combos = np.zeros(len(bet.cases) + 1, np.int64)
-    np.add.at(combos, bet.case_index(), hist.counts)
+    np.add.at(combos, bet.case_index(hist.detail), hist.counts)
     total = int(combos.sum())
     if total == 0:
         raise InputError("hist", "cannot settle an empty histogram (no rounds)")
@@ -232,7 +242,7 @@ def bet_breakdown(hist: OutcomeHistogram, bet: Bet | str, rules: Rules) -> Break
     return Breakdown(bet.id, lines, total)
 
 
-def _joint(bets: list[Bet], counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _joint(bets: list[Bet], counts: np.ndarray, detail=None) -> tuple[np.ndarray, np.ndarray]:
     """Joint distribution of the pay-table lines of several bets.
 
     Returns
@@ -242,7 +252,7 @@ def _joint(bets: list[Bet], counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         per bet) that some outcome settles on, and its total weight. Weights are
         summed in int64 (exact: they never exceed the histogram total).
     """
-    lines = np.stack([bet.case_index() for bet in bets], axis=1)
+    lines = np.stack([bet.case_index(detail) for bet in bets], axis=1)
     groups, inverse = np.unique(lines, axis=0, return_inverse=True)
     weights = np.zeros(len(groups), np.int64)
     np.add.at(weights, inverse.ravel(), counts)
@@ -310,7 +320,7 @@ def covariance(hist: OutcomeHistogram, rules: Rules, bet_ids=None) -> Covariance
     """
     bet_ids = tuple(rules.bet_ids if bet_ids is None else bet_ids)
     bets = [rules.bet(bet_id) for bet_id in bet_ids]
-    groups, weights = _joint(bets, hist.counts)
+    groups, weights = _joint(bets, hist.counts, hist.detail)
     total = int(weights.sum())
     if total == 0:
         raise InputError("hist", "cannot settle an empty histogram (no rounds)")
@@ -483,7 +493,7 @@ def settle_slip(hist: OutcomeHistogram, rules: Rules, stakes: dict, check: bool 
     amounts = check_limits(rules, stakes) if check else {k: _amount(v, f"stakes.{k}") for k, v in stakes.items()}
     staked = {bet_id: stake for bet_id, stake in amounts.items() if stake}
     bets = [rules.bet(bet_id) for bet_id in staked]
-    groups, weights = _joint(bets, hist.counts)
+    groups, weights = _joint(bets, hist.counts, hist.detail)
     total = int(weights.sum())
     if total == 0:
         raise InputError("hist", "cannot settle an empty histogram (no rounds)")

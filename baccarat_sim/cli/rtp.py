@@ -225,10 +225,11 @@ def run(args) -> int:
     _check_backend(args)
     rules, shoe = _load(args)
     out_dir = None if args.no_files else _check_out_dir(args.out)
+    from ..engines.detail import rules_detail
     from ..engines.exact import exact_histogram
     from ..report.run_report import build_report
 
-    exact = exact_histogram(shoe)
+    exact = exact_histogram(shoe, rules_detail(rules))
     run_info = {"rules_path": rules.path}
     if args.remove:
         run_info["removed"] = args.remove

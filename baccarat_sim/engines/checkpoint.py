@@ -18,6 +18,7 @@ from ..model.cards import RANK_NAMES
 from ..model.codes import N_CODES
 from ..storage.archive import ArchiveError, read_archive, write_archive
 from ..storage.writing import atomic_write
+from .detail import detail_of_texts
 from .fingerprint import stream_fingerprint
 from .plan import RunPlan, plan_run
 from .state import RunState
@@ -26,7 +27,7 @@ __all__ = ["FORMAT", "PLAN_FIELDS", "load_checkpoint", "peek_checkpoint", "save_
 
 FORMAT = "baccarat_sim-checkpoint"
 #: Plan fields a resumed run must share with its checkpoint (what fixes the random stream and the layout).
-PLAN_FIELDS = ("seed", "rounds_requested", "model", "composition", "n_positions", "shoe_params")
+PLAN_FIELDS = ("seed", "rounds_requested", "model", "composition", "n_positions", "shoe_params", "detail")
 
 
 def save_checkpoint(path, plan: RunPlan, state: RunState, meta: dict | None = None) -> None:
@@ -69,8 +70,16 @@ def _plan(fields, path) -> RunPlan:
     if not isinstance(fields, dict) or set(fields) != {f.name for f in RunPlan.__dataclass_fields__.values()}:
         _fail(path, "is damaged (its plan has the wrong fields)")
     for name in ("seed", "rounds_requested", "units_per_block", "total_blocks", "last_units", "blocks_per_chunk",
-                 "n_positions"):
+                 "n_positions", "n_cells"):
         _integer(fields[name], path, f"plan.{name}")
+    if not isinstance(fields["detail"], list) or not all(isinstance(x, str) for x in fields["detail"]):
+        _fail(path, "is damaged (plan.detail is not a list of card-level conditions)")
+    try:
+        detail = detail_of_texts(tuple(fields["detail"]))
+    except ValueError as error:
+        _fail(path, f"is damaged (plan.detail: {error})")
+    if fields["n_cells"] != (N_CODES if detail is None else detail.n_cells):
+        _fail(path, "is damaged (plan.n_cells does not fit its card detail)")
     for name in ("composition", "shoe_params"):
         if not isinstance(fields[name], list) or not all(type(x) is int for x in fields[name]):
             _fail(path, f"is damaged (plan.{name} is not a list of whole numbers)")
@@ -78,7 +87,7 @@ def _plan(fields, path) -> RunPlan:
                                                                                                   "rules_sha256")):
         _fail(path, "is damaged (plan.model or the rule set's id is not valid)")
     return RunPlan(**{**fields, "composition": tuple(fields["composition"]),
-                      "shoe_params": tuple(fields["shoe_params"])})
+                      "shoe_params": tuple(fields["shoe_params"]), "detail": tuple(fields["detail"])})
 
 
 def _check_consistent(path, plan: RunPlan, state: RunState, rules) -> None:
@@ -97,7 +106,8 @@ def _check_consistent(path, plan: RunPlan, state: RunState, rules) -> None:
         _fail(path, f"is damaged (next_chunk {state.next_chunk} is outside 0..{plan.n_chunks})")
     if any(not state.next_chunk < c < plan.n_chunks for c in state.done_ahead):
         _fail(path, "is damaged (a chunk done ahead lies outside the run or before next_chunk)")
-    if state.by_position.shape != (plan.n_positions, N_CODES) or state.batches.shape != (plan.n_batches, N_CODES):
+    if state.by_position.shape != (plan.n_positions, plan.n_cells) or state.batches.shape != (plan.n_batches,
+                                                                                               plan.n_cells):
         _fail(path, "is damaged (its arrays do not fit its plan)")
     if (state.by_position < 0).any() or (state.batches < 0).any():
         _fail(path, "is damaged (a negative count)")
@@ -207,4 +217,6 @@ def _describe(plan: RunPlan, name: str) -> str:
         return f"burn/cut-card settings {list(value)}"
     if name == "n_positions":
         return f"{value} round positions"
+    if name == "detail":
+        return f"card detail [{'; '.join(value)}]" if value else "no card detail"
     return f"{name} = {value!r}"

@@ -6,27 +6,32 @@ import numpy as np
 
 from ..kernels.exact import exact_counts
 from ..model.codes import N_CODES
+from ..model.detail import CardDetail
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Rules
 from ..model.shoe import as_shoe, deck_count
+from .detail import detail_counts, rules_detail
 
 __all__ = ["exact_histogram"]
 
 
-def exact_histogram(shoe=8) -> OutcomeHistogram:
+def exact_histogram(shoe=8, detail: CardDetail | None = None) -> OutcomeHistogram:
     """Exact outcome histogram of one round from a freshly shuffled shoe.
 
     Parameters
     ----------
     shoe : int, ndarray(int64, shape=(13, 4)) or Rules, default 8
         Number of standard decks (1 to 16), the count of every rank and suit,
-        or a rule set (its decks).
+        or a rule set (its decks, and the card detail its card-level bets read).
+    detail : CardDetail or None
+        Count cells ``detail * N_CODES + code`` of this card detail (default:
+        the rule set's, when ``shoe`` is a rule set; else the outcome codes alone).
 
     Returns
     -------
     OutcomeHistogram
-        ``counts[code]`` is the number of ordered six-card sequences that give
-        ``code``; they total ``N (N-1) (N-2) (N-3) (N-4) (N-5)``.
+        ``counts[cell]`` is the number of ordered six-card sequences that give
+        the cell; they total ``N (N-1) (N-2) (N-3) (N-4) (N-5)``.
 
     Examples
     --------
@@ -34,9 +39,15 @@ def exact_histogram(shoe=8) -> OutcomeHistogram:
     >>> h.total == 416 * 415 * 414 * 413 * 412 * 411
     True
     """
-    composition = as_shoe(shoe.shoe.decks if isinstance(shoe, Rules) else shoe)
-    counts = np.zeros(N_CODES, np.int64)
-    exact_counts(composition, counts)
+    if isinstance(shoe, Rules):
+        detail = rules_detail(shoe) if detail is None else detail
+        shoe = shoe.shoe.decks
+    composition = as_shoe(shoe)
+    if detail is None:
+        counts = np.zeros(N_CODES, np.int64)
+        exact_counts(composition, counts)
+    else:
+        counts = detail_counts(detail, composition)
     return OutcomeHistogram(
         counts=counts,
         engine="exact",
@@ -44,4 +55,5 @@ def exact_histogram(shoe=8) -> OutcomeHistogram:
         shoe=composition,
         rounds=int(counts.sum()),
         meta={"decks": deck_count(composition)},
+        detail=detail,
     )

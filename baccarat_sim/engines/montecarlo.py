@@ -15,18 +15,30 @@ import time
 import numpy as np
 
 from ..kernels.mc import MODEL_DEALT, MODEL_FRESH, deal_blocks, deal_blocks_serial
-from ..model.codes import N_CODES
+from ..model.detail import kernel_tables
 from ..model.shoe import canonical_cards
 from .checkpoint import save_checkpoint
+from .detail import detail_of_texts
 from .plan import RunPlan
 from .state import RunState
 
 __all__ = ["HistogramJob", "LocalDealer", "warm_up"]
 
 
+#: Most bytes of a local run's per-thread lanes together (int64 per cell and round position): a rule set with
+#: card-level bets deals over fewer threads rather than run out of memory.
+LANE_BYTES = 1 << 30
+
+
 def _kernel_args(plan: RunPlan):
-    """The kernel's view of a plan: canonical shoe, model constant, seed, layout and shoe settings."""
+    """The kernel's view of a plan: canonical shoe, model constant, seed."""
     return (canonical_cards(plan.shoe), MODEL_FRESH if plan.model == "fresh" else MODEL_DEALT, np.uint64(plan.seed))
+
+
+def _detail_tables(plan: RunPlan):
+    """The kernel's card detail tables (None: the plan counts outcome codes alone)."""
+    detail = detail_of_texts(plan.detail)
+    return None if detail is None else kernel_tables(detail)
 
 
 class HistogramJob:
@@ -60,21 +72,22 @@ class HistogramJob:
         list of (int, int, ndarray, int, int)
             One segment ``(first, n, counts, rounds, shoes)`` per batch the
             chunks fall in (the state keeps a row per batch); ``counts`` is
-            ``(n_positions, N_CODES)`` in the smallest unsigned type that holds
+            ``(n_positions, n_cells)`` in the smallest unsigned type that holds
             it (:func:`narrow`), so that results travel in fewer bytes.
         """
         plan = self.plan
         canonical, model, seed = _kernel_args(plan)
         params = np.array(plan.shoe_params, np.int64)
+        tables = _detail_tables(plan)
         segments = []
         for first, n in batch_segments(plan, first_chunk, n_chunks):
             first_block, n_blocks = plan.chunk_range_blocks(first, n)
-            counts = np.zeros((plan.n_positions, N_CODES), np.int64)
+            counts = np.zeros((plan.n_positions, plan.n_cells), np.int64)
             totals = np.zeros(2, np.int64)
             # Serial: a Dask worker runs several tasks at once from its own threads, and a parallel kernel
             # launched from several threads aborts under numba's workqueue threading layer.
             deal_blocks_serial(canonical, model, seed, first_block, n_blocks, plan.units_per_block,
-                               plan.last_units, plan.total_blocks, params, counts, totals)
+                               plan.last_units, plan.total_blocks, params, counts, totals, tables)
             segments.append((first, n, narrow(counts), int(totals[0]), int(totals[1])))
         return segments
 
@@ -125,22 +138,25 @@ class LocalDealer:
     """Deals a run's chunks on this machine, one lane of counts per numba thread.
 
     Chunks of one batch are dealt into the lane arrays and moved into the
-    state together: moving costs a pass over ``lanes x positions x N_CODES``
+    state together: moving costs a pass over ``lanes x positions x cells``
     counts (12 MB a lane for 8 decks, dealt model), so it happens at batch
     boundaries (totals only, :meth:`close_batch`), checkpoints and the end
-    (everything, :meth:`commit`), not after every chunk.
+    (everything, :meth:`commit`), not after every chunk. Lanes that would
+    take more than :data:`LANE_BYTES` together are fewer than asked.
     """
 
     def __init__(self, plan: RunPlan, lanes: int):
         self.plan = plan
-        self.lane_counts = np.zeros((lanes, plan.n_positions, N_CODES), np.int64)
+        lanes = max(1, min(lanes, LANE_BYTES // (8 * plan.n_positions * plan.n_cells)))
+        self.lane_counts = np.zeros((lanes, plan.n_positions, plan.n_cells), np.int64)
         self.lane_totals = np.zeros((lanes, 2), np.int64)
-        # Per-code totals of lane_counts already credited to batches (see close_batch).
-        self.credited = np.zeros(N_CODES, np.int64)
+        # Per-cell totals of lane_counts already credited to batches (see close_batch).
+        self.credited = np.zeros(plan.n_cells, np.int64)
         self.batch: int | None = None  # the batch of the chunks whose totals are not yet in the state
         self.kernel_seconds = 0.0
         self._args = _kernel_args(plan)
         self._params = np.array(plan.shoe_params, np.int64)
+        self._tables = _detail_tables(plan)
 
     @property
     def pending(self) -> int:
@@ -156,7 +172,7 @@ class LocalDealer:
         first_block, n_blocks = self.plan.chunk_blocks(chunk)
         started = time.perf_counter()
         deal_blocks(*self._args, first_block, n_blocks, self.plan.units_per_block, self.plan.last_units,
-                    self.plan.total_blocks, self._params, self.lane_counts, self.lane_totals)
+                    self.plan.total_blocks, self._params, self.lane_counts, self.lane_totals, self._tables)
         seconds = time.perf_counter() - started
         self.kernel_seconds += seconds
         state.kernel_seconds += seconds
@@ -192,7 +208,8 @@ class LocalDealer:
 def warm_up(plan: RunPlan) -> None:
     """Compile (or load from numba's cache) the kernel a plan runs, before any timing starts."""
     canonical, model, seed = _kernel_args(plan)
+    tables = _detail_tables(plan)
     deal_blocks(canonical, model, seed, 0, 1, 1, 1, 1, np.array(plan.shoe_params, np.int64),
-                np.zeros((1, plan.n_positions, N_CODES), np.int64), np.zeros((1, 2), np.int64))
+                np.zeros((1, plan.n_positions, plan.n_cells), np.int64), np.zeros((1, 2), np.int64), tables)
     deal_blocks_serial(canonical, model, seed, 0, 1, 1, 1, 1, np.array(plan.shoe_params, np.int64),
-                       np.zeros((plan.n_positions, N_CODES), np.int64), np.zeros(2, np.int64))
+                       np.zeros((plan.n_positions, plan.n_cells), np.int64), np.zeros(2, np.int64), tables)

@@ -20,8 +20,10 @@ import numpy as np
 from ..errors import InputError, ShoeError
 from ..kernels.dealing import pack_shoe_params
 from ..limits import MAX_ROUNDS
+from ..model.codes import N_CODES
 from ..model.rules import Rules, Shoe
 from ..model.shoe import as_shoe
+from .detail import rules_detail
 from .exact import exact_histogram
 
 __all__ = [
@@ -43,6 +45,12 @@ CHUNK_ROUNDS = 1 << 23
 MIN_CHUNKS = 32
 #: Most batches of a run (rows kept for batch-means standard errors and convergence plots).
 MAX_BATCHES = 100
+#: Most bytes of the batch rows (int64 per cell): a rule set with card-level bets has many cells per row.
+BATCH_BYTES = 256 << 20
+#: Fewest batches a run keeps when it has that many chunks, whatever its cells (batch-means needs some).
+MIN_BATCHES = 20
+#: Most bytes of the per-position rows of a dealt run (int64 per cell); beyond, positions are not kept.
+POSITION_BYTES = 512 << 20
 MODELS = ("fresh", "dealt")
 
 
@@ -101,6 +109,9 @@ class RunPlan:
     n_positions: int
     rules_id: str = ""
     rules_sha256: str = ""
+    #: The card detail counted (the texts of its atoms; empty: the outcome codes alone) and the cells per row.
+    detail: tuple = ()
+    n_cells: int = N_CODES
 
     @property
     def n_chunks(self) -> int:
@@ -109,8 +120,8 @@ class RunPlan:
 
     @property
     def n_batches(self) -> int:
-        """Batches in the run (consecutive groups of whole chunks)."""
-        return min(self.n_chunks, MAX_BATCHES)
+        """Batches in the run (consecutive groups of whole chunks), fewer when a row has many cells."""
+        return min(self.n_chunks, MAX_BATCHES, max(MIN_BATCHES, BATCH_BYTES // (8 * self.n_cells)))
 
     def batch_of_chunk(self, chunk: int) -> int:
         """Batch that chunk ``chunk`` belongs to."""
@@ -137,6 +148,7 @@ class RunPlan:
         fields = dataclasses.asdict(self)
         fields["composition"] = list(self.composition)
         fields["shoe_params"] = list(self.shoe_params)
+        fields["detail"] = list(self.detail)
         return fields
 
 
@@ -176,7 +188,9 @@ def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str |
     shoe : int or ndarray(int64, shape=(13, 4)) or None
         Overrides the rule set's decks (e.g. a depleted shoe).
     by_position : bool or None
-        Dealt model: keep a histogram per round position (default True).
+        Dealt model: keep a histogram per round position (default True; not
+        kept when the rule set's card detail would make the rows larger than
+        :data:`POSITION_BYTES`, and then not by default).
 
     Raises
     ------
@@ -192,6 +206,8 @@ def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str |
     rounds = whole_number(rounds, "rounds", 1, MAX_ROUNDS)
     composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
     n_cards = int(composition.sum())
+    detail = rules_detail(rules)
+    n_cells = N_CODES if detail is None else detail.n_cells
     if model == "fresh":
         units_per_block = ROUNDS_PER_BLOCK
         total_units = rounds
@@ -205,6 +221,13 @@ def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str |
         rounds_per_unit = _estimate_rounds_per_shoe(rules, composition)
         total_units = max(1, math.ceil(rounds / rounds_per_unit))
         n_positions = (n_cards // 4 + 1) if (by_position is None or by_position) else 1
+        if n_positions * n_cells * 8 > POSITION_BYTES:
+            if by_position:
+                raise InputError("by_position", f"the rule set's card-level bets make {n_cells:,} cells per round "
+                                                f"position: {n_positions} positions would take "
+                                                f"{n_positions * n_cells * 8 >> 20:,} MiB; run without positions, or "
+                                                "with fewer card-level bets")
+            n_positions = 1
     total_blocks = -(-total_units // units_per_block)
     last_units = total_units - (total_blocks - 1) * units_per_block
     rounds_per_block = units_per_block * rounds_per_unit
@@ -222,4 +245,6 @@ def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str |
         n_positions=n_positions,
         rules_id=rules.id,
         rules_sha256=rules.sha256,
+        detail=() if detail is None else detail.texts,
+        n_cells=n_cells,
     )

@@ -6,8 +6,8 @@ import dataclasses
 
 import numpy as np
 
-from ..model.codes import N_CODES
 from ..model.histogram import OutcomeHistogram
+from .detail import detail_of_texts
 from .plan import RunPlan
 
 __all__ = ["ChunksDone", "RunState"]
@@ -57,8 +57,8 @@ class RunState(ChunksDone):
     def empty(cls, plan: RunPlan) -> RunState:
         """Nothing dealt yet."""
         return cls(
-            by_position=np.zeros((plan.n_positions, N_CODES), np.int64),
-            batches=np.zeros((plan.n_batches, N_CODES), np.int64),
+            by_position=np.zeros((plan.n_positions, plan.n_cells), np.int64),
+            batches=np.zeros((plan.n_batches, plan.n_cells), np.int64),
         )
 
     def histogram(self, plan: RunPlan, meta: dict | None = None) -> OutcomeHistogram:
@@ -85,6 +85,7 @@ class RunState(ChunksDone):
                 "kernel_seconds": self.kernel_seconds,
                 **(meta or {}),
             },
+            detail=detail_of_texts(plan.detail),
         )
 
     def add(self, plan: RunPlan, chunk: int, counts: np.ndarray, rounds: int, shoes: int, n_chunks: int = 1):

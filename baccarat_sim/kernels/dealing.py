@@ -27,6 +27,7 @@ import numpy as np
 from ..model.cards import N_CARD_IDS, RANK_POINTS
 from ..model.codes import N_PREFIXES, N_SUFFIXES
 from ..model.tableau import THIRD_CARD_PREFIX
+from .detail import NO_CARD, detail_index
 from .jit import jit
 from .rng import bounded, bounded2, bounded3, high32, low32, next_u64
 
@@ -48,6 +49,7 @@ __all__ = [
     "fresh_round_parts",
     "pack_shoe_params",
     "round_code",
+    "round_detail",
     "round_parts",
     "rounds_in_every_shoe",
     "shuffle_prefix",
@@ -167,6 +169,28 @@ def round_parts(e0, e1, e2, e3, e4, e5):
 
 
 @jit(inline="always")
+def round_detail(prefix, e0, e1, e2, e3, e4, e5, detail):
+    """``prefix`` moved to the round's card detail: ``detail_index * N_PREFIXES + prefix``.
+
+    The cell of the round is then ``prefix * N_SUFFIXES + suffix`` as for a
+    plain code. ``prefix``'s two low bits say whether the Player and the
+    Banker drew (:mod:`baccarat_sim.model.codes`): the Player's third card is
+    ``e4``; the Banker's is ``e5`` after a Player draw, else ``e4``. A hand
+    that stood has no third card (``NO_CARD``). ``detail``: the tables of
+    :func:`baccarat_sim.kernels.detail.detail_index`.
+    """
+    player_drew = (prefix >> 1) & 1
+    banker_drew = prefix & 1
+    # Arithmetic, not branches: whether a hand draws is a coin toss to the branch predictor.
+    c4 = e4 >> POINT_BITS
+    p3 = NO_CARD + player_drew * (c4 - NO_CARD)
+    b3 = NO_CARD + banker_drew * (c4 + player_drew * ((e5 >> POINT_BITS) - c4) - NO_CARD)
+    index = detail_index(np.uint64(e0 >> POINT_BITS), np.uint64(e1 >> POINT_BITS), np.uint64(e2 >> POINT_BITS),
+                         np.uint64(e3 >> POINT_BITS), np.uint64(p3), np.uint64(b3), detail)
+    return index * N_PREFIXES + prefix
+
+
+@jit(inline="always")
 def round_code(e0, e1, e2, e3, e4, e5):
     """Outcome code of a round and the number of cards it used.
 
@@ -235,24 +259,22 @@ def fresh_positions(n_cards, state):
 
 
 @jit(inline="always")
-def fresh_round_parts(cards, state):
+def fresh_round_parts(cards, state, detail):
     """Deal one round from a freshly shuffled shoe; return ``(prefix, suffix, state)``.
 
     ``cards`` (encoded, any fixed order) is only read: the round takes the
     cards at six positions drawn by :func:`fresh_positions` (a uniform ordered
     sample of six cards is exactly the top of a uniformly shuffled shoe). All
     six are drawn even when a natural ends the round: a branch-free round is
-    faster than saving the random bits.
+    faster than saving the random bits. With card ``detail`` tables (None:
+    none) the prefix carries the round's card detail (:func:`round_detail`).
     """
     j0, j1, j2, j3, j4, j5, state = fresh_positions(cards.shape[0], state)
-    prefix, suffix, _ = round_parts(
-        np.int64(cards[j0]),
-        np.int64(cards[j1]),
-        np.int64(cards[j2]),
-        np.int64(cards[j3]),
-        np.int64(cards[j4]),
-        np.int64(cards[j5]),
-    )
+    e0, e1, e2 = np.int64(cards[j0]), np.int64(cards[j1]), np.int64(cards[j2])
+    e3, e4, e5 = np.int64(cards[j3]), np.int64(cards[j4]), np.int64(cards[j5])
+    prefix, suffix, _ = round_parts(e0, e1, e2, e3, e4, e5)
+    if detail is not None:
+        prefix = round_detail(prefix, e0, e1, e2, e3, e4, e5, detail)
     return prefix, suffix, state
 
 
@@ -388,17 +410,18 @@ def after_round(position, cut_index, extra_left, shoe_params):
 
 
 @jit(inline="always")
-def cell(prefix, suffix, slots):
-    """Histogram column of an outcome: its code, or its slot (``slots``: ``suffix * N_PREFIXES + prefix``).
+def cell(prefix, suffix, slots, n_prefixes):
+    """Histogram column of an outcome: its cell, or its slot (``slots``: ``suffix * n_prefixes + prefix``).
 
     Most rounds have no pair and unequal first cards, so in slot order they
     crowd into two runs of 400 counters per row (see :mod:`baccarat_sim.kernels.mc`).
+    ``n_prefixes`` is ``N_PREFIXES`` times the card details of the histogram.
     """
-    return suffix * N_PREFIXES + prefix if slots else prefix * N_SUFFIXES + suffix
+    return suffix * n_prefixes + prefix if slots else prefix * N_SUFFIXES + suffix
 
 
 @jit
-def deal_rounds(cards, cut_index, shoe_params, counts, slots, record, column):
+def deal_rounds(cards, cut_index, shoe_params, counts, slots, record, column, detail):
     """The dealing loop of :func:`deal_through`.
 
     With ``column < 0`` each round is added to ``counts`` as documented
@@ -407,22 +430,22 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, record, column):
     """
     n_cards = cards.shape[0]
     last_row = counts.shape[0] - 1
+    n_prefixes = N_PREFIXES  # a constant where the histogram has no card detail
+    if detail is not None:
+        n_prefixes = counts.shape[1] // N_SUFFIXES
     position = first_round_position(cards, shoe_params)
     rounds = 0
     extra_left = -1
     while another_round(position, n_cards, extra_left):
-        prefix, suffix, used = round_parts(
-            np.int64(cards[position]),
-            np.int64(cards[position + 1]),
-            np.int64(cards[position + 2]),
-            np.int64(cards[position + 3]),
-            np.int64(cards[position + 4]),
-            np.int64(cards[position + 5]),
-        )
+        e0, e1, e2 = np.int64(cards[position]), np.int64(cards[position + 1]), np.int64(cards[position + 2])
+        e3, e4, e5 = np.int64(cards[position + 3]), np.int64(cards[position + 4]), np.int64(cards[position + 5])
+        prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
+        if detail is not None:
+            prefix = round_detail(prefix, e0, e1, e2, e3, e4, e5, detail)
         if column < 0:
-            counts[min(rounds, last_row), cell(prefix, suffix, slots)] += 1
+            counts[min(rounds, last_row), cell(prefix, suffix, slots, n_prefixes)] += 1
         else:
-            record[rounds, column] = cell(prefix, suffix, slots)
+            record[rounds, column] = cell(prefix, suffix, slots, n_prefixes)
         rounds += 1
         position += used
         extra_left = after_round(position, cut_index, extra_left, shoe_params)
@@ -430,7 +453,7 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, record, column):
 
 
 @jit
-def deal_through(cards, cut_index, shoe_params, counts, slots=False):
+def deal_through(cards, cut_index, shoe_params, counts, slots=False, detail=None):
     """Deal an ordered shoe from the top to the cut card; return the rounds dealt.
 
     Parameters
@@ -443,22 +466,25 @@ def deal_through(cards, cut_index, shoe_params, counts, slots=False):
         ``N`` if it never comes out.
     shoe_params : ndarray(int64, shape=(N_SHOE_PARAMS,))
         Burn and cut-card settings (:func:`pack_shoe_params`).
-    counts : ndarray(unsigned or int64, shape=(n_positions, N_CODES))
+    counts : ndarray(unsigned or int64, shape=(n_positions, n_cells))
         Round ``k`` of the shoe (0-based) is added to row ``k``, the last row
         also taking every later round.
     slots : bool
-        Count in slot order (see :func:`cell`) instead of by code.
+        Count in slot order (see :func:`cell`) instead of by cell.
+    detail : tuple or None
+        Card detail tables (:func:`baccarat_sim.kernels.detail.detail_index`):
+        the columns are cells ``detail * N_CODES + code``; None: outcome codes.
 
     Notes
     -----
     A round is started only with at least six cards left, so it can never run
     out mid-round.
     """
-    return deal_rounds(cards, cut_index, shoe_params, counts, slots, np.empty((1, 1), np.int32), -1)
+    return deal_rounds(cards, cut_index, shoe_params, counts, slots, np.empty((1, 1), np.int32), -1, detail)
 
 
 @jit
-def deal_shoe(cards, state, shoe_params, counts, slots=False):
+def deal_shoe(cards, state, shoe_params, counts, slots=False, detail=None):
     """Shuffle a shoe (:func:`start_shoe`) and deal it through (:func:`deal_through`).
 
     Returns
@@ -467,7 +493,7 @@ def deal_shoe(cards, state, shoe_params, counts, slots=False):
         Rounds dealt and the generator state.
     """
     cut_index, state = start_shoe(cards, state, shoe_params)
-    return deal_through(cards, cut_index, shoe_params, counts, slots), state
+    return deal_through(cards, cut_index, shoe_params, counts, slots, detail), state
 
 
 @jit

@@ -31,8 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..model.codes import N_CODES, N_PREFIXES, N_SUFFIXES
-from .dealing import deal_rounds, encode_shoe, fresh_round_parts, start_shoe
+from ..model.codes import N_CODES, N_SUFFIXES
+from .dealing import cell, deal_rounds, encode_shoe, fresh_round_parts, start_shoe
 from .jit import jit, jit_parallel
 from .rng import block_state
 
@@ -74,6 +74,7 @@ def _flush_slots(lane, counts, sparse):
     non-zero counters are visited; otherwise ``counts`` is walked in memory
     order, the lane's row (28 KB as uint16) staying in cache.
     """
+    n_prefixes = lane.shape[1] // N_SUFFIXES  # N_PREFIXES per card detail
     for row in range(lane.shape[0]):
         touched = False
         for slot in range(lane.shape[1]):
@@ -84,43 +85,53 @@ def _flush_slots(lane, counts, sparse):
             continue
         if sparse:
             for suffix in range(N_SUFFIXES):
-                for prefix in range(N_PREFIXES):
-                    slot = suffix * N_PREFIXES + prefix
+                for prefix in range(n_prefixes):
+                    slot = suffix * n_prefixes + prefix
                     if lane[row, slot] != 0:
                         counts[row, prefix * N_SUFFIXES + suffix] += lane[row, slot]
                         lane[row, slot] = 0
         else:
-            for prefix in range(N_PREFIXES):
+            for prefix in range(n_prefixes):
                 for suffix in range(N_SUFFIXES):
-                    slot = suffix * N_PREFIXES + prefix
+                    slot = suffix * n_prefixes + prefix
                     counts[row, prefix * N_SUFFIXES + suffix] += lane[row, slot]
                     lane[row, slot] = 0
 
 
 @jit
-def _deal_fresh(cards, state, units, lane, limit, counts, pending):
-    """Deal ``units`` fresh-shoe rounds into row 0 of ``lane`` (code order).
+def _flush(lane, counts, slots):
+    """Add a lane's counters to ``counts`` and clear them (:func:`_flush_slots` or :func:`_flush_codes`)."""
+    if slots:
+        _flush_slots(lane, counts, False)
+    else:
+        _flush_codes(lane, counts)
+
+
+@jit
+def _deal_fresh(cards, state, units, lane, limit, counts, pending, slots, detail):
+    """Deal ``units`` fresh-shoe rounds into row 0 of ``lane`` (slot order if ``slots``, else code order).
 
     ``pending`` rounds are already in ``lane``; it is flushed into ``counts``
     before a counter could pass ``limit``. Returns ``(pending, state)``.
     """
     row = lane[0]
+    n_prefixes = lane.shape[1] // N_SUFFIXES
     left = units
     while left > 0:  # in spans that fit the counters, so the round loop has no check
         if pending >= limit:
-            _flush_codes(lane, counts)
+            _flush(lane, counts, slots)
             pending = 0
         span = min(left, limit - pending)
         for _ in range(span):
-            prefix, suffix, state = fresh_round_parts(cards, state)
-            row[prefix * N_SUFFIXES + suffix] += 1
+            prefix, suffix, state = fresh_round_parts(cards, state, detail)
+            row[cell(prefix, suffix, slots, n_prefixes)] += 1
         pending += span
         left -= span
     return pending, state
 
 
 @jit
-def _deal_dealt_flat(cards, state, units, shoe_params, lane, limit, counts, pending):
+def _deal_dealt_flat(cards, state, units, shoe_params, lane, limit, counts, pending, detail):
     """Deal ``units`` dealt shoes into a one-row ``lane`` (code order); returns ``(rounds, pending, state)``.
 
     A shoe adds at most ``N // 4`` rounds to a counter (a round takes at least
@@ -134,13 +145,13 @@ def _deal_dealt_flat(cards, state, units, shoe_params, lane, limit, counts, pend
             _flush_codes(lane, counts)
             pending = 0
         cut_index, state = start_shoe(cards, state, shoe_params)
-        rounds += deal_rounds(cards, cut_index, shoe_params, lane, False, no_record, -1)
+        rounds += deal_rounds(cards, cut_index, shoe_params, lane, False, no_record, -1, detail)
         pending += per_shoe
     return rounds, pending, state
 
 
 @jit
-def _deal_dealt_rows(cards, state, units, shoe_params, lane, limit, counts, pending, slots):
+def _deal_dealt_rows(cards, state, units, shoe_params, lane, limit, counts, pending, slots, detail):
     """Deal ``units`` dealt shoes into the position rows of ``lane``; returns ``(rounds, pending, state)``.
 
     ``lane`` is in slot order if ``slots`` (see :data:`N_PREFIXES`), else in code order.
@@ -167,7 +178,7 @@ def _deal_dealt_rows(cards, state, units, shoe_params, lane, limit, counts, pend
         most = 0
         for shoe in range(group):
             cut_index, state = start_shoe(cards, state, shoe_params)
-            shoe_rounds[shoe] = deal_rounds(cards, cut_index, shoe_params, lane, slots, record, shoe)
+            shoe_rounds[shoe] = deal_rounds(cards, cut_index, shoe_params, lane, slots, record, shoe, detail)
             most = max(most, shoe_rounds[shoe])
         for k in range(most):
             row = min(k, last_row)
@@ -182,7 +193,7 @@ def _deal_dealt_rows(cards, state, units, shoe_params, lane, limit, counts, pend
 
 
 @jit
-def deal_block(canonical, model, seed, block, units, shoe_params, counts):
+def deal_block(canonical, model, seed, block, units, shoe_params, counts, detail=None):
     """Deal one block and add its rounds to ``counts``.
 
     The block-level kernel the drivers below run through their lanes, for
@@ -202,8 +213,11 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts):
         Rounds (fresh model) or shoes (dealt model) in this block.
     shoe_params : ndarray(int64, shape=(N_SHOE_PARAMS,))
         Burn and cut-card parameters of the dealt model (see :func:`deal_through`).
-    counts : ndarray(int64, shape=(n_positions, N_CODES))
+    counts : ndarray(int64, shape=(n_positions, n_cells))
         Histogram to add to (row = round position in the shoe; one row for fresh).
+    detail : tuple or None
+        Card detail tables (:mod:`baccarat_sim.kernels.detail`): the columns
+        are cells ``detail * N_CODES + code``; None: the outcome codes.
 
     Returns
     -------
@@ -213,39 +227,49 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts):
     state = block_state(seed, block)
     cards = encode_shoe(canonical)
     if model == MODEL_FRESH:
-        _deal_fresh(cards, state, units, counts, _NO_LIMIT, counts, np.int64(0))  # counts is its own lane
+        _deal_fresh(cards, state, units, counts, _NO_LIMIT, counts, np.int64(0), _CODES, detail)  # its own lane
         return units, 0
     none = np.int64(0)
     if counts.shape[0] == 1:
-        rounds, _, state = _deal_dealt_flat(cards, state, units, shoe_params, counts, _NO_LIMIT, counts, none)
+        rounds, _, state = _deal_dealt_flat(cards, state, units, shoe_params, counts, _NO_LIMIT, counts, none,
+                                            detail)
     else:
-        rounds, _, state = _deal_dealt_rows(cards, state, units, shoe_params, counts, _NO_LIMIT, counts, none, _CODES)
+        rounds, _, state = _deal_dealt_rows(cards, state, units, shoe_params, counts, _NO_LIMIT, counts, none, _CODES,
+                                            detail)
     return rounds, units
 
 
 @jit
 def _lane_fresh(lane, canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                counts, totals):
-    """Fresh-model blocks ``first_block, first_block + stride, ...`` through ``lane`` (uint32, one row)."""
+                counts, totals, detail):
+    """Fresh-model blocks ``first_block, first_block + stride, ...`` through ``lane`` (uint32, one row).
+
+    With card detail the lane counts in slot order: a histogram several times
+    14,400 cells would no longer stay in cache in code order.
+    """
     cards = encode_shoe(canonical)  # only read: shared by the lane's blocks
     pending = np.int64(0)  # not the literal 0: one compiled callee
+    slots = _CODES
+    if detail is not None:
+        slots = _SLOTS
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
-        pending, _ = _deal_fresh(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending)
+        pending, _ = _deal_fresh(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending, slots,
+                                 detail)
         totals[0] += units
-    _flush_codes(lane, counts)
+    _flush(lane, counts, slots)
 
 
 @jit
 def _lane_dealt_flat(lane, canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                     shoe_params, counts, totals):
+                     shoe_params, counts, totals, detail):
     """Dealt-model blocks ``first_block, first_block + stride, ...`` through ``lane`` (uint32, one row)."""
     pending = np.int64(0)  # not the literal 0: one compiled callee
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
         cards = encode_shoe(canonical)  # every block starts from the canonical order
         rounds, pending, _ = _deal_dealt_flat(cards, block_state(seed, block), units, shoe_params, lane, _LIMIT32,
-                                              counts, pending)
+                                              counts, pending, detail)
         totals[0] += rounds
         totals[1] += units
     _flush_codes(lane, counts)
@@ -253,14 +277,14 @@ def _lane_dealt_flat(lane, canonical, seed, first_block, n_blocks, stride, units
 
 @jit
 def _lane_dealt_rows(lane, canonical, seed, first_block, n_blocks, stride, units_per_block, last_units,
-                     total_blocks, shoe_params, counts, totals):
+                     total_blocks, shoe_params, counts, totals, detail):
     """Dealt-model blocks ``first_block, first_block + stride, ...`` through ``lane`` (uint16 rows, slot order)."""
     pending = np.int64(0)  # not the literal 0: one compiled callee
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
         cards = encode_shoe(canonical)  # every block starts from the canonical order
         rounds, pending, _ = _deal_dealt_rows(cards, block_state(seed, block), units, shoe_params, lane, _LIMIT16,
-                                              counts, pending, _SLOTS)
+                                              counts, pending, _SLOTS, detail)
         totals[0] += rounds
         totals[1] += units
     # A row gets at most one round per shoe: with fewer shoes than an eighth
@@ -270,39 +294,39 @@ def _lane_dealt_rows(lane, canonical, seed, first_block, n_blocks, stride, units
 
 @jit
 def _deal_lane(canonical, model, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-               shoe_params, counts, totals):
+               shoe_params, counts, totals, detail):
     """Deal blocks ``first_block, first_block + stride, ...`` (below ``first_block + n_blocks``) into ``counts``."""
     if model == MODEL_FRESH:
         _lane_fresh(np.zeros(counts.shape, np.uint32), canonical, seed, first_block, n_blocks, stride,
-                    units_per_block, last_units, total_blocks, counts, totals)
+                    units_per_block, last_units, total_blocks, counts, totals, detail)
     elif counts.shape[0] > 1:
         _lane_dealt_rows(np.zeros(counts.shape, np.uint16), canonical, seed, first_block, n_blocks, stride,
-                         units_per_block, last_units, total_blocks, shoe_params, counts, totals)
+                         units_per_block, last_units, total_blocks, shoe_params, counts, totals, detail)
     else:
         _lane_dealt_flat(np.zeros(counts.shape, np.uint32), canonical, seed, first_block, n_blocks, stride,
-                         units_per_block, last_units, total_blocks, shoe_params, counts, totals)
+                         units_per_block, last_units, total_blocks, shoe_params, counts, totals, detail)
 
 
 @jit_parallel
 def deal_blocks(canonical, model, seed, first_block, n_blocks, units_per_block, last_units, total_blocks,
-                shoe_params, lane_counts, lane_totals):
+                shoe_params, lane_counts, lane_totals, detail=None):
     """Deal blocks ``first_block .. first_block + n_blocks - 1`` over lanes in parallel.
 
     Lane ``k`` deals blocks ``first_block + k``, ``first_block + k + n_lanes``, ...
     and adds them to ``lane_counts[k]`` (int64, ``(n_lanes, n_positions,
-    N_CODES)``); ``lane_totals[k]`` receives (rounds, shoes). Block
+    n_cells)``); ``lane_totals[k]`` receives (rounds, shoes). Block
     ``total_blocks - 1`` (the run's last) deals ``last_units`` units, every
-    other block ``units_per_block``.
+    other block ``units_per_block``. ``detail``: as for :func:`deal_block`.
     """
     n_lanes = lane_counts.shape[0]
     for lane in prange(n_lanes):
         _deal_lane(canonical, model, seed, first_block + lane, n_blocks - lane, n_lanes, units_per_block, last_units,
-                   total_blocks, shoe_params, lane_counts[lane], lane_totals[lane])
+                   total_blocks, shoe_params, lane_counts[lane], lane_totals[lane], detail)
 
 
 @jit
 def deal_blocks_serial(canonical, model, seed, first_block, n_blocks, units_per_block, last_units, total_blocks,
-                       shoe_params, counts, totals):
+                       shoe_params, counts, totals, detail=None):
     """Deal blocks ``first_block .. first_block + n_blocks - 1`` one after another on the calling thread.
 
     The distributed backend's task kernel: a Dask worker runs several tasks at
@@ -310,10 +334,10 @@ def deal_blocks_serial(canonical, model, seed, first_block, n_blocks, units_per_
     several threads aborts under numba's workqueue threading layer. It lives
     here, beside :func:`deal_block`, because numba's on-disk cache is keyed on
     the defining file: a caller in another file could keep running a stale
-    ``deal_block``. ``counts`` (int64, ``(n_positions, N_CODES)``) and
+    ``deal_block``. ``counts`` (int64, ``(n_positions, n_cells)``) and
     ``totals`` (rounds, shoes) are added to, block by block, exactly as one
     lane of :func:`deal_blocks` would.
     """
     _deal_lane(canonical, model, seed, first_block, n_blocks, 1, units_per_block, last_units, total_blocks,
-               shoe_params, counts, totals)
+               shoe_params, counts, totals, detail)
 

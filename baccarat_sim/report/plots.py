@@ -261,7 +261,7 @@ def convergence_figure(report, columns: int = 3):
     fig, axes = _panel_grid(len(bets), columns, 3.0)
     for ax, bet in zip(axes, bets):
         row = report.table.loc[bet.id]
-        plot_convergence(report.mc, net_vector(bet, report.rules), exact_rtp=row["exact_rtp"],
+        plot_convergence(report.mc, net_vector(bet, report.rules, report.mc.detail), exact_rtp=row["exact_rtp"],
                          stated_rtp=row["stated_rtp"], ax=ax, label=bet.name)
     for ax in axes:  # each panel names its own exact figure
         ax.legend(fontsize="x-small", loc="best")

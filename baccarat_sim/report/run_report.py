@@ -29,9 +29,9 @@ def main_bet_probabilities(hist: OutcomeHistogram) -> dict[str, float]:
     winner = feature_table()["winner"]
     total = hist.total
     return {
-        "banker_win": float(hist.counts[winner == 1].sum() / total),
-        "player_win": float(hist.counts[winner == 0].sum() / total),
-        "tie": float(hist.counts[winner == 2].sum() / total),
+        "banker_win": float(hist.code_counts[winner == 1].sum() / total),
+        "player_win": float(hist.code_counts[winner == 0].sum() / total),
+        "tie": float(hist.code_counts[winner == 2].sum() / total),
     }
 
 
@@ -266,7 +266,7 @@ def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | N
                        push_frequency=ex.push_frequency, sd=ex.sd, rounds_for_0_01pct_ci=ex.rounds_for_precision)
         else:
             mc_result = settle_bet(mc, bet, rules)
-            est = estimate(mc, net_vector(bet, rules))
+            est = estimate(mc, net_vector(bet, rules, mc.detail))
             low, high = est.ci95
             row.update(rtp=est.rtp, house_edge=-est.ev, ci95_low=low, ci95_high=high, z=est.z(ex.rtp), se=est.se,
                        se_method=est.method, hit_frequency=mc_result.hit_frequency,

@@ -1,0 +1,242 @@
+"""Exact enumeration with card detail: outcome weights joint with the atoms of card-level bets.
+
+Pure numba functions over integer arrays, no I/O. The weights are those of
+:mod:`baccarat_sim.kernels.exact` (ordered six-card sequences, a round that
+uses fewer than six cards standing for every ordering of the rest), now split
+by the bits of the rule set's atoms (card-only conditions,
+:class:`baccarat_sim.model.cardlevel.Atom`).
+
+The enumeration carries only the card detail the atoms read:
+
+* the first four cards are taken one card id at a time, grouped by the two
+  two-card totals (one group per thread); for each, the outcome-code suffix
+  (pairs, first-card comparison), every atom's *partial class* (what the first
+  four cards leave open of it: two first-four cards that no third card can
+  tell apart share a class) and the cards' *third-card classes* are recorded;
+* the third cards are taken by third-card class: a point value, refined only
+  where an atom reads a third card's rank, suit or colour.
+
+Prefixes that agree on the suffix and every partial class form a *state*.
+The weight of a third card of class ``c`` after a prefix is ``N_c - r_c``,
+with ``r_c`` the prefix's own cards of that class, so a state needs only the
+sums over its prefixes of the weight ``w``, of ``w r_c`` and of
+``w r_c r_d``: the third-card stage then runs once per state, not once per
+prefix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from ..model.codes import N_SUFFIXES
+from ..model.tableau import BANKER_DRAWS
+from .jit import jit, jit_parallel
+
+__all__ = ["exact_detail_counts"]
+
+
+@jit(inline="always")
+def _suffix(c0, c1, c2, c3):
+    """Outcome-code suffix of the first four card ids (pairs and the first-card comparison)."""
+    r0, r1 = c0 >> 2, c1 >> 2
+    player_pair = np.int64(r0 == (c2 >> 2)) + np.int64(c0 == c2)
+    banker_pair = np.int64(r1 == (c3 >> 2)) + np.int64(c1 == c3)
+    first = np.int64(r0 < r1) + 2 * np.int64(r0 == r1) + np.int64(c0 == c1)
+    return player_pair * 12 + banker_pair * 4 + first
+
+
+@jit
+def _group(pt, bt, counts, points, ids, n_ids, tclass, t_total, t_point, n_classes, first4, reduced, reduced_offset,
+           radix, third, rt, rt_offset, rt_width, n_atoms, n_cards, slot, states, weight, r1, r2, out):
+    """Every prefix with two-card totals ``(pt, bt)``, then the third-card stage of each state it touched.
+
+    A state's sums take the next free scratch row (``slot[state]``); when every
+    row is taken, the third-card stage runs on the rows so far and frees them.
+    The stage is linear in the sums, so a state whose prefixes are split
+    between two such flushes is counted exactly once in all.
+    """
+    n_touched = 0
+    rows = weight.shape[0]
+    k = n_classes
+    for a in range(10):
+        a2 = (pt - a + 10) % 10
+        for b in range(10):
+            b2 = (bt - b + 10) % 10
+            for i0 in range(n_ids[a]):
+                c0 = ids[a, i0]
+                n0 = counts[c0]
+                if n0 == 0:
+                    continue
+                for i1 in range(n_ids[b]):
+                    c1 = ids[b, i1]
+                    n1 = counts[c1] - (c1 == c0)
+                    if n1 <= 0:
+                        continue
+                    for i2 in range(n_ids[a2]):
+                        c2 = ids[a2, i2]
+                        n2 = counts[c2] - (c2 == c0) - (c2 == c1)
+                        if n2 <= 0:
+                            continue
+                        for i3 in range(n_ids[b2]):
+                            c3 = ids[b2, i3]
+                            n3 = counts[c3] - (c3 == c0) - (c3 == c1) - (c3 == c2)
+                            if n3 <= 0:
+                                continue
+                            w = n0 * n1 * n2 * n3
+                            state = _suffix(c0, c1, c2, c3)
+                            for atom in range(n_atoms):
+                                f = (first4[atom, 0, c0] + first4[atom, 1, c1] + first4[atom, 2, c2]
+                                     + first4[atom, 3, c3])
+                                state += reduced[reduced_offset[atom] + f] * radix[atom]
+                            row = slot[state]
+                            if row < 0:
+                                if n_touched == rows:
+                                    _third_stage(pt, bt, n_touched, k, t_total, t_point, n_atoms, n_cards, radix,
+                                                 third, rt, rt_offset, rt_width, slot, states, weight, r1, r2, out)
+                                    n_touched = 0
+                                row = n_touched
+                                slot[state] = row
+                                states[row] = state
+                                n_touched += 1
+                            weight[row] += w
+                            t0, t1, t2, t3 = tclass[c0], tclass[c1], tclass[c2], tclass[c3]
+                            r1[row, t0] += w
+                            r1[row, t1] += w
+                            r1[row, t2] += w
+                            r1[row, t3] += w
+                            r2[row, t0, t0] += w
+                            r2[row, t0, t1] += w
+                            r2[row, t0, t2] += w
+                            r2[row, t0, t3] += w
+                            r2[row, t1, t0] += w
+                            r2[row, t1, t1] += w
+                            r2[row, t1, t2] += w
+                            r2[row, t1, t3] += w
+                            r2[row, t2, t0] += w
+                            r2[row, t2, t1] += w
+                            r2[row, t2, t2] += w
+                            r2[row, t2, t3] += w
+                            r2[row, t3, t0] += w
+                            r2[row, t3, t1] += w
+                            r2[row, t3, t2] += w
+                            r2[row, t3, t3] += w
+    _third_stage(pt, bt, n_touched, k, t_total, t_point, n_atoms, n_cards, radix, third, rt, rt_offset, rt_width, slot,
+                 states, weight, r1, r2, out)
+
+
+@jit
+def _third_stage(pt, bt, n_rows, k, t_total, t_point, n_atoms, n_cards, radix, third, rt, rt_offset, rt_width, slot,
+                 states, weight, r1, r2, out):
+    """The third cards of scratch rows ``0 .. n_rows - 1`` (states with two-card totals ``(pt, bt)``); frees them."""
+    natural = pt >= 8 or bt >= 8
+    rest = n_cards - 4
+    for row in range(n_rows):
+        state = states[row]
+        slot[state] = -1
+        w = weight[row]
+        suffix = state % N_SUFFIXES
+        if natural or (pt > 5 and BANKER_DRAWS[bt, 0] == 0):
+            bits = _bits(state, k, k, n_atoms, radix, third, rt, rt_offset, rt_width)
+            prefix = ((pt * 10 + bt) * 2) * 2
+            out[bits, prefix * N_SUFFIXES + suffix] += w * rest * (rest - 1)
+        elif pt > 5:  # the Player stands on 6-7, the Banker draws on 0-5: its third card is the fifth card
+            for d in range(k):
+                wd = (t_total[d] * w - r1[row, d]) * (rest - 1)
+                if wd == 0:
+                    continue
+                bits = _bits(state, k, d, n_atoms, radix, third, rt, rt_offset, rt_width)
+                prefix = ((pt * 10 + (bt + t_point[d]) % 10) * 2) * 2 + 1
+                out[bits, prefix * N_SUFFIXES + suffix] += wd
+        else:  # the Player draws on 0-5
+            for c in range(k):
+                wc = t_total[c] * w - r1[row, c]
+                if wc == 0:
+                    continue
+                v = t_point[c]
+                player = (pt + v) % 10
+                if BANKER_DRAWS[bt, 1 + v]:
+                    for d in range(k):
+                        delta = np.int64(c == d)
+                        wd = (t_total[c] * (t_total[d] - delta) * w - t_total[c] * r1[row, d]
+                              - (t_total[d] - delta) * r1[row, c] + r2[row, c, d])
+                        if wd == 0:
+                            continue
+                        bits = _bits(state, c, d, n_atoms, radix, third, rt, rt_offset, rt_width)
+                        prefix = ((player * 10 + (bt + t_point[d]) % 10) * 2 + 1) * 2 + 1
+                        out[bits, prefix * N_SUFFIXES + suffix] += wd
+                else:
+                    bits = _bits(state, c, k, n_atoms, radix, third, rt, rt_offset, rt_width)
+                    prefix = ((player * 10 + bt) * 2 + 1) * 2
+                    out[bits, prefix * N_SUFFIXES + suffix] += wc * (rest - 1)
+        weight[row] = 0
+        for c in range(k):
+            r1[row, c] = 0
+            for d in range(k):
+                r2[row, c, d] = 0
+
+
+@jit(inline="always")
+def _bits(state, p3, b3, n_atoms, radix, third, rt, rt_offset, rt_width):
+    """Atom bits of a state whose third cards are of classes ``p3`` and ``b3`` (``n_classes``: no card)."""
+    bits = np.int64(0)
+    for atom in range(n_atoms):
+        partial = (state // radix[atom]) % (radix[atom + 1] // radix[atom])
+        t = third[atom, 0, p3] + third[atom, 1, b3]
+        bits |= np.int64(rt[rt_offset[atom] + partial * rt_width[atom] + t]) << atom
+    return bits
+
+
+@jit_parallel
+def exact_detail_counts(counts, points, ids, n_ids, tclass, t_total, t_point, first4, reduced, reduced_offset, radix,
+                        third, rt, rt_offset, rt_width, n_states, rows, lanes):
+    """Exact weights of every (atom bits, outcome code) of one round from a freshly shuffled shoe.
+
+    Parameters
+    ----------
+    counts : ndarray(int64, shape=(52,))
+        Cards of each id in the shoe.
+    points : ndarray(int64, shape=(52,))
+        Point value of each card id.
+    ids, n_ids : ndarray(int64, shape=(10, 16)), ndarray(int64, shape=(10,))
+        The card ids of each point value.
+    tclass : ndarray(int64, shape=(52,))
+        Third-card class of each card id (``n_classes`` classes).
+    t_total, t_point : ndarray(int64, shape=(n_classes,))
+        Cards of each third-card class in the shoe, and its point value.
+    first4 : ndarray(int64, shape=(n_atoms, 4, 52))
+        Each atom's first-four index contribution by position and card id.
+    reduced, reduced_offset : ndarray(int64)
+        Each atom's partial class of every first-four index (from ``reduced_offset[atom]``).
+    radix : ndarray(int64, shape=(n_atoms + 1,))
+        State stride of each atom's partial class (``radix[0]`` is ``N_SUFFIXES``).
+    third : ndarray(int64, shape=(n_atoms, 2, n_classes + 1))
+        Each atom's third-card index contribution of the Player's (0) and the
+        Banker's (1) third card by class (``n_classes``: no card).
+    rt, rt_offset, rt_width : ndarray
+        Each atom's truth by (partial class, third-card index), rows of ``rt_width[atom]``.
+    n_states : int
+        ``radix[n_atoms]``: states per group.
+    rows : int
+        Scratch rows per lane: states whose sums are held at once.
+    lanes : ndarray(int64, shape=(n_lanes, 2**n_atoms, N_CODES))
+        Zeroed output, one histogram per lane (thread); their sum is the result.
+        Lane ``j`` takes the total-pairs ``j, j + n_lanes, ...``.
+    """
+    n_atoms = first4.shape[0]
+    k = t_total.shape[0]
+    n_cards = np.int64(0)
+    for c in range(52):
+        n_cards += counts[c]
+    n_lanes = lanes.shape[0]
+    for lane in prange(n_lanes):
+        # Scratch per lane, left zeroed by each group for the next.
+        slot = np.full(n_states, -1, np.int32)
+        states = np.zeros(rows, np.int64)
+        weight = np.zeros(rows, np.int64)
+        r1 = np.zeros((rows, k), np.int64)
+        r2 = np.zeros((rows, k, k), np.int64)
+        for g in range(lane, 100, n_lanes):
+            _group(g // 10, g % 10, counts, points, ids, n_ids, tclass, t_total, t_point, k, first4, reduced,
+                   reduced_offset, radix, third, rt, rt_offset, rt_width, n_atoms, n_cards, slot, states, weight, r1,
+                   r2, lanes[lane])

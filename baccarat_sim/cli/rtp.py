@@ -106,6 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     run_group.add_argument("--workers", type=positive_int("workers", 1), metavar="N",
                            help="--backend dask: start a local cluster of N worker processes for this run (--threads "
                                 "threads each, default 1)")
+    run_group.add_argument("--dask-timeout", type=seconds, metavar="S",
+                           help="--backend dask: when the cluster has no worker (at the start, or all were lost), wait "
+                                "S seconds for one, saying so, then stop with a checkpoint (default: 60 at the start, "
+                                "300 during the run)")
     run_group.add_argument("--resume", action="store_true",
                            help="continue an interrupted run from its checkpoint in --out (same random stream)")
     run_group.add_argument("--checkpoint-every", type=seconds, default=30.0, metavar="S",
@@ -475,8 +479,10 @@ def _count(args) -> int:
 def _check_backend(args) -> None:
     """Backend options that fit together, and Dask importable when asked for, before any work is done."""
     if args.backend == "local":
-        if args.scheduler is not None or args.workers is not None:
-            raise UsageError(f"--{'scheduler' if args.scheduler is not None else 'workers'}: needs --backend dask")
+        for flag, given in (("--scheduler", args.scheduler), ("--workers", args.workers),
+                            ("--dask-timeout", args.dask_timeout)):
+            if given is not None:
+                raise UsageError(f"{flag}: needs --backend dask")
         return
     if args.exact:
         raise UsageError("--backend dask: deals Monte Carlo rounds; drop --exact (exact figures need no cluster)")
@@ -595,11 +601,14 @@ def _monte_carlo(args, rules, shoe, out_dir):
             if args.backend == "dask":
                 from ..engines.dask_backend import DaskBackend, connect, prepare_workers
 
-                with connect(args.scheduler, args.workers, args.threads or 1) as client:
+                waits = {} if args.dask_timeout is None else {"wait_for_workers": args.dask_timeout}
+                with connect(args.scheduler, args.workers, args.threads or 1, **waits) as client:
                     nthreads = prepare_workers(client, plan)
                     where = f"scheduler {client.scheduler.address}" if args.scheduler else "a local cluster"
                     _note(args, f"dask: {len(nthreads)} workers, {sum(nthreads.values())} threads, on {where}")
-                    outcome = run_job(job, state, DaskBackend(client, note=lambda text: _note(args, text)), control)
+                    waits = {} if args.dask_timeout is None else {"no_workers_timeout": args.dask_timeout}
+                    backend = DaskBackend(client, note=lambda text: _note(args, text), **waits)
+                    outcome = run_job(job, state, backend, control)
                 if args.workers is not None:
                     outcome.backend["scheduler"] = f"LocalCluster({args.workers} workers)"
             else:
@@ -679,7 +688,8 @@ def _check(report, args) -> int:
             print(f"check FAILED {bet_id}: {line}", file=sys.stderr)
         if bet_id in report.table.index and bet_id not in failures:
             z = report.table.loc[bet_id, "z"]
-            detail = "exact only" if report.mc is None else f"z {z:+.2f}"
+            detail = ("exact only" if report.mc is None else f"z {z:+.2f}" if z == z else
+                      "z n/a (too few rounds, or no spread yet: not tested)")
             _note(args, f"check ok     {bet_id}: {detail}"
                   + "".join(f"; {c.reason}" for c in report.claims if c.claim.bet == bet_id))
     if not failures:

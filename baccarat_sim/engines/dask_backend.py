@@ -339,7 +339,7 @@ class DaskBackend:
                                                f"{self.no_workers_timeout:g} s")
                         elif not waiting_said and self.note is not None:
                             self.note(f"dask: no workers left; waiting up to {self.no_workers_timeout:g} s for one "
-                                      "to join")
+                                      "to join, then stopping with a checkpoint")
                             waiting_said = True
                     # Two tasks per thread keep every thread busy while results travel, and bound both what a
                     # checkpoint holds past a gap and what a stop throws away.
@@ -388,7 +388,8 @@ def _task_failure(future, first: int, n: int) -> BackendError:
 def simulate_dask(rules: Rules, rounds: int, seed: int | None = None, *, client=None,
                   scheduler: str | None = None, workers: int | None = None, threads_per_worker: int = 1,
                   model: str | None = None, shoe=None, by_position: bool | None = None, progress=None,
-                  checkpoint: str | Path | None = None, resume: bool = False) -> OutcomeHistogram:
+                  checkpoint: str | Path | None = None, resume: bool = False,
+                  no_workers_timeout: float = NO_WORKERS_TIMEOUT, note=None) -> OutcomeHistogram:
     """:func:`simulate` on a Dask cluster: the same histogram, bit for bit.
 
     Parameters
@@ -404,6 +405,13 @@ def simulate_dask(rules: Rules, rounds: int, seed: int | None = None, *, client=
         worker processes (``threads_per_worker`` threads each) for the run.
     threads_per_worker : int
         See ``workers``.
+    no_workers_timeout : float
+        Seconds to wait for a worker whenever the cluster has none (at the
+        start, or once every worker is lost), then stop with a
+        :class:`~baccarat_sim.errors.BackendError` (and the checkpoint).
+    note : callable or None
+        Receives one-line notes, e.g. that no worker is left and how long the
+        run waits for one (None: no notes).
 
     Returns
     -------
@@ -422,8 +430,10 @@ def simulate_dask(rules: Rules, rounds: int, seed: int | None = None, *, client=
     job, state = start_run(rules, rounds, seed, model, shoe, by_position, checkpoint, resume)
     with contextlib.ExitStack() as stack:
         if client is None:
-            client = stack.enter_context(connect(scheduler, workers, threads_per_worker))
+            client = stack.enter_context(connect(scheduler, workers, threads_per_worker,
+                                                 wait_for_workers=no_workers_timeout))
         prepare_workers(client, job.plan)
         started = time.monotonic()
-        outcome = run(job, state, DaskBackend(client), RunControl(checkpoint=checkpoint, progress=progress))
+        backend = DaskBackend(client, no_workers_timeout=no_workers_timeout, note=note)
+        outcome = run(job, state, backend, RunControl(checkpoint=checkpoint, progress=progress))
     return finish_run(job, state, checkpoint, {"wall_seconds": time.monotonic() - started, **outcome.backend})

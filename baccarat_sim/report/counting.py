@@ -9,7 +9,7 @@ import pandas as pd
 from ..analysis.counting import CountResult
 from ..analysis.stats import Z95
 from ..model.cards import N_RANKS, RANK_NAMES
-from .render import clean_json, markdown_table
+from .render import clean_json, csv_text, markdown_table, terminal_text
 
 __all__ = ["count_csv", "count_dict", "count_frame", "count_markdown", "count_stem", "count_text"]
 
@@ -87,7 +87,7 @@ def _header(result: CountResult) -> list[str]:
 
 def count_text(result: CountResult) -> str:
     """Header and table as plain text."""
-    return "\n".join(_header(result) + ["", _display(result).to_string(index=False)])
+    return terminal_text("\n".join(_header(result) + ["", _display(result).to_string(index=False)]))
 
 
 def count_csv(result: CountResult) -> str:
@@ -95,13 +95,14 @@ def count_csv(result: CountResult) -> str:
     frame = count_frame(result)
     for key in ("rules", "strategy", "seed", "cards", "threads"):
         frame[key] = result.run.get(key)
-    return frame.to_csv(index=False)
+    return csv_text(frame, index=False)
 
 
 def count_markdown(result: CountResult) -> str:
     """Header and table as Markdown."""
     header = "\n".join(f"- {line}" for line in _header(result))
-    return f"## Counting: {result.run['strategy_name']}\n\n{header}\n\n{markdown_table(_display(result))}"
+    return terminal_text(f"## Counting: {result.run['strategy_name']}\n\n{header}\n\n"
+                         f"{markdown_table(_display(result))}")
 
 
 def count_stem(result: CountResult) -> str:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..analysis.eor import EffectOfRemoval
 from ..model.cards import N_RANKS, RANK_NAMES
-from .render import markdown_table
+from .render import csv_text, markdown_table
 
 __all__ = ["VALUE_LABELS", "VALUE_ORDER", "bet_fields", "eor_csv", "eor_dict", "eor_markdown", "eor_table",
            "eor_text", "tag_lines"]
@@ -110,7 +110,7 @@ def eor_csv(eor: EffectOfRemoval) -> str:
         by_rank = [("rank", name, e) for name, e in zip(RANK_NAMES, eor.by_rank[bet_id])]
         rows += [{"bet": bet_id, "by": by, "card": name, "eor": None if e is None else float(e),
                   "ev": float(eor.base[bet_id])} for by, name, e in by_value + by_rank]
-    return pd.DataFrame(rows).to_csv(index=False)
+    return csv_text(pd.DataFrame(rows), index=False)
 
 
 def eor_dict(eor: EffectOfRemoval) -> dict:

@@ -19,6 +19,7 @@ from . import counting as counting_report
 from . import eor as eor_report
 from . import plots
 from . import positions as positions_report
+from .render import csv_text
 from .run_report import Report
 
 __all__ = ["PLOTS", "file_stem", "write_count_files", "write_report_files", "write_sweep_files"]
@@ -89,9 +90,9 @@ def write_report_files(report: Report, out_dir, plots_wanted: bool = True, stem:
     if report.eor is not None:  # effects of removal by point value and by rank
         files[f"{stem}-eor.csv"] = _text(eor_report.eor_csv(report.eor))
     if report.positions is not None:  # dealt model: RTP at every round position, rounds per shoe
-        files[f"{stem}-by-round.csv"] = _text(positions_report.by_round_frame(report.positions).to_csv(index=False))
+        files[f"{stem}-by-round.csv"] = _text(csv_text(positions_report.by_round_frame(report.positions), index=False))
         files[f"{stem}-rounds-per-shoe.csv"] = _text(
-            positions_report.rounds_per_shoe_frame(report.positions.rounds_per_shoe).to_csv(index=False))
+            csv_text(positions_report.rounds_per_shoe_frame(report.positions.rounds_per_shoe), index=False))
     images = []
     if plots_wanted:
         for suffix, (builder, needs_mc) in PLOTS.items():

@@ -26,7 +26,7 @@ from ..engines.exact import exact_histogram
 from ..model.rules import available_rules, load_rules
 from ..storage.writing import write_file_set
 from .plots import new_figure, plot_bet_rtp
-from .render import clean_json, markdown_table
+from .render import clean_json, csv_text, markdown_table, terminal_text
 from .run_report import build_report
 from .tables import commission_table
 
@@ -164,7 +164,7 @@ def _page(findings: dict, plots: dict[str, str]) -> str:
         lines += [markdown_table(shown), "Full table: `commission.csv`.", ""]
         if "commission" in plots:
             lines += [f"![commission rounding]({plots['commission']})", ""]
-    return "\n".join(lines)
+    return terminal_text("\n".join(lines))
 
 
 def write_findings(out_dir: str | Path = "results/findings", rule_names: list[str] | None = None) -> list[Path]:
@@ -190,9 +190,9 @@ def write_findings(out_dir: str | Path = "results/findings", rule_names: list[st
         ax.grid(alpha=0.3)
         files["commission-rounding.png"] = lambda path, fig=fig: fig.savefig(path, dpi=90, format="png")
         plots["commission"] = "commission-rounding.png"
-        files["commission.csv"] = lambda path: commission.to_csv(path, index=False)
-    files["bets.csv"] = lambda path: findings["bets"].to_csv(path, index=False)
-    files["claims.csv"] = lambda path: findings["claims"].to_csv(path, index=False)
+        files["commission.csv"] = lambda path: path.write_text(csv_text(commission, index=False))
+    files["bets.csv"] = lambda path: path.write_text(csv_text(findings["bets"], index=False))
+    files["claims.csv"] = lambda path: path.write_text(csv_text(findings["claims"], index=False))
     payload = {
         "bets": findings["bets"].to_dict(orient="records"),
         "claims": findings["claims"].to_dict(orient="records"),

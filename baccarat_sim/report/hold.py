@@ -26,7 +26,7 @@ from ..analysis.sessions import SessionOutcome
 from ..model.shoe import deck_count, describe_shoe
 from ..storage.writing import remove_orphans, write_file_set
 from . import hold_plots
-from .render import clean_json, markdown_table, text_table
+from .render import clean_json, csv_text, markdown_table, terminal_text, text_table
 
 __all__ = [
     "SESSION_QUANTILES",
@@ -448,7 +448,7 @@ def hold_text(analysis: HoldAnalysis, width: int = 120, check_range: int = 95) -
     notes = _notes(analysis)
     if notes:
         lines += ["", "notes"] + [wrapped for note in notes for wrapped in _wrap("  ", note, width)]
-    return "\n".join(lines)
+    return terminal_text("\n".join(lines))
 
 
 def hold_markdown(analysis: HoldAnalysis, check_range: int = 95) -> str:
@@ -478,7 +478,7 @@ def hold_markdown(analysis: HoldAnalysis, check_range: int = 95) -> str:
     notes = _notes(analysis)
     if notes:
         parts += ["### Notes", ""] + [f"- {note}" for note in notes] + [""]
-    return "\n".join(parts)
+    return terminal_text("\n".join(parts))
 
 
 def hold_csv(analysis: HoldAnalysis) -> str:
@@ -486,7 +486,7 @@ def hold_csv(analysis: HoldAnalysis) -> str:
     frame = horizons_frame(analysis)
     frame.insert(0, "rules", analysis.slip.rules.id)
     frame.insert(1, "slip", _slip_words(analysis))
-    return frame.to_csv(index=False)
+    return csv_text(frame, index=False)
 
 
 # --------------------------------------------------------------------------- files
@@ -520,7 +520,7 @@ def write_hold_files(analysis: HoldAnalysis, out_dir, plots_wanted: bool = True,
         f"{stem}.csv": _text(hold_csv(analysis)),
     }
     if analysis.sessions is not None:
-        files[f"{stem}-sessions.csv"] = _text(sessions_frame(analysis.sessions).to_csv(index=False))
+        files[f"{stem}-sessions.csv"] = _text(csv_text(sessions_frame(analysis.sessions), index=False))
     images = []
     if plots_wanted:
         figures = {"fan": hold_plots.hold_fan_figure(analysis) if analysis.fan is not None else None,

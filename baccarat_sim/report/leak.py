@@ -19,7 +19,7 @@ from ..analysis.leak import SIT_OUT, LeakResult, OptimalSort
 from ..model.shoe import describe_shoe
 from ..storage.writing import remove_orphans, write_file_set
 from .plots import new_figure
-from .render import clean_json, markdown_table, text_table
+from .render import clean_json, csv_text, markdown_table, terminal_text, text_table
 
 __all__ = [
     "leak_csv",
@@ -119,7 +119,7 @@ def leak_text(result: LeakResult, optimal: OptimalSort | None = None) -> str:
         parts.append("best splits of the point values into Low and High:\n"
                      + "\n".join(text_table(_candidates_frame(optimal), TEXT_WIDTH)))
     parts.append("\n".join(text_table(_display(result), TEXT_WIDTH)))
-    return "\n\n".join(parts)
+    return terminal_text("\n\n".join(parts))
 
 
 def leak_markdown(result: LeakResult, optimal: OptimalSort | None = None) -> str:
@@ -129,7 +129,7 @@ def leak_markdown(result: LeakResult, optimal: OptimalSort | None = None) -> str
     if optimal is not None:
         parts.append("### Best splits of the point values\n\n" + markdown_table(_candidates_frame(optimal)))
     parts.append("### Observation patterns\n\n" + markdown_table(_display(result)))
-    return "\n\n".join(parts)
+    return terminal_text("\n\n".join(parts))
 
 
 def leak_csv(result: LeakResult) -> str:
@@ -138,7 +138,7 @@ def leak_csv(result: LeakResult) -> str:
     frame["rules"] = result.rules_id
     frame["cards"] = int(result.shoe.sum())
     frame["player_edge"] = float(result.player_edge)
-    return frame.to_csv(index=False)
+    return csv_text(frame, index=False)
 
 
 def leak_dict(result: LeakResult, optimal: OptimalSort | None = None, run: dict | None = None) -> dict:

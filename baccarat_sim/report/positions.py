@@ -11,7 +11,7 @@ import pandas as pd
 from ..analysis.positions import MIN_LINE_HITS, MIN_ROUNDS, CutSweep, Pooled, PositionAnalysis, RoundsPerShoe
 from ..analysis.stats import Z95
 from ..model.rules import CutCard
-from .render import clean_json, markdown_table, text_table
+from .render import clean_json, csv_text, markdown_table, terminal_text, text_table
 
 __all__ = [
     "bet_fields",
@@ -281,18 +281,19 @@ def _sweep_header(sweep: CutSweep) -> list[str]:
 
 def sweep_text(sweep: CutSweep, width: int = 160) -> str:
     """Header and table as plain text."""
-    return "\n".join(_sweep_header(sweep) + [""] + text_table(sweep_table(sweep), width))
+    return terminal_text("\n".join(_sweep_header(sweep) + [""] + text_table(sweep_table(sweep), width)))
 
 
 def sweep_markdown(sweep: CutSweep) -> str:
     """Header and table as Markdown."""
-    return (f"## Cut-card sweep: {sweep.rules.name}\n\n" + "".join(f"- {line}\n" for line in _sweep_header(sweep))
-            + "\n" + markdown_table(sweep_table(sweep)))
+    return terminal_text(f"## Cut-card sweep: {sweep.rules.name}\n\n"
+                         + "".join(f"- {line}\n" for line in _sweep_header(sweep)) + "\n"
+                         + markdown_table(sweep_table(sweep)))
 
 
 def sweep_csv(sweep: CutSweep) -> str:
     """The long table as CSV."""
-    return sweep_frame(sweep).to_csv(index=False)
+    return csv_text(sweep_frame(sweep), index=False)
 
 
 def sweep_dict(sweep: CutSweep) -> dict:

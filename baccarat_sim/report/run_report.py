@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -19,9 +20,15 @@ from ..model.rules import Rules
 from ..model.shoe import describe_shoe
 from . import eor as eor_report
 from . import positions as positions_report
-from .render import clean_json, markdown_table, text_table
+from .render import clean_json, csv_text, markdown_table, terminal_text, text_table
 
-__all__ = ["Report", "build_report", "main_bet_probabilities"]
+__all__ = ["MIN_ROUNDS_FOR_INTERVAL", "NOT_AVAILABLE", "Report", "build_report", "main_bet_probabilities"]
+
+#: Fewest Monte Carlo rounds for which a report gives a confidence interval and a z-score: below it the normal
+#: approximation behind both means nothing (one round would give a zero-width interval and z = +-inf).
+MIN_ROUNDS_FOR_INTERVAL = 100
+#: What a text, Markdown or CSV report shows for a figure that cannot be given yet (JSON: null).
+NOT_AVAILABLE = "n/a"
 
 
 def main_bet_probabilities(hist: OutcomeHistogram) -> dict[str, float]:
@@ -130,7 +137,7 @@ class Report:
 
         if self.mc is not None:
             half = 100 * (t["ci95_high"] - t["ci95_low"]) / 2
-            ci = half.map(lambda v: "" if pd.isna(v) else f" ± {v:.4f}")
+            ci = half.map(lambda v: f" ± {NOT_AVAILABLE}" if pd.isna(v) else f" ± {v:.4f}")
             shown["RTP % (95% CI)"] = pct("rtp") + ci
             shown["edge %"] = pct("house_edge")
             shown["exact %"] = pct("exact_rtp")
@@ -141,7 +148,7 @@ class Report:
         shown["stated"] = [("" if text is None or pd.isna(text) else text) + (" *" if bet_id in failed else "")
                            for bet_id, text in zip(t.index, t["stated_text"])]
         if self.mc is not None:
-            shown["z"] = t["z"].map(lambda v: "" if pd.isna(v) else f"{v:+.2f}")
+            shown["z"] = t["z"].map(lambda v: NOT_AVAILABLE if pd.isna(v) else f"{v:+.2f}")
         shown["hit %"] = pct("hit_frequency")
         if self.mc is None:
             shown["push %"] = pct("push_frequency")
@@ -208,7 +215,7 @@ class Report:
             lines += ["", positions_report.positions_text(self.positions, width)]
         if self.eor is not None:
             lines += ["", eor_report.eor_text(self.eor)]
-        return "\n".join(lines)
+        return terminal_text("\n".join(lines))  # names and notes come from the rule file
 
     def to_markdown(self) -> str:
         """Header and table as Markdown."""
@@ -220,20 +227,23 @@ class Report:
             "\n" + positions_report.positions_markdown(self.positions) if self.positions is not None else "")
         if self.eor is not None:
             text += "\n" + eor_report.eor_markdown(self.eor)
-        return text
+        return terminal_text(text)  # names and notes come from the rule file
 
     def to_csv(self) -> str:
         """The per-bet table as CSV, with run metadata in each row."""
         frame = self.table.drop(columns=["stated_text"]).copy()
         for key in ("rules", "model", "decks", "rounds", "shoes", "seed", "threads", "version", "rules_sha256"):
             frame[key] = self.run.get(key)
-        return frame.to_csv(index_label="id")
+        if self.mc is not None:  # a Monte Carlo figure that cannot be given yet says so (read back as NaN)
+            for column in ("ci95_low", "ci95_high", "z", "se", "rounds_for_0_01pct_ci"):
+                frame[column] = frame[column].astype(object).where(frame[column].notna(), NOT_AVAILABLE)
+        return csv_text(frame, index_label="id")
 
 
 def _sci(value) -> str:
     """3.48e8 rather than 3.48e+08: short, and still read by float()."""
     if pd.isna(value):
-        return ""
+        return NOT_AVAILABLE
     mantissa, exponent = f"{value:.2e}".split("e")
     return f"{mantissa}e{int(exponent)}"
 
@@ -272,6 +282,10 @@ def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | N
                        se_method=est.method, hit_frequency=mc_result.hit_frequency,
                        push_frequency=mc_result.push_frequency, sd=mc_result.sd,
                        rounds_for_0_01pct_ci=mc_result.rounds_for_precision)
+            if mc.rounds < MIN_ROUNDS_FOR_INTERVAL or not est.se > 0 or not math.isfinite(est.se):
+                # Too few rounds, or a result that has not varied yet (every round lost): no interval, no z.
+                row.update(ci95_low=np.nan, ci95_high=np.nan, z=np.nan, se=np.nan, se_method=None,
+                           rounds_for_0_01pct_ci=np.nan)
         rows.append(row)
     table = pd.DataFrame(rows).set_index("id")
     probabilities = main_bet_probabilities(exact)

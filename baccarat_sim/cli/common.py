@@ -12,6 +12,7 @@ from decimal import Decimal, InvalidOperation
 
 from ..errors import BaccaratSimError
 from ..limits import MAX_ROUNDS
+from ..report.text import one_line
 
 __all__ = [
     "EXIT_CHECK_FAILED",
@@ -119,7 +120,7 @@ class Parser(argparse.ArgumentParser):
             close = difflib.get_close_matches(wrong, options, n=1)
             if close:
                 message += f" (did you mean {close[0]}?)"
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)}\n")
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -177,14 +178,15 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
+    # Every message is one line of bounded length with nothing a terminal would obey: it may quote a hostile file.
     except UsageError as error:
-        print(f"{prog}: error: {error}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_USAGE
     except BaccaratSimError as error:
         param = getattr(error, "param", "")
         message = getattr(error, "message", str(error))
         option = option_of(param, args) if param else ""
-        print(f"{prog}: error: {option + ': ' if option else ''}{message}", file=sys.stderr)
+        print(f"{prog}: error: {one_line((option + ': ' if option else '') + message)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:  # outside the dealing loop (compiling, settling, writing)
         return on_interrupt(args)
@@ -192,8 +194,8 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
         if debug:
             traceback.print_exc()
         else:
-            print(f"{prog}: internal error (a bug, please report it): {type(error).__name__}: {error}; rerun "
-                  f"with --debug or {DEBUG_VARIABLE}=1 to see the traceback", file=sys.stderr)
+            print(f"{prog}: internal error (a bug, please report it): {type(error).__name__}: {one_line(str(error))}; "
+                  f"rerun with --debug or {DEBUG_VARIABLE}=1 to see the traceback", file=sys.stderr)
         return EXIT_INTERNAL
     finally:
         for name, handler in previous.items():

@@ -71,6 +71,9 @@ __all__ = ["CARD_FEATURES", "FEATURES", "MAX_NESTING", "Condition", "ConditionEr
 MAX_NESTING = 64
 #: Longest condition text quoted in full in a message.
 EXCERPT = 80
+#: Longest word or number in a condition (the longest feature name has 22 characters): a 5,000-digit number
+#: would otherwise reach ``int()`` and a 200 KB word every message that quotes it.
+MAX_TOKEN = 40
 
 
 #: Feature name -> (description, symbolic values or None, allowed integer range).
@@ -235,7 +238,11 @@ def _tokenize(text: str) -> list[str]:
         match = _TOKEN.match(text, position)
         if not match or match.end() == position:
             raise ConditionError("", f"unexpected character {text[position:].strip()[:1]!r} in {excerpt(text)}")
-        tokens.append(match.group(match.lastindex))
+        token = match.group(match.lastindex)
+        if len(token) > MAX_TOKEN:
+            raise ConditionError("", f"a {'number' if token.isdigit() else 'word'} of {len(token):,} characters "
+                                     f"({excerpt(token)}), more than the limit of {MAX_TOKEN}, in {excerpt(text)}")
+        tokens.append(token)
         position = match.end()
     return tokens
 

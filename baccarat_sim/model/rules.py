@@ -25,7 +25,7 @@ from ..limits import MAX_BETS, MAX_DECKS
 from .codes import N_CODES, decode
 from .conditions import Condition, compile_condition, covers, evaluate, possible_codes
 from .detail import MAX_ATOMS
-from .toml import Checker, excerpt, read_toml, read_toml_file
+from .toml import MAX_DIGITS, Checker, excerpt, read_toml, read_toml_file
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -356,12 +356,13 @@ class Bet:
         for i, case in enumerate(self.cases):
             mask = case.mask(detail)
             if not (mask & possible).any():
-                fail(f".pays[{i}].when", f"{case.when!r} can never happen at the table")
+                fail(f".pays[{i}].when", f"{excerpt(case.when)} can never happen at the table")
             overlap = covered & mask & possible
             if overlap.any():
                 first = int(np.flatnonzero(overlap)[0])
-                fail(f".pays[{i}].when", f"{case.when!r} overlaps pays[{owner[first]}] "
-                                         f"({self.cases[owner[first]].when!r}), e.g. {_describe_cell(first, detail)}")
+                fail(f".pays[{i}].when", f"{excerpt(case.when)} overlaps pays[{owner[first]}] "
+                                         f"({excerpt(self.cases[owner[first]].when)}), e.g. "
+                                         f"{_describe_cell(first, detail)}")
             owner[mask & ~covered] = i
             covered |= mask
         missing = possible & ~covered
@@ -770,7 +771,7 @@ class _Validator(Checker):
             if text in PAYOUT_WORDS:
                 return PAYOUT_WORDS[text], text
             match = _PAYS.match(text)
-            if match:
+            if match and max(len(match.group(1)), len(match.group(3))) <= MAX_DIGITS:  # "10:1", never 5,000 digits
                 a, sep, b = Fraction(match.group(1)), match.group(2), Fraction(match.group(3))
                 if b == 0:
                     self.fail(key, f"impossible odds {value!r}: division by zero")
@@ -783,7 +784,8 @@ class _Validator(Checker):
                     self.fail(key, f"impossible odds {value!r}: more than {MAX_ODDS} to 1")
                 return net, value.strip()
         words = ", ".join(f'"{w}"' for w in PAYOUT_WORDS)
-        self.fail(key, f"must be \"X:Y\", \"X to Y\", \"X for Y\" or one of {words}; got {value!r}")
+        self.fail(key, f"must be \"X:Y\", \"X to Y\", \"X for Y\" (numbers of at most {MAX_DIGITS} digits) or one "
+                       f"of {words}; got {excerpt(value)}")
 
     def case(self, t: dict, key: str, notation: str, need_when: bool) -> tuple[Case, np.ndarray]:
         self.known(t, key, _CASE_KEYS if need_when else _CASE_KEYS - {"when"})

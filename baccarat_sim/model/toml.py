@@ -69,8 +69,13 @@ def read_toml(data: bytes | str, label: str, error: type[InputError]) -> tuple[b
         problem = f"malformed TOML: {toml_error}"
     except RecursionError:
         problem = f"nested too deeply; at most {MAX_NESTING} levels of arrays and tables are allowed"
-    except ValueError as value_error:  # an integer of thousands of digits
-        problem = f"a number is too long ({str(value_error).split(';')[0]}); at most {MAX_DIGITS} digits are allowed"
+    except ValueError:  # an integer of thousands of digits, beyond what Python converts
+        problem = f"a number is too long; at most {MAX_DIGITS} digits are allowed"
+        longest = max(re.finditer(r"\d[\d_]*", text), key=lambda m: len(m.group()), default=None)
+        if longest is not None:
+            line = text.count("\n", 0, longest.start()) + 1
+            problem = (f"line {line}: a number of {len(longest.group().replace('_', '')):,} digits; at most "
+                       f"{MAX_DIGITS} digits are allowed")
     if problem is not None:
         raise error("", f"{label}: {problem}")
     if _depth(document) > MAX_NESTING:

@@ -1,4 +1,4 @@
-r"""Text, Markdown, CSV and JSON rendering shared by every result type.
+"""Text, Markdown, CSV and JSON rendering shared by every result type.
 
 Reports, position analyses, cut-card sweeps, effect-of-removal tables,
 counting results, hold and leak analyses and the findings page all print the
@@ -6,12 +6,11 @@ same kinds of table; one renderer each keeps their outputs alike.
 
 It is also the one place where text from a rule file (rule-set, bet and claim
 names, assumptions) is made safe to show: names are data a stranger may have
-written. Control characters and invisible format characters, which a terminal
-would obey (``ESC [2J`` clears the screen, ``U+202E`` reverses the text after
-it), are shown as escapes such as ``\x1b`` (:func:`terminal_text`), table cells
-stay on one line (:func:`cell_text`), and a CSV cell that a spreadsheet would
-run as a formula (``=HYPERLINK(...)``) is prefixed with a quote, as OWASP
-recommends (:func:`csv_text`).
+written. What a terminal would obey is shown as an escape
+(:mod:`baccarat_sim.report.text`), table cells stay on one line, a ``|``
+cannot end a Markdown cell, and a CSV cell that a spreadsheet would run as a
+formula (``=HYPERLINK(...)``) is prefixed with a quote, as OWASP recommends
+(:func:`csv_text`).
 """
 
 from __future__ import annotations
@@ -22,61 +21,14 @@ import re
 import numpy as np
 import pandas as pd
 
+from .text import cell_text, one_line, terminal_text
+
 __all__ = ["CSV_FORMULA_START", "cell_text", "clean_json", "csv_text", "markdown_table", "one_line", "terminal_text",
            "text_table"]
 
-#: Characters a terminal or text viewer obeys instead of showing (besides the line break): C0 and C1 controls, DEL,
-#: zero-width and bidirectional formatting characters, line and paragraph separators, the byte-order mark.
-_FORMAT_CHARACTERS = r"\x7f-\x9f\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
-_UNSAFE_KEEPING_LINES = re.compile(rf"[\x00-\x09\x0b-\x1f{_FORMAT_CHARACTERS}]")
-_UNSAFE = re.compile(rf"[\x00-\x1f{_FORMAT_CHARACTERS}]")
 #: First characters that make a spreadsheet read a CSV cell as a formula (OWASP, "CSV Injection").
 CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-#: Longest one-line message (an error quoting a 200 KB condition keeps its start and end).
-MAX_LINE = 1000
-
-
-_NAMED_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
-
-def _escape(match: re.Match) -> str:
-    character = match.group()
-    if character in _NAMED_ESCAPES:
-        return _NAMED_ESCAPES[character]
-    code = ord(character)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def terminal_text(text: str) -> str:
-    r"""``text`` with every character a terminal would obey shown as an escape; line breaks are kept.
-
-    Examples
-    --------
-    >>> print(terminal_text("Tie\x1b[2J\u202e\nPays"))
-    Tie\x1b[2J\u202e
-    Pays
-    """
-    return _UNSAFE_KEEPING_LINES.sub(_escape, text)
-
-
-def cell_text(value) -> str:
-    r"""A table cell as one line of safe text (line breaks and tabs are escaped too).
-
-    Examples
-    --------
-    >>> print(cell_text("Bet\nTwo\x07"))
-    Bet\nTwo\x07
-    """
-    return _UNSAFE.sub(_escape, str(value))
-
-
-def one_line(text: str, limit: int = MAX_LINE) -> str:
-    """A message as one safe line of at most about ``limit`` characters (its start and end kept)."""
-    line = cell_text(text)
-    if len(line) <= limit:
-        return line
-    return f"{line[: limit - 60]} … ({len(line) - limit + 40:,} characters left out) … {line[-20:]}"
 
 
 def _csv_cell(value):

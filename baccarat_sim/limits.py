@@ -11,3 +11,6 @@ MAX_ROUNDS = 10**15
 MAX_DECKS = 16
 #: Most bets a rule set may offer: every report, table and plot stays bounded in time and memory.
 MAX_BETS = 200
+#: Most bets a run's per-bet figures show (one panel or row each); the report's notes say how many were left out,
+#: and how the shown ones were chosen. The largest shipped rule set has 15 bets.
+MAX_PLOTTED_BETS = 24

@@ -107,6 +107,10 @@ def write_report_files(report: Report, out_dir, plots_wanted: bool = True, stem:
             files[f"{stem}-eor.png"] = _figure(plots.eor_figure(report.eor))
             images.append(f"{stem}-eor.png")
     pictures = "".join(f"\n![{Path(name).stem}]({name})\n" for name in images)
+    shown = len(report.plotted_bets())
+    if pictures and shown < len(report.table):  # bounded figures (limits.MAX_PLOTTED_BETS): say what they leave out
+        pictures = (f"\nThe per-bet plots show {shown} of the {len(report.table)} bets: those whose stated RTP does "
+                    "not hold, then those furthest from exact; every bet is in the table above.\n" + pictures)
     files[f"{stem}.md"] = _text(report.to_markdown() + "\n" + (f"\n### Plots\n{pictures}" if pictures else ""))
     return _write(out_dir, files)
 

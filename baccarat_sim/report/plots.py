@@ -6,6 +6,12 @@ test them; none calls ``plt.show()``. The ``*_figure`` helpers build a whole
 :class:`matplotlib.figure.Figure` without pyplot, for files written by a
 command-line run (no GUI backend, no global state).
 
+A figure with one panel or row per bet shows at most
+:data:`~baccarat_sim.limits.MAX_PLOTTED_BETS` bets, chosen by
+:meth:`~baccarat_sim.report.run_report.Report.plotted_bets` (a sweep or EOR
+figure: the bets with the largest effects), and its title says how many were
+left out: a rule set of 200 bets plots in seconds, not minutes.
+
 Examples
 --------
 >>> from matplotlib.figure import Figure
@@ -23,6 +29,7 @@ from matplotlib.figure import Figure
 
 from ..analysis.settlement import net_vector
 from ..analysis.stats import Z95, estimate, wilson_interval
+from ..limits import MAX_PLOTTED_BETS
 from ..model.histogram import OutcomeHistogram
 from .counting import count_frame
 from .eor import eor_table
@@ -63,7 +70,7 @@ def _axes(ax):
     return ax
 
 
-def plot_bet_rtp(report, *, ax=None, relative: bool = False) -> dict:
+def plot_bet_rtp(report, *, ax=None, relative: bool = False, bet_ids=None) -> dict:
     """Per-bet RTP: Monte Carlo estimate with its 95% CI, the exact value and the stated one.
 
     Parameters
@@ -75,6 +82,8 @@ def plot_bet_rtp(report, *, ax=None, relative: bool = False) -> dict:
         False: RTP in percent. True: each figure minus the exact RTP, in
         percentage points, so CIs of a few hundredths stay visible next to
         RTPs that differ by whole percents.
+    bet_ids : list of str or None
+        Bets to draw, one row each (default: all).
 
     Returns
     -------
@@ -84,7 +93,7 @@ def plot_bet_rtp(report, *, ax=None, relative: bool = False) -> dict:
         sheet states no bet RTP).
     """
     ax = _axes(ax)
-    t = report.table
+    t = report.table if bet_ids is None else report.table.loc[list(bet_ids)]
     y = np.arange(len(t))[::-1]  # first bet on top
     exact = 100 * t["exact_rtp"].to_numpy(float)
     base = exact if relative else np.zeros_like(exact)
@@ -241,23 +250,46 @@ def _panel_grid(n_panels: int, columns: int, panel_height: float):
     return fig, axes[:n_panels]
 
 
+def _shown(shown: int, total: int, why: str) -> str:
+    """A title's note of the bets a figure leaves out ("" when it shows them all)."""
+    return "" if shown >= total else f"\n{shown} of {total} bets: {why} (every bet is in the tables)"
+
+
+def _plotted(report) -> tuple[list, str]:
+    """The report's bets a per-bet figure shows (:meth:`Report.plotted_bets`) and the title's note."""
+    keep = set(report.plotted_bets())
+    bets = [bet for bet in report.rules.bets if bet.id in keep]
+    why = "stated RTPs that do not hold, then the largest |z|" if report.mc is not None else (
+        "stated RTPs that do not hold, then the rule file's order")
+    return bets, _shown(len(bets), len(report.rules.bets), why)
+
+
+def _largest(effects: dict[str, float], limit: int = MAX_PLOTTED_BETS) -> list[str]:
+    """The ``limit`` keys of ``effects`` with the largest values (NaN last), in their given order."""
+    if len(effects) <= limit:
+        return list(effects)
+    ranked = sorted(effects, key=lambda k: -effects[k] if effects[k] == effects[k] else np.inf)
+    keep = set(ranked[:limit])
+    return [k for k in effects if k in keep]
+
+
 def bet_rtp_figure(report):
-    """Per-bet RTP in percent (left) and minus the exact RTP (right), one figure."""
-    height = 1.2 + 0.35 * len(report.table)
-    fig = new_figure(12, height)
+    """Per-bet RTP in percent (left) and minus the exact RTP (right), one figure (one row per plotted bet)."""
+    bets, note = _plotted(report)
+    fig = new_figure(12, 1.2 + 0.35 * len(bets) + (0.3 if note else 0.0))
     left, right = fig.subplots(1, 2, sharey=True)
-    plot_bet_rtp(report, ax=left)
-    plot_bet_rtp(report, ax=right, relative=True)
+    plot_bet_rtp(report, ax=left, bet_ids=[bet.id for bet in bets])
+    plot_bet_rtp(report, ax=right, relative=True, bet_ids=[bet.id for bet in bets])
     right.get_legend().remove()
-    fig.suptitle(f"{report.rules.name}: RTP per bet", fontsize="medium")
+    fig.suptitle(f"{report.rules.name}: RTP per bet{note}", fontsize="medium")
     return fig
 
 
 def convergence_figure(report, columns: int = 3):
-    """Running RTP of every bet of a Monte Carlo report, one panel per bet."""
+    """Running RTP of each plotted bet of a Monte Carlo report, one panel per bet."""
     if report.mc is None:
         raise ValueError("a convergence figure needs a Monte Carlo report")
-    bets = report.rules.bets
+    bets, note = _plotted(report)
     fig, axes = _panel_grid(len(bets), columns, 3.0)
     for ax, bet in zip(axes, bets):
         row = report.table.loc[bet.id]
@@ -265,7 +297,7 @@ def convergence_figure(report, columns: int = 3):
                          stated_rtp=row["stated_rtp"], ax=ax, label=bet.name)
     for ax in axes:  # each panel names its own exact figure
         ax.legend(fontsize="x-small", loc="best")
-    fig.suptitle(f"{report.rules.name}: convergence of the Monte Carlo RTP (seed {report.mc.seed})",
+    fig.suptitle(f"{report.rules.name}: convergence of the Monte Carlo RTP (seed {report.mc.seed}){note}",
                  fontsize="medium")
     return fig
 
@@ -409,17 +441,17 @@ def plot_cut_sweep(sweep, *, ax=None, bet_ids=None) -> dict:
 
 
 def rtp_by_round_figure(report, columns: int = 3):
-    """RTP by round position of every bet of a dealt run, one panel per bet (None for other runs)."""
+    """RTP by round position of each plotted bet of a dealt run, one panel per bet (None for other runs)."""
     positions = getattr(report, "positions", None)
     if positions is None:
         return None
-    bets = report.rules.bets
+    bets, note = _plotted(report)
     fig, axes = _panel_grid(len(bets), columns, 3.0)
     for ax, bet in zip(axes, bets):
         plot_rtp_by_round(positions, bet.id, ax=ax, label=bet.name)
         ax.legend(fontsize="xx-small", loc="best")
     fig.suptitle(f"{report.rules.name}: RTP by round of the shoe ({report.mc.rounds:,} rounds, seed "
-                 f"{report.mc.seed})", fontsize="medium")
+                 f"{report.mc.seed}){note}", fontsize="medium")
     return fig
 
 
@@ -440,11 +472,18 @@ def rounds_per_shoe_figure(report):
 
 
 def cut_sweep_figure(sweep):
-    """One figure of a cut-card sweep: every bet's RTP minus its fresh-shoe RTP by cut-card position."""
+    """One figure of a cut-card sweep: each bet's RTP minus its fresh-shoe RTP by cut-card position.
+
+    With more than :data:`~baccarat_sim.limits.MAX_PLOTTED_BETS` bets, those the cut card moves most.
+    """
+    frame = sweep_frame(sweep)
+    moved = frame.assign(size=frame["rtp_minus_fresh"].abs()).groupby("bet", sort=False)["size"].max()
+    bet_ids = _largest({bet.id: float(moved.get(bet.id, np.nan)) for bet in sweep.rules.bets})
     fig = new_figure(10, 5.5)
     ax = fig.add_subplot()
-    plot_cut_sweep(sweep, ax=ax)
-    ax.set_title(f"{sweep.rules.name}: RTP by cut-card position (seed {sweep.seed})", fontsize="medium")
+    plot_cut_sweep(sweep, ax=ax, bet_ids=bet_ids)
+    note = _shown(len(bet_ids), len(sweep.rules.bets), "those the cut card moves most")
+    ax.set_title(f"{sweep.rules.name}: RTP by cut-card position (seed {sweep.seed}){note}", fontsize="medium")
     return fig
 
 
@@ -492,14 +531,22 @@ def plot_eor(eor, *, bets=None, by: str = "value", ax=None) -> dict:
 
 
 def eor_figure(eor, columns: int = 3):
-    """Effect of removal of every bet, one panel per bet (by rank for bets that tell the ten-value ranks apart)."""
-    bets = list(eor.bet_ids)
+    """Effect of removal of each bet, one panel per bet (by rank for bets that tell the ten-value ranks apart).
+
+    With more than :data:`~baccarat_sim.limits.MAX_PLOTTED_BETS` bets, those with the largest effects.
+    """
+    names = dict(zip(eor.bet_ids, eor.bet_names))
+    bets = _largest({bet_id: max((abs(float(e)) for e in eor.by_rank[bet_id] if e is not None), default=np.nan)
+                     for bet_id in eor.bet_ids})
     fig, axes = _panel_grid(len(bets), columns, 2.8)
-    for ax, bet_id, name in zip(axes, bets, eor.bet_names):
+    for ax, bet_id in zip(axes, bets):
+        name = names[bet_id]
         tens = {e for e, r in zip(eor.by_rank[bet_id], range(13)) if r >= 9}
         plot_eor(eor, bets=[bet_id], by="value" if len(tens) <= 1 else "rank", ax=ax)
         ax.set_title(name, fontsize="small")
-    fig.suptitle(f"{eor.rules_id}: effect of removing one card ({int(eor.shoe.sum())}-card shoe)", fontsize="medium")
+    note = _shown(len(bets), len(eor.bet_ids), "those with the largest effects")
+    fig.suptitle(f"{eor.rules_id}: effect of removing one card ({int(eor.shoe.sum())}-card shoe){note}",
+                 fontsize="medium")
     return fig
 
 

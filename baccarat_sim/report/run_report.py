@@ -14,6 +14,7 @@ from ..analysis.claims import ClaimCheck, check_claims
 from ..analysis.positions import analyze_positions
 from ..analysis.settlement import commission_by_stake, net_vector, settle, settle_bet
 from ..analysis.stats import estimate
+from ..limits import MAX_PLOTTED_BETS
 from ..model.conditions import feature_table
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Rules
@@ -103,6 +104,23 @@ class Report:
                 record.update(eor_report.bet_fields(self.eor, bet_id))
             records.append(record)
         return records
+
+    def plotted_bets(self, limit: int = MAX_PLOTTED_BETS) -> list[str]:
+        """Ids of the bets the per-bet figures show, in the rule file's order: all, or the ``limit`` most worth a look.
+
+        Figures stay bounded in time and memory whatever the number of bets.
+        First come the bets whose stated RTP the exact one contradicts, then
+        (Monte Carlo) those furthest from exact, by ``|z|``; ties, and an
+        exact-only report, keep the rule file's order.
+        """
+        ids = list(self.table.index)
+        if len(ids) <= limit:
+            return ids
+        failed = {c.claim.bet for c in self.claims if c.claim.what == "bet" and not c.holds}
+        distance = self.table["z"].abs().fillna(-1.0).to_numpy()  # n/a last
+        ranked = sorted(range(len(ids)), key=lambda i: (ids[i] not in failed, -distance[i], i))
+        keep = set(ranked[:limit])
+        return [bet_id for i, bet_id in enumerate(ids) if i in keep]
 
     def to_dict(self) -> dict:
         """The ``--format json`` object: ``{"run": {...}, "bets": [...], "claims": [...]}``."""
@@ -313,6 +331,11 @@ def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | N
         table = table.join(positions_report.table_columns(positions))
         info.update(positions_report.run_fields(positions))
     info.update(run or {})
+    if len(rules.bets) > MAX_PLOTTED_BETS:  # what the figures leave out, said where every output shows it
+        chosen = "furthest from exact (largest |z|)" if mc is not None else "first in the rule file"
+        info["notes"] = info["notes"] + [
+            f"per-bet plots show {MAX_PLOTTED_BETS} of the {len(rules.bets)} bets (limits.MAX_PLOTTED_BETS): any whose "
+            f"stated RTP does not hold, then those {chosen}; every bet is in the tables, CSV and JSON"]
     return Report(rules, exact, mc, info, table, check_claims(rules, exact_results), positions)
 
 

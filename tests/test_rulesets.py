@@ -46,7 +46,8 @@ def nets(rules, bet_id):
 
 
 def test_every_shipped_rule_set_is_known_here():
-    assert set(available_rules()) == set(ALL)
+    # The side-bet catalogue (catalogue-*.toml) is checked against its sources in test_catalogue.py.
+    assert {name for name in available_rules() if not name.startswith("catalogue-")} == set(ALL)
 
 
 def test_every_sheet_has_a_rule_set_named_after_it():

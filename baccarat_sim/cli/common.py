@@ -132,8 +132,16 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
+class _Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP outside a run's dealing loop: the command stops as on Ctrl-C, with 128 + the signal."""
+
+    def __init__(self, signum: int):
+        super().__init__()
+        self.signum = signum
+
+
 def _stop_as_interrupt(signum, frame):
-    raise KeyboardInterrupt
+    raise _Stopped(signum)
 
 
 def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_of, on_interrupt) -> int:
@@ -188,8 +196,10 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
         option = option_of(param, args) if param else ""
         print(f"{prog}: error: {one_line((option + ': ' if option else '') + message)}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:  # outside the dealing loop (compiling, settling, writing)
-        return on_interrupt(args)
+    except KeyboardInterrupt as stop:  # outside the dealing loop (compiling, settling, writing)
+        status = on_interrupt(args)
+        # A batch scheduler's SIGTERM must read as one (143), not as Ctrl-C (130).
+        return status if getattr(stop, "signum", None) is None else 128 + int(stop.signum)
     except Exception as error:  # a bug: never dressed up as bad input
         if debug:
             traceback.print_exc()

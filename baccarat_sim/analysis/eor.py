@@ -12,6 +12,15 @@ Removing one card at random does not change the EV of the next round (the
 cards are exchangeable), so the count-weighted EORs of a shoe sum to exactly
 zero: :meth:`EffectOfRemoval.balance` checks it for every bet.
 
+Suits are interchangeable only where no bet tells them apart. Two suits are
+solved once for both when a permutation of the suits maps the shoe to itself
+and leaves every card-level condition (atom) of the bets unchanged: always for
+bets on the outcome alone (suited pairs are the same whatever the suit), for
+Colour Match also red against black, never hearts against spades for a bet on
+hearts. When the bets read suits or colours, every bet also gets its EOR by
+suit (the count-weighted mean over the ranks of removing one card of that
+suit) and by colour, which balance to zero the same way.
+
 Counting tags are the EORs scaled and rounded to small integers and then
 *balanced* (their count-weighted sum is zero, so a full shoe counts to 0); the
 betting correlation is the count-weighted correlation of the tags with the
@@ -21,31 +30,42 @@ EORs (Griffin, *The Theory of Blackjack*, ch. 4).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from fractions import Fraction
 
 import numpy as np
 
-from ..engines.detail import rules_detail
+from ..engines.detail import detail_of_atoms, rules_detail
 from ..engines.exact import exact_histogram
 from ..errors import InputError
-from ..model.cards import N_RANKS, RANK_NAMES, RANK_POINTS
+from ..model.cardlevel import NONE
+from ..model.cards import N_CARD_IDS, N_RANKS, N_SUITS, RANK_NAMES, RANK_POINTS
 from ..model.rules import Rules
 from ..model.shoe import as_shoe
 from .settlement import settle_bet
 
 __all__ = [
+    "COLOURS",
+    "SUITS",
     "CountTags",
     "EffectOfRemoval",
     "betting_correlation",
     "break_even_true_count",
     "derive_tags",
     "effect_of_removal",
+    "reads_suits",
+    "suit_orbits",
 ]
+
+#: Suits in card-id order (suit ``s`` of card ``rank * 4 + s``) and the colours, with the suits of each.
+SUITS = ("spades", "hearts", "diamonds", "clubs")
+COLOURS = {"black": (0, 3), "red": (1, 2)}
+
 
 @dataclasses.dataclass(frozen=True)
 class EffectOfRemoval:
-    """Exact effects of removal of every rank and point value for every bet.
+    """Exact effects of removal of every rank and point value (and suit and colour) for every bet.
 
     Attributes
     ----------
@@ -59,6 +79,13 @@ class EffectOfRemoval:
         EOR of Ace..King (None for a rank with no card left).
     by_value : dict of str to tuple of 10 (Fraction or None)
         EOR of point values 0..9.
+    by_suit : dict of str to tuple of 4 (Fraction or None), or None
+        EOR of spades, hearts, diamonds, clubs (in :data:`SUITS` order; None
+        for a suit with no card left); None when no bet reads suits or colours.
+    by_colour : dict of str to tuple of 2 (Fraction or None), or None
+        EOR of black and red (in :data:`COLOURS` order); None as ``by_suit``.
+    suit_bets : tuple of str
+        The bets whose conditions read suits or colours.
     """
 
     rules_id: str
@@ -68,6 +95,9 @@ class EffectOfRemoval:
     base: dict
     by_rank: dict
     by_value: dict
+    by_suit: dict | None = None
+    by_colour: dict | None = None
+    suit_bets: tuple[str, ...] = ()
 
     @property
     def rank_counts(self) -> np.ndarray:
@@ -81,16 +111,34 @@ class EffectOfRemoval:
         np.add.at(counts, RANK_POINTS, self.rank_counts)
         return counts
 
+    @property
+    def suit_counts(self) -> np.ndarray:
+        """Cards of each suit in the shoe, ``ndarray(int64, shape=(4,))`` (spades, hearts, diamonds, clubs)."""
+        return self.shoe.sum(axis=0)
+
+    @property
+    def colour_counts(self) -> np.ndarray:
+        """Cards of each colour in the shoe, ``ndarray(int64, shape=(2,))`` (black, red)."""
+        return np.array([self.suit_counts[list(suits)].sum() for suits in COLOURS.values()], np.int64)
+
     def balance(self, bet_id: str, by: str = "rank") -> Fraction:
         """Count-weighted sum of the EORs of a bet: exactly zero.
 
         Parameters
         ----------
-        by : {"rank", "value"}
+        by : {"rank", "value", "suit", "colour"}
+            ``suit`` and ``colour`` where the bets read suits (:attr:`by_suit` is not None).
         """
-        effects = self.by_rank[bet_id] if by == "rank" else self.by_value[bet_id]
-        counts = self.rank_counts if by == "rank" else self.value_counts
-        return sum((int(n) * e for n, e in zip(counts, effects) if e is not None), Fraction(0))
+        effects, counts = {
+            "rank": (self.by_rank, self.rank_counts),
+            "value": (self.by_value, self.value_counts),
+            "suit": (self.by_suit, self.suit_counts),
+            "colour": (self.by_colour, self.colour_counts),
+        }[by]
+        if effects is None:
+            raise InputError("by", f"no effect of removal by {by}: no bet of rule set {self.rules_id!r} reads suits "
+                                   "or colours")
+        return sum((int(n) * e for n, e in zip(counts, effects[bet_id]) if e is not None), Fraction(0))
 
     def count_tags(self, bet_id: str, levels=(1, 2, 3)) -> list:
         """Derived balanced tags of a bet for each level (levels with no balanced tags are left out)."""
@@ -108,21 +156,95 @@ class EffectOfRemoval:
 
 
 
-def _distinct_suits(shoe: np.ndarray) -> list[list[int]]:
-    """Suits grouped by identical columns: swapping two such suits maps the shoe to itself."""
-    groups: list[list[int]] = []
-    for suit in range(shoe.shape[1]):
-        for group in groups:
-            if np.array_equal(shoe[:, group[0]], shoe[:, suit]):
-                group.append(suit)
-                break
-        else:
-            groups.append([suit])
-    return groups
+def _suit_map(permutation) -> np.ndarray:
+    """Card value ``0..52`` to card value with the suits permuted (no card stays no card)."""
+    cards = np.arange(N_CARD_IDS)
+    mapped = np.append((cards // N_SUITS) * N_SUITS + np.asarray(permutation)[cards % N_SUITS], NONE)
+    return mapped
+
+
+def _atom_invariant(atom, card_map: np.ndarray) -> bool:
+    """Whether an atom has the same value for every round after its cards are mapped by ``card_map``.
+
+    Sound, not complete: each position's class of a mapped card must be a
+    function of the card's own class, and the truth table must be the same
+    on the classes so mapped (for every combination of classes, whether it
+    can be dealt or not).
+    """
+    index = np.arange(atom.truth.size)
+    mapped = np.zeros(atom.truth.size, np.int64)
+    for j, (position, size, stride) in enumerate(zip(atom.positions, atom.sizes, atom.strides)):
+        cards = np.arange(N_CARD_IDS if position in ("P1", "B1", "P2", "B2") else N_CARD_IDS + 1)
+        own, image = atom.projection[j, cards], atom.projection[j, card_map[cards]]
+        class_map = np.zeros(size, np.int64)
+        class_map[own] = image
+        if not np.array_equal(class_map[own], image):
+            return False
+        mapped += class_map[(index // stride) % size] * stride
+    return bool(np.array_equal(atom.truth[mapped], atom.truth))
+
+
+def suit_orbits(shoe: np.ndarray, atoms=()) -> list[list[int]]:
+    """Suits that removing a card of any rank from gives the same EVs: orbits of the shoe's and bets' symmetries.
+
+    A permutation of the four suits is a symmetry when it maps the shoe to
+    itself (equal columns) and leaves every atom unchanged; the outcome codes
+    never tell suits apart (a suited pair is a suited pair in any suit).
+    Suits in one orbit give identical results, so only one of them is solved.
+
+    Parameters
+    ----------
+    shoe : ndarray(int64, shape=(13, 4))
+    atoms : iterable of Atom
+        The card-level conditions of the bets (none: every suit of equal count is interchangeable).
+
+    Returns
+    -------
+    list of list of int
+        The orbits, each sorted, in order of their first suit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> suit_orbits(np.full((13, 4), 2))
+    [[0, 1, 2, 3]]
+    """
+    atoms = tuple(atoms)
+    parent = list(range(N_SUITS))
+
+    def root(s: int) -> int:
+        while parent[s] != s:
+            s = parent[s]
+        return s
+
+    for permutation in itertools.permutations(range(N_SUITS)):
+        if not np.array_equal(shoe[:, list(permutation)], shoe):
+            continue
+        if any(root(s) != root(permutation[s]) for s in range(N_SUITS)):  # would join orbits: check the atoms
+            card_map = _suit_map(permutation)
+            if all(_atom_invariant(atom, card_map) for atom in atoms):
+                for s in range(N_SUITS):
+                    parent[root(permutation[s])] = root(s)
+    orbits: dict[int, list[int]] = {}
+    for s in range(N_SUITS):
+        orbits.setdefault(root(s), []).append(s)
+    return sorted(orbits.values())
+
+
+def reads_suits(atoms) -> bool:
+    """Whether any atom tells apart two cards of one rank (by suit or colour)."""
+    for atom in atoms:
+        by_rank = atom.projection[:, :N_CARD_IDS].reshape(len(atom.positions), N_RANKS, N_SUITS)
+        if (by_rank != by_rank[:, :, :1]).any():
+            return True
+    return False
 
 
 def effect_of_removal(rules: Rules, shoe=None, bets=None) -> EffectOfRemoval:
     """Exact effect of removing one card of each rank (and point value) on every bet.
+
+    Where the bets read suits or colours, also of removing one card of each
+    suit (averaged over the ranks, weighted by their counts) and of each colour.
 
     Parameters
     ----------
@@ -151,45 +273,56 @@ def effect_of_removal(rules: Rules, shoe=None, bets=None) -> EffectOfRemoval:
     def evs(hist) -> dict:
         return {bet.id: settle_bet(hist, bet, rules).ev_exact for bet in bet_list}
 
-    detail = rules_detail(rules)
+    detail = rules_detail(rules)  # checks the rule set's card-level pay tables
+    atoms = tuple({atom.text: atom for bet in bet_list for atom in bet.atoms}.values())
+    if detail is not None and len(atoms) < len(detail.atoms):
+        # Only the atoms of the bets asked for: fewer card details to enumerate after every removal.
+        detail = detail_of_atoms(atoms) if atoms else None
     base = evs(exact_histogram(composition, detail))
-    suit_groups = _distinct_suits(composition)
-    by_rank = {bet.id: [None] * N_RANKS for bet in bet_list}
+    # effect[bet][rank, suit]: EV(shoe less that card) - EV(shoe), for every card the shoe holds.
+    effect = {bet.id: np.full((N_RANKS, N_SUITS), None, dtype=object) for bet in bet_list}
+    orbits = suit_orbits(composition, atoms)
     for rank in range(N_RANKS):
-        n_rank = int(composition[rank].sum())
-        if n_rank == 0:
-            continue
-        sums = {bet.id: Fraction(0) for bet in bet_list}
-        for group in suit_groups:
-            suit = group[0]
+        for orbit in orbits:
+            suit = orbit[0]
             if composition[rank, suit] == 0:
                 continue
             removed = composition.copy()
             removed[rank, suit] -= 1
-            after = evs(exact_histogram(removed, detail))
-            weight = int(composition[rank, suit]) * len(group)  # every suit of the group gives the same EV
-            for bet_id, ev in after.items():
-                sums[bet_id] += weight * (ev - base[bet_id])
-        for bet_id in sums:
-            by_rank[bet_id][rank] = sums[bet_id] / n_rank
+            for bet_id, ev in evs(exact_histogram(removed, detail)).items():
+                effect[bet_id][rank, orbit] = ev - base[bet_id]  # every suit of the orbit gives the same EV
+
+    def mean(bet_id: str, cards) -> Fraction | None:
+        """Count-weighted mean effect of removing one of ``cards`` ((rank, suit) pairs)."""
+        total = sum(int(composition[r, s]) for r, s in cards)
+        if not total:
+            return None
+        return sum((int(composition[r, s]) * effect[bet_id][r, s] for r, s in cards if composition[r, s]),
+                   Fraction(0)) / total
+
+    by_rank = {bet.id: tuple(mean(bet.id, [(r, s) for s in range(N_SUITS)]) for r in range(N_RANKS))
+               for bet in bet_list}
     by_value = {}
-    rank_counts = composition.sum(axis=1)
-    for bet_id, effects in by_rank.items():
-        values = []
-        for value in range(10):
-            ranks = [r for r in range(N_RANKS) if RANK_POINTS[r] == value and rank_counts[r] > 0]
-            total = sum(int(rank_counts[r]) for r in ranks)
-            values.append(sum((int(rank_counts[r]) * effects[r] for r in ranks), Fraction(0)) / total
-                          if total else None)
-        by_value[bet_id] = tuple(values)
+    for bet_id in by_rank:
+        by_value[bet_id] = tuple(mean(bet_id, [(r, s) for r in range(N_RANKS) if RANK_POINTS[r] == value
+                                               for s in range(N_SUITS)]) for value in range(10))
+    by_suit = by_colour = None
+    if reads_suits(atoms):
+        by_suit = {bet.id: tuple(mean(bet.id, [(r, s) for r in range(N_RANKS)]) for s in range(N_SUITS))
+                   for bet in bet_list}
+        by_colour = {bet.id: tuple(mean(bet.id, [(r, s) for r in range(N_RANKS) for s in suits])
+                                   for suits in COLOURS.values()) for bet in bet_list}
     return EffectOfRemoval(
         rules_id=rules.id,
         shoe=composition,
         bet_ids=tuple(bet.id for bet in bet_list),
         bet_names=tuple(bet.name for bet in bet_list),
         base=base,
-        by_rank={bet_id: tuple(effects) for bet_id, effects in by_rank.items()},
+        by_rank=by_rank,
         by_value=by_value,
+        by_suit=by_suit,
+        by_colour=by_colour,
+        suit_bets=tuple(bet.id for bet in bet_list if reads_suits(bet.atoms)),
     )
 
 

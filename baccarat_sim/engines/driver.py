@@ -48,6 +48,9 @@ class RunControl:
         Written into the checkpoint's header.
     warn : callable or None
         Receives one-line warnings (a checkpoint that could not be written).
+    keep_finished : bool
+        Write the checkpoint when the run finishes too, so that it can be
+        extended later (:mod:`baccarat_sim.engines.extend`).
     """
 
     checkpoint: str | Path | None = None
@@ -57,6 +60,7 @@ class RunControl:
     on_chunk: Callable | None = None
     meta: dict | None = None
     warn: Callable[[str], None] | None = None
+    keep_finished: bool = False
 
 
 @dataclasses.dataclass
@@ -208,7 +212,7 @@ def run(job, state, backend, control: RunControl | None = None) -> RunOutcome:
             stopped_by = stop.name
         elif not finished:
             stopped_by = "max_chunks"
-        if not finished:
+        if not finished or control.keep_finished:
             with stop.deferred():
                 saver.save(state, final=True)
         if progress is not None and job.done(state) > reported:

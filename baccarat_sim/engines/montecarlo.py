@@ -22,7 +22,7 @@ from .detail import detail_of_texts
 from .plan import RunPlan
 from .state import RunState
 
-__all__ = ["HistogramJob", "LocalDealer", "warm_up"]
+__all__ = ["HistogramJob", "LocalDealer", "detail_tables", "kernel_args", "warm_up"]
 
 
 #: Most bytes of a local run's per-thread lanes together (int64 per cell and round position): a rule set with
@@ -30,12 +30,12 @@ __all__ = ["HistogramJob", "LocalDealer", "warm_up"]
 LANE_BYTES = 1 << 30
 
 
-def _kernel_args(plan: RunPlan):
+def kernel_args(plan: RunPlan):
     """The kernel's view of a plan: canonical shoe, model constant, seed."""
     return (canonical_cards(plan.shoe), MODEL_FRESH if plan.model == "fresh" else MODEL_DEALT, np.uint64(plan.seed))
 
 
-def _detail_tables(plan: RunPlan):
+def detail_tables(plan: RunPlan):
     """The kernel's card detail tables (None: the plan counts outcome codes alone)."""
     detail = detail_of_texts(plan.detail)
     return None if detail is None else kernel_tables(detail)
@@ -76,9 +76,9 @@ class HistogramJob:
             it (:func:`narrow`), so that results travel in fewer bytes.
         """
         plan = self.plan
-        canonical, model, seed = _kernel_args(plan)
+        canonical, model, seed = kernel_args(plan)
         params = np.array(plan.shoe_params, np.int64)
-        tables = _detail_tables(plan)
+        tables = detail_tables(plan)
         segments = []
         for first, n in batch_segments(plan, first_chunk, n_chunks):
             first_block, n_blocks = plan.chunk_range_blocks(first, n)
@@ -154,9 +154,9 @@ class LocalDealer:
         self.credited = np.zeros(plan.n_cells, np.int64)
         self.batch: int | None = None  # the batch of the chunks whose totals are not yet in the state
         self.kernel_seconds = 0.0
-        self._args = _kernel_args(plan)
+        self._args = kernel_args(plan)
         self._params = np.array(plan.shoe_params, np.int64)
-        self._tables = _detail_tables(plan)
+        self._tables = detail_tables(plan)
 
     @property
     def pending(self) -> int:
@@ -207,8 +207,8 @@ class LocalDealer:
 
 def warm_up(plan: RunPlan) -> None:
     """Compile (or load from numba's cache) the kernel a plan runs, before any timing starts."""
-    canonical, model, seed = _kernel_args(plan)
-    tables = _detail_tables(plan)
+    canonical, model, seed = kernel_args(plan)
+    tables = detail_tables(plan)
     deal_blocks(canonical, model, seed, 0, 1, 1, 1, 1, np.array(plan.shoe_params, np.int64),
                 np.zeros((1, plan.n_positions, plan.n_cells), np.int64), np.zeros((1, 2), np.int64), tables)
     deal_blocks_serial(canonical, model, seed, 0, 1, 1, 1, 1, np.array(plan.shoe_params, np.int64),

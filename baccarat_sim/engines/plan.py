@@ -119,13 +119,28 @@ class RunPlan:
         return -(-self.total_blocks // self.blocks_per_chunk)
 
     @property
+    def batch_blocks(self) -> int:
+        """Blocks per batch: a power of two, a multiple of the chunk's, for at most the run's batch rows.
+
+        Chunks and batches are aligned powers of two of blocks, so a longer run
+        of the same stream has batches that are unions of this run's: a run
+        can be extended (:mod:`baccarat_sim.engines.extend`).
+        """
+        most = min(MAX_BATCHES, max(MIN_BATCHES, BATCH_BYTES // (8 * self.n_cells)))
+        return max(self.blocks_per_chunk, _power_of_two_at_least(-(-self.total_blocks // most)))
+
+    @property
     def n_batches(self) -> int:
         """Batches in the run (consecutive groups of whole chunks), fewer when a row has many cells."""
-        return min(self.n_chunks, MAX_BATCHES, max(MIN_BATCHES, BATCH_BYTES // (8 * self.n_cells)))
+        return -(-self.total_blocks // self.batch_blocks)
 
     def batch_of_chunk(self, chunk: int) -> int:
         """Batch that chunk ``chunk`` belongs to."""
-        return chunk * self.n_batches // self.n_chunks
+        return chunk * self.blocks_per_chunk // self.batch_blocks
+
+    def units_of_block(self, block: int) -> int:
+        """Rounds (fresh model) or shoes (dealt model) block ``block`` deals."""
+        return self.last_units if block == self.total_blocks - 1 else self.units_per_block
 
     def chunk_blocks(self, chunk: int) -> tuple[int, int]:
         """(first block, number of blocks) of chunk ``chunk``."""
@@ -150,6 +165,14 @@ class RunPlan:
         fields["shoe_params"] = list(self.shoe_params)
         fields["detail"] = list(self.detail)
         return fields
+
+
+def _power_of_two_at_least(n: int) -> int:
+    return 1 << max(0, (int(n) - 1).bit_length())
+
+
+def _power_of_two_at_most(n: int) -> int:
+    return 1 << (int(n).bit_length() - 1)
 
 
 def _estimate_rounds_per_shoe(rules: Rules, composition: np.ndarray) -> float:
@@ -231,7 +254,10 @@ def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str |
     total_blocks = -(-total_units // units_per_block)
     last_units = total_units - (total_blocks - 1) * units_per_block
     rounds_per_block = units_per_block * rounds_per_unit
-    blocks_per_chunk = max(1, min(round(CHUNK_ROUNDS / rounds_per_block), -(-total_blocks // MIN_CHUNKS)))
+    # A power of two (see RunPlan.batch_blocks), growing with the run: a longer run's chunks are unions of a shorter
+    # one's.
+    blocks_per_chunk = _power_of_two_at_most(max(1, min(round(CHUNK_ROUNDS / rounds_per_block),
+                                                        -(-total_blocks // MIN_CHUNKS))))
     return RunPlan(
         model=model,
         seed=normalize_seed(seed),

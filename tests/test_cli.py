@@ -35,7 +35,8 @@ def test_defaults_need_no_flags():
     assert args.rules == "default"
     assert args.rounds is None and DEFAULT_ROUNDS == 10**8  # resolved to 1e8 unless --resume takes the checkpoint's
     assert args.seed is None  # drawn at random and printed
-    assert args.format == "table" and args.out == "results" and args.checkpoint_every == 30.0
+    # No result files unless --out is given (issue 16).
+    assert args.format == "table" and args.out is None and args.checkpoint_every == 30.0
 
 
 @pytest.mark.parametrize(("text", "rounds"), [("1e9", 10**9), ("2_000_000", 2_000_000), ("100000", 100_000),

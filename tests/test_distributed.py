@@ -23,7 +23,7 @@ distributed = pytest.importorskip("distributed")
 
 from baccarat_sim import load_rules  # noqa: E402
 from baccarat_sim.cli.rtp import EXIT_PARTIAL, main  # noqa: E402
-from baccarat_sim.engines.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
+from baccarat_sim.engines.checkpoint import load_checkpoint, peek_checkpoint, save_checkpoint  # noqa: E402
 from baccarat_sim.engines.dask_backend import (  # noqa: E402
     MAX_CHUNKS_PER_TASK,
     connect,
@@ -370,7 +370,9 @@ def test_cli_interrupted_cluster_run_resumes_to_the_local_result(client, capsys,
     assert main(["--resume", "--format", "json", "--quiet", "--no-plots"] + cluster) == 0
     resumed = json.loads(capsys.readouterr().out)
     assert resumed["bets"] == local["bets"] and resumed["run"]["complete"]
-    assert not list(tmp_path.glob("checkpoint-*"))  # a finished run leaves no checkpoint
+    # With --out a finished run keeps its checkpoint, complete, so that it can be extended (issue 16).
+    (kept,) = tmp_path.glob("checkpoint-*")
+    assert peek_checkpoint(kept)["next_chunk"] == resumed["run"]["chunks"]
 
 
 def test_a_cluster_without_workers_is_given_up_with_a_checkpoint(rules, tmp_path):

@@ -39,8 +39,9 @@ def run_dir(tmp_path_factory):
 def test_every_file_is_written(run_dir):
     out, _ = run_dir
     names = sorted(p.name for p in out.iterdir())
-    assert names == sorted(f"{STEM}{suffix}" for suffix in (
-        "-histogram.npz", ".csv", ".json", ".md", "-rtp.png", "-convergence.png", "-scores.png"))
+    # The finished run's checkpoint stays beside its files, so that the run can be extended (issue 16).
+    assert names == sorted([f"checkpoint-{STEM}.npz"] + [f"{STEM}{suffix}" for suffix in (
+        "-histogram.npz", ".csv", ".json", ".md", "-rtp.png", "-convergence.png", "-scores.png")])
 
 
 def test_json_file_is_the_printed_document_with_all_metadata(run_dir):

@@ -75,7 +75,9 @@ def test_half_run_and_resume_equals_one_full_run(capsys, tmp_path, model, rounds
     resumed = json.loads(out)
     assert resumed["run"]["complete"] is True and resumed["run"]["resumed_from_rounds"] == half["run"]["rounds"]
     assert resumed["run"]["seed"] == 20240601
-    assert not checkpoint.exists()  # a finished run leaves no checkpoint behind
+    # With --out a finished run keeps its checkpoint, complete, so that it can be extended (issue 16).
+    finished = peek_checkpoint(checkpoint)
+    assert finished["next_chunk"] == -(-finished["plan"]["total_blocks"] // finished["plan"]["blocks_per_chunk"])
     _assert_identical(_histogram(half_dir), _histogram(tmp_path / "full"))
     assert [b["rtp"] for b in resumed["bets"]] == [b["rtp"] for b in full["bets"]]
     assert [b["ci95"] for b in resumed["bets"]] == [b["ci95"] for b in full["bets"]]
@@ -174,12 +176,13 @@ def test_damaged_checkpoint_is_refused(capsys, stopped):
 def test_a_new_run_never_touches_another_runs_checkpoint(capsys, stopped):
     unfinished = stopped / "checkpoint-default-fresh-seed99.npz"
     before = unfinished.read_bytes()
-    # Another seed, run to completion (its own checkpoint written and removed on the way): the old one stays.
+    # Another seed, run to completion (its own checkpoint written on the way and kept, finished): the old one stays.
     status, _, err = cli(capsys, "--rounds", "1e6", "--seed", "1", "--out", stopped, "--no-plots",
                          "--checkpoint-every", "1e-9")
     assert status == 0 and "unfinished" not in err
     assert unfinished.read_bytes() == before
-    assert sorted(p.name for p in stopped.glob("checkpoint-*")) == [unfinished.name]
+    assert sorted(p.name for p in stopped.glob("checkpoint-*")) == ["checkpoint-default-fresh-seed1.npz",
+                                                                      unfinished.name]
     # The same seed again: warned before it is replaced.
     status, _, err = cli(capsys, "--rounds", "1e5", "--seed", "99", "--out", stopped, "--no-plots")
     assert status == 0 and "holds an unfinished run of this seed (131,072 of 1,000,000 rounds)" in err
@@ -189,7 +192,7 @@ def test_resume_chooses_among_unfinished_runs_by_seed(capsys, stopped):
     assert main(["--rounds", "1e6", "--seed", "5", "--out", str(stopped), "--max-chunks", "1", *QUIET]) == EXIT_PARTIAL
     capsys.readouterr()
     status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
-    _one_line_error(status, err, "--resume", "2 unfinished runs", "seed5", "seed99", "--seed")
+    _one_line_error(status, err, "--resume", "2 runs", "seed5", "seed99", "--seed")
     status, out, _ = cli(capsys, "--resume", "--seed", "5", "--out", stopped, "--max-chunks", "1", *QUIET)
     assert status == EXIT_PARTIAL and json.loads(out)["run"]["seed"] == 5 and json.loads(out)["run"]["chunks_done"] == 2
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import signal
 import sys
+import threading
 import traceback
 from decimal import Decimal, InvalidOperation
 
@@ -22,7 +24,9 @@ __all__ = [
     "HelpFormatter",
     "Parser",
     "UsageError",
+    "announce_compile",
     "guarded_main",
+    "non_negative_float",
     "parse_rounds",
     "positive_int",
     "seconds",
@@ -40,6 +44,30 @@ DEBUG_VARIABLE = "BACCARAT_SIM_DEBUG"
 
 class UsageError(Exception):
     """Bad input found by a command line itself: reported as one line and exit status 2."""
+
+
+#: Seconds of preparing a kernel after which it is announced as compiling (a cached kernel loads in well under).
+COMPILE_NOTICE_SECONDS = 1.0
+
+
+@contextlib.contextmanager
+def announce_compile(what: str, quiet: bool = False):
+    """Say on stderr that ``what`` is compiling, if preparing it takes longer than a cached load would.
+
+    numba compiles a kernel on its first use after an install (or an upgrade)
+    and caches it; a later run loads it in a fraction of a second. Work timed
+    inside this block is compile time: speed figures start after it.
+    """
+    timer = threading.Timer(COMPILE_NOTICE_SECONDS, lambda: print(
+        f"compiling {what}, once per install (up to a minute); later runs start at once", file=sys.stderr,
+        flush=True))
+    timer.daemon = True
+    if not quiet:
+        timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def parse_rounds(text: str) -> int:
@@ -66,6 +94,21 @@ def parse_rounds(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
     return int(value)
+
+
+def non_negative_float(name: str):
+    """An option type: a finite number >= 0 (``1e-9``, ``0.0001``)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number >= 0 such as 1e-9, got {text!r}") from None
+        if not value >= 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+        return value
+
+    parse.__name__ = name
+    return parse
 
 
 def positive_int(name: str, low: int = 1, high: int | None = None):

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import glob
+import os
 import sys
 import tempfile
 import time
@@ -32,7 +34,9 @@ from .common import (
     HelpFormatter,
     Parser,
     UsageError,
+    announce_compile,
     guarded_main,
+    non_negative_float,
     parse_rounds,
     positive_int,
     seconds,
@@ -75,7 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--remove", metavar="CARDS",
                       help="start from a depleted shoe: cards to remove, as point values (6,6,7), ranks (K,Q; T for "
                            "10) or cards (Qh)")
-    what.add_argument("--bets", metavar="ID[,ID...]", help="report only these bets")
+    what.add_argument("--bets", metavar="ID[,ID...]", help="report only these bets (ids in any case)")
+    what.add_argument("--from-histogram", metavar="FILE.npz",
+                      help="settle a saved histogram (a run's *-histogram.npz) under --rules instead of dealing: "
+                           "another pay table on the same rounds")
     what.add_argument("--sweep", metavar="cut=LIST",
                       help="dealt shoe: one run of --rounds per cut-card position, e.g. cut=14,0.25,0.5 (cards from "
                            "the end, or fractions of the shoe; low:high for a range), and one table and plot of every "
@@ -111,7 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "S seconds for one, saying so, then stop with a checkpoint (default: 60 at the start, "
                                 "300 during the run)")
     run_group.add_argument("--resume", action="store_true",
-                           help="continue an interrupted run from its checkpoint in --out (same random stream)")
+                           help="continue an interrupted run from its checkpoint (in --out, or the default checkpoint "
+                                "folder) on the same random stream; with a larger --rounds, extend a run (finished "
+                                "or not) bit for bit as if that many rounds had been asked for at first")
     run_group.add_argument("--checkpoint-every", type=seconds, default=30.0, metavar="S",
                            help="write the checkpoint at least every S seconds (the first one 2 s in)")
     run_group.add_argument("--max-chunks", type=positive_int("max-chunks", 1), metavar="K",
@@ -120,11 +129,21 @@ def build_parser() -> argparse.ArgumentParser:
     out = parser.add_argument_group("output")
     out.add_argument("--format", choices=("table", "json", "csv", "markdown"), default="table",
                      help="what to print on stdout")
-    out.add_argument("--out", default="results", metavar="DIR", help="directory for result files and checkpoints")
-    out.add_argument("--no-files", action="store_true", help="print only; write nothing to --out")
+    out.add_argument("--out", metavar="DIR",
+                     help="write the result files (histogram, JSON, CSV, Markdown, plots) here, and keep the run's "
+                          "checkpoint here, also once it is finished so that --resume --rounds M can extend it "
+                          "(default: no result files; checkpoints of unfinished runs go to $BACCARAT_SIM_CHECKPOINTS, "
+                          "else ~/.cache/baccarat_sim/checkpoints)")
+    out.add_argument("--no-files", action="store_true", help="write no result files, even with --out (which then "
+                                                             "keeps only the checkpoint)")
     out.add_argument("--no-plots", action="store_true", help="write the data files but no PNG plots (faster)")
     out.add_argument("--check", action="store_true",
                      help="exit 1 if a Monte Carlo figure is |z| >= 4 from exact or a stated RTP does not hold")
+    out.add_argument("--baseline", metavar="FILE.json",
+                     help="exit 1 if any bet's exact RTP, hit frequency or SD differs from a saved --format json "
+                          "report by more than --tolerance (each drift is listed on stderr)")
+    out.add_argument("--tolerance", type=non_negative_float("tolerance"), default=1e-9, metavar="T",
+                     help="--baseline: largest absolute difference allowed for each figure (a fraction)")
     out.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
     out.add_argument("--debug", action="store_true", help="on an internal error, print the traceback")
     return parser
@@ -138,7 +157,8 @@ def option_of(param: str, args) -> str:
         "rules": "--rules", "decks": "--decks", "remove": "--remove", "rounds": "--rounds", "seed": "--seed",
         "threads": "--threads", "model": "--model", "checkpoint": "--resume", "scheduler": "--scheduler",
         "workers": "--workers", "backend": "--backend", "strategy": "--count", "shoes": "--shoes",
-        "bets": "--bets", "out": "--out", "sweep": "--sweep",
+        "bets": "--bets", "out": "--out", "sweep": "--sweep", "histogram": "--from-histogram",
+        "baseline": "--baseline", "tolerance": "--tolerance",
     }.get(param, "")
 
 
@@ -147,23 +167,44 @@ def _note(args, message: str) -> None:
         print(message, file=sys.stderr)
 
 
-def _check_out_dir(path: str) -> Path:
-    """Create ``--out`` and prove it writable now, before any work is done."""
+def _check_out_dir(path, option: str = "--out") -> Path:
+    """Create a directory and prove it writable now, before any work is done."""
     directory = Path(path)
     if directory.exists() and not directory.is_dir():
-        raise UsageError(f"--out: {path!r} is a file; give a directory (it is created if missing)")
+        raise UsageError(f"{option}: {str(path)!r} is a file; give a directory (it is created if missing)")
     try:
         directory.mkdir(parents=True, exist_ok=True)
         # os.access says yes to root on a read-only mount: only writing a file tells the truth.
         with tempfile.TemporaryFile(dir=directory):
             pass
     except OSError as error:
-        raise UsageError(f"--out: cannot write to directory {path!r} ({error.strerror or error}); "
-                         "give a writable directory or --no-files") from None
+        raise UsageError(f"{option}: cannot write to directory {str(path)!r} ({error.strerror or error}); "
+                         "give a writable directory") from None
     from ..storage.writing import remove_orphans
 
     remove_orphans(directory)  # temporary files of a killed run
     return directory
+
+
+def _results_dir(args) -> Path | None:
+    """Where the result files go: ``--out`` (None: no files)."""
+    return None if args.out is None or args.no_files else _check_out_dir(args.out)
+
+
+def default_checkpoint_dir() -> Path:
+    """Where checkpoints go without ``--out``: ``$BACCARAT_SIM_CHECKPOINTS``, else the user's cache folder."""
+    chosen = os.environ.get("BACCARAT_SIM_CHECKPOINTS")
+    if chosen:
+        return Path(chosen)
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache) / "baccarat_sim" / "checkpoints"
+
+
+def _checkpoint_dir(args) -> Path:
+    """Where the run's checkpoint lives: ``--out``, else :func:`default_checkpoint_dir`."""
+    if args.out is not None:
+        return _check_out_dir(args.out)
+    return _check_out_dir(default_checkpoint_dir(), "--out (for the checkpoint)")
 
 
 def _write_files(args, out_dir: Path | None, write) -> tuple[list, int]:
@@ -201,12 +242,7 @@ def _load(args):
                 + (" plus one more" if shoe.rounds_after_cut else "") + " (the rule set's shoe defaults).",))
         rules = rules.with_shoe(model=args.model)
     if args.bets:
-        wanted = [b.strip() for b in args.bets.split(",") if b.strip()]
-        unknown = [b for b in wanted if b not in rules.bet_ids]
-        if unknown or not wanted:
-            raise UsageError(f"--bets: unknown bet {', '.join(unknown) or repr(args.bets)} in rule set {rules.id!r}; "
-                             f"bets: {', '.join(rules.bet_ids)}")
-        rules = rules.with_bets(wanted)
+        rules = rules.with_bets(select_bets(args.bets, rules))
     shoe = as_shoe(rules.shoe.decks)
     if args.remove:
         shoe = remove_cards(shoe, args.remove)
@@ -217,23 +253,77 @@ def _load(args):
     return rules, shoe
 
 
+def _refuse_unused(args) -> None:
+    """Options that do not apply to what was asked: refused in one line, never silently ignored."""
+    if args.count is None:
+        for flag, given in (("--shoes", args.shoes is not None), ("--cut-cards", args.cut_cards is not None)):
+            if given:
+                raise UsageError(f"{flag}: only for --count (a card-counting simulation); drop it or add --count")
+    if args.exact and args.sweep is None and args.count is None and args.backend == "local":  # the others say why
+        for flag, given, why in (("--rounds", args.rounds is not None, "deals no rounds"),
+                                 ("--seed", args.seed is not None, "draws nothing at random"),
+                                 ("--model dealt", args.model == "dealt",
+                                  "prices one round from a freshly shuffled shoe; a dealt shoe needs Monte Carlo"),
+                                 ("--resume", args.resume, "has no run to continue"),
+                                 ("--max-chunks", args.max_chunks is not None, "deals no chunks")):
+            if given:
+                raise UsageError(f"--exact: {why}; drop {flag}")
+    if args.baseline is None and args.tolerance != 1e-9:
+        raise UsageError("--tolerance: only for --baseline; drop it or add --baseline FILE.json")
+    if args.from_histogram is not None:
+        for flag, given in (("--exact", args.exact), ("--rounds", args.rounds is not None),
+                            ("--seed", args.seed is not None), ("--model", args.model is not None),
+                            ("--decks", args.decks is not None), ("--remove", args.remove is not None),
+                            ("--sweep", args.sweep is not None), ("--count", args.count is not None),
+                            ("--resume", args.resume), ("--max-chunks", args.max_chunks is not None),
+                            ("--backend dask", args.backend != "local")):
+            if given:
+                raise UsageError(f"--from-histogram: settles the saved rounds, their shoe and seed; drop {flag}")
+
+
+def select_bets(text: str, rules) -> list[str]:
+    """The bet ids ``--bets`` names, matched regardless of case.
+
+    Raises
+    ------
+    UsageError
+        An empty list or an unknown id (with the nearest id of the rule set).
+    """
+    import difflib
+
+    by_lower = {bet_id.lower(): bet_id for bet_id in rules.bet_ids}
+    wanted = [item.strip() for item in text.split(",")]
+    if not any(wanted) or not all(wanted):
+        raise UsageError(f"--bets: give bet ids separated by single commas, e.g. banker,tie; got {text!r}")
+    chosen = []
+    for item in wanted:
+        if item.lower() not in by_lower:
+            close = difflib.get_close_matches(item.lower(), list(by_lower), n=1)
+            hint = f"did you mean {by_lower[close[0]]!r}? " if close else ""
+            raise UsageError(f"--bets: no bet {item!r} in rule set {rules.id!r}; {hint}bets: "
+                             f"{', '.join(rules.bet_ids)}")
+        chosen.append(by_lower[item.lower()])
+    return list(dict.fromkeys(chosen))
+
+
 def run(args) -> int:
     """Carry out a parsed command line; returns the exit status."""
+    _refuse_unused(args)
     if args.count is not None:
         return _count(args)
     started = time.perf_counter()
     if args.sweep is not None:
         return _sweep(args)
-    if args.exact and args.resume:
-        raise UsageError("--resume: only continues a Monte Carlo run; drop --exact")
+    if args.from_histogram is not None:
+        return _from_histogram(args, started)
     _check_backend(args)
     rules, shoe = _load(args)
-    out_dir = None if args.no_files else _check_out_dir(args.out)
+    out_dir = _results_dir(args)
     from ..engines.detail import rules_detail
     from ..engines.exact import exact_histogram
-    from ..report.run_report import build_report
 
-    exact = exact_histogram(shoe, rules_detail(rules))
+    with announce_compile("the exact engine", args.quiet):
+        exact = exact_histogram(shoe, rules_detail(rules))
     run_info = {"rules_path": rules.path}
     if args.remove:
         run_info["removed"] = args.remove
@@ -243,27 +333,11 @@ def run(args) -> int:
         run_info.update(rounds=None, shoes=None, seed=None, threads=None, rounds_per_second=None,
                         seconds=time.perf_counter() - started)
     else:
-        mc, run_info_mc, finished, lock, stopped = _monte_carlo(args, rules, shoe, out_dir)
+        mc, run_info_mc, finished, lock, stopped = _monte_carlo(args, rules, shoe)
         run_info.update(run_info_mc)
     try:
         run_info["total_seconds"] = time.perf_counter() - started
-        report = build_report(rules, exact, mc, run_info)
-        if args.eor:
-            report = _with_eor(report, rules, shoe)
-
-        def write(directory):
-            from ..report.files import write_report_files
-
-            return write_report_files(report, directory, plots_wanted=not args.no_plots)
-
-        files, status = _write_files(args, out_dir, write)
-        print(_render(report, args.format))
-        for path in files:
-            _note(args, f"wrote {path}")
-        if finished is not None and status == EXIT_OK:
-            finished.unlink(missing_ok=True)  # the run is complete and its files are written
-        if args.check:
-            status = max(status, _check(report, args))
+        status = _report(args, rules, exact, mc, run_info, shoe, out_dir, finished)
     finally:
         if lock is not None:
             lock.release()
@@ -273,7 +347,7 @@ def run(args) -> int:
                else "stopped at --max-chunks")
         where = f"; checkpoint {run_info['checkpoint']}" if run_info.get("checkpoint") else ""
         print(f"{why} after {mc.rounds:,} of {mc.meta['rounds_requested']:,} rounds{where}; continue with "
-              f"{_resume_hint(args)}", file=sys.stderr)
+              f"{_resume_hint(args, mc.seed)}", file=sys.stderr)
         if stopped.interrupted:
             from ..engines.signals import exit_status
 
@@ -282,16 +356,109 @@ def run(args) -> int:
     return status
 
 
-def _resume_hint(args) -> str:
-    """The options that find this run's checkpoint again (rule set, shoe overrides, --out)."""
+def _report(args, rules, exact, mc, run_info, shoe, out_dir, finished=None) -> int:
+    """Build, print and write a run's report, check it as asked; returns the exit status."""
+    from ..report.run_report import build_report
+
+    report = build_report(rules, exact, mc, run_info)
+    if args.eor:
+        report = _with_eor(report, rules, shoe)
+
+    def write(directory):
+        from ..report.files import file_stem, write_report_files
+
+        partial = mc is not None and not mc.meta.get("complete", True)
+        # A stopped run's files say so in their names: they never pass for a finished run's.
+        stem = file_stem(report) + ("-partial" if partial else "")
+        written = write_report_files(report, directory, plots_wanted=not args.no_plots, stem=stem)
+        if not partial:  # the finished run's files replace those of its stops on the way
+            for stale in directory.glob(f"{glob.escape(stem)}-partial*"):
+                stale.unlink(missing_ok=True)
+        return written
+
+    files, status = _write_files(args, out_dir, write)
+    print(_render(report, args.format))
+    for path in files:
+        _note(args, f"wrote {path}")
+    if finished is not None and status == EXIT_OK:
+        if args.out is None:
+            finished.unlink(missing_ok=True)  # complete, and no --out to keep it in
+        else:
+            _note(args, f"kept {finished}: extend this run with {_resume_hint(args, mc.seed)} --rounds M")
+    if args.check:
+        status = max(status, _check(report, args))
+    if args.baseline is not None:
+        status = max(status, _compare_baseline(report, rules, args))
+    return status
+
+
+def _compare_baseline(report, rules, args) -> int:
+    """``--baseline``: every exact figure against a saved report; lists each drift, exit 1 if any."""
+    import json
+
+    from ..analysis.baseline import compare_with_baseline, exact_figures
+    from ..errors import InputError
+    from ..storage.reading import FileRefused, read_regular_file
+
+    try:
+        document = json.loads(read_regular_file(args.baseline, 64 << 20, "baseline report"))
+    except FileRefused as error:
+        raise InputError("baseline", str(error)) from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise InputError("baseline", f"{args.baseline}: is not JSON ({error})") from None
+    comparison = compare_with_baseline(exact_figures(report.exact, rules), document, args.tolerance,
+                                       args.baseline)
+    for drift in comparison.drifts:
+        print(f"baseline DRIFT {drift.describe()}", file=sys.stderr)
+    if comparison.passed:
+        _note(args, f"baseline ok: {comparison.compared} exact figures within {args.tolerance:g} of {args.baseline}")
+        return EXIT_OK
+    print(f"baseline FAILED: {len(comparison.drifts)} of {comparison.compared} figures drifted beyond "
+          f"{args.tolerance:g} from {args.baseline}", file=sys.stderr)
+    return EXIT_CHECK_FAILED
+
+
+def _from_histogram(args, started) -> int:
+    """``--from-histogram FILE``: a saved histogram settled under ``--rules`` (issue 16)."""
+    from ..engines.exact import exact_histogram
+    from ..model.histogram import OutcomeHistogram
+    from ..model.rules import load_rules
+    from ..model.shoe import as_shoe, describe_shoe
+
+    hist = OutcomeHistogram.load(args.from_histogram)
+    rules = load_rules(args.rules)
+    if args.bets:
+        rules = rules.with_bets(select_bets(args.bets, rules))
+    if not (hist.shoe == as_shoe(rules.shoe.decks)).all():
+        _note(args, f"note: the histogram was dealt from {describe_shoe(hist.shoe)}, rule set {rules.id!r} states "
+                    f"{describe_shoe(as_shoe(rules.shoe.decks))}: the figures are those of the histogram's shoe")
+        rules = rules.with_shoe(decks=int(round(hist.shoe.sum() / 52)) or 1)
+    out_dir = _results_dir(args)
+    with announce_compile("the exact engine", args.quiet):
+        exact = hist if hist.engine == "exact" else exact_histogram(hist.shoe, hist.detail)
+    mc = hist if hist.engine == "mc" else None
+    run_info = {"rules_path": rules.path, "from_histogram": str(args.from_histogram),
+                "rounds": None if mc is None else mc.rounds, "shoes": None if mc is None else mc.shoes,
+                "seed": None if mc is None else mc.seed, "threads": None, "rounds_per_second": None,
+                "seconds": time.perf_counter() - started, "total_seconds": time.perf_counter() - started}
+    return _report(args, rules, exact, mc, run_info, hist.shoe, out_dir)
+
+
+def _resume_hint(args, seed: int | None = None) -> str:
+    """The options that find this run's checkpoint again (rule set, shoe overrides, seed, --out)."""
     parts = ["--resume"]
+    if seed is not None:
+        parts.append(f"--seed {seed}")
     if args.rules != "default":
         parts.append(f"--rules {args.rules}")
     if args.decks is not None:
         parts.append(f"--decks {args.decks}")
     if args.remove:
         parts.append(f"--remove {args.remove}")
-    parts.append(f"--out {args.out}")
+    if args.model is not None:
+        parts.append(f"--model {args.model}")
+    if args.out is not None:
+        parts.append(f"--out {args.out}")
     return " ".join(parts)
 
 
@@ -378,7 +545,7 @@ def _sweep(args) -> int:
         raise UsageError(f"--sweep: the cut card matters only when the shoe is dealt through, and rule set "
                          f"{rules.id!r} shuffles before every round; add --model dealt")
     cuts = parse_cut_sweep(args.sweep, rules, int(shoe.sum()))
-    out_dir = None if args.no_files else _check_out_dir(args.out)
+    out_dir = _results_dir(args)
     from ..analysis.positions import cut_card_sweep
     from ..engines.plan import normalize_seed
     from ..report import positions as positions_report
@@ -457,10 +624,13 @@ def _count(args) -> int:
     from ..report.progress import progress_bar
 
     strategy = load_strategy(args.count)
-    out_dir = None if args.no_files else _check_out_dir(args.out)
+    out_dir = _results_dir(args)
     seed_value = normalize_seed(args.seed)
     _note(args, f"seed {seed_value}")
     shoes = args.shoes or DEFAULT_SHOES
+    with announce_compile("the counting kernel", args.quiet):
+        # One shoe first, so that the compile (or the cached kernel's load) is not timed as dealing.
+        count_simulation(rules, strategy, 1, seed_value, threads=1, shoe=shoe, cut_cards=cut_cards)
     with progress_bar(None if not args.quiet else False, shoes, unit="shoe") as bar:
         result = count_simulation(rules, strategy, shoes, seed_value, threads=args.threads, shoe=shoe,
                                   cut_cards=cut_cards, progress=bar, max_chunks=args.max_chunks)
@@ -506,7 +676,7 @@ def _checkpoint_path(out_dir: Path, rules, model: str, seed_value: int | str) ->
 def _find_checkpoint(args, rules, out_dir: Path):
     """The checkpoint ``--resume`` continues: (rules with its shoe model, path).
 
-    Without ``--seed`` the one unfinished run of this rule set in ``--out`` is
+    Without ``--seed`` the one run of this rule set in the checkpoint folder is
     taken; without ``--model``, a ``--model dealt`` run of a fresh-shuffle rule
     set (or the reverse) is found too.
     """
@@ -519,22 +689,20 @@ def _find_checkpoint(args, rules, out_dir: Path):
     if not candidates:
         found = sorted(p.name for p in out_dir.glob("checkpoint-*.npz"))
         wanted = f"rule set {rules.id!r}" + (f", seed {args.seed}" if args.seed is not None else "")
-        raise UsageError(f"--resume: no checkpoint of {wanted} ({' or '.join(models)} model) in {args.out!r}"
+        raise UsageError(f"--resume: no checkpoint of {wanted} ({' or '.join(models)} model) in {str(out_dir)!r}"
                          + (f"; found: {', '.join(found)}" if found else
                             " (no run of it was stopped there, or it was stopped before its first checkpoint)"))
     if len(candidates) > 1:
-        raise UsageError(f"--resume: {len(candidates)} unfinished runs of rule set {rules.id!r} in {args.out!r} ("
+        raise UsageError(f"--resume: {len(candidates)} runs of rule set {rules.id!r} in {str(out_dir)!r} ("
                          f"{', '.join(path.name for _, path in candidates)}); choose one with --seed (and --model)")
     model, path = candidates[0]
     return rules.with_shoe(model=model), path
 
 
-def _lock(checkpoint: Path | None):
+def _lock(checkpoint: Path):
     """Hold the run's checkpoint for this process: a second run of the same checkpoint is refused."""
     from ..storage.locking import LockHeld, RunLock
 
-    if checkpoint is None:
-        return None
     lock = RunLock(checkpoint, " ".join(sys.argv))
     try:
         lock.acquire()
@@ -543,57 +711,71 @@ def _lock(checkpoint: Path | None):
     return lock
 
 
-def _monte_carlo(args, rules, shoe, out_dir):
-    """Plan (or resume), deal and time the Monte Carlo run.
+def _monte_carlo(args, rules, shoe):
+    """Plan (or resume, or extend), deal and time the Monte Carlo run.
 
     Returns (histogram, run header fields, path of the checkpoint of a finished run or None, the run's lock, the
-    run outcome): the checkpoint is removed only once the result files are written, and the lock released after.
+    run outcome): the checkpoint is removed (or kept, with ``--out``) only once the result files are written, and
+    the lock released after.
     """
     import numba
 
     from ..engines.checkpoint import PLAN_FIELDS, load_checkpoint, peek_checkpoint
     from ..engines.driver import RunControl
     from ..engines.driver import run as run_job
+    from ..engines.extend import extend_state
     from ..engines.montecarlo import HistogramJob, warm_up
     from ..engines.plan import plan_run
     from ..report.progress import progress_bar
 
     threads = args.threads or numba.config.NUMBA_NUM_THREADS
+    checkpoint_dir = _checkpoint_dir(args)
     if args.resume:
-        if out_dir is None:
-            raise UsageError("--resume: reads the checkpoint from --out; drop --no-files")
-        rules, checkpoint = _find_checkpoint(args, rules, out_dir)
+        rules, checkpoint = _find_checkpoint(args, rules, checkpoint_dir)
         lock = _lock(checkpoint)
-        # The seed and round count the user left out come from the checkpoint; everything else must match it.
+        # The seed and round count the user left out come from the checkpoint; everything else must match it. A
+        # larger --rounds extends the run.
         expect = plan_run(rules, args.rounds or 1, args.seed or 0, shoe=shoe)
-        compare = tuple(f for f in PLAN_FIELDS if (f != "seed" or args.seed is not None)
-                        and (f != "rounds_requested" or args.rounds is not None))
+        compare = tuple(f for f in PLAN_FIELDS if (f != "seed" or args.seed is not None) and f != "rounds_requested")
+        extended = False
         try:
             plan, state = load_checkpoint(checkpoint, expect=expect, rules=rules, compare=compare)
+            if args.rounds is not None and args.rounds != plan.rounds_requested:
+                if args.rounds < plan.rounds_requested:
+                    raise UsageError(f"--rounds: the run in {checkpoint} is of {plan.rounds_requested:,} rounds; "
+                                     "give more to extend it, or leave --rounds out to continue it")
+                longer = plan_run(rules, args.rounds, plan.seed, model=plan.model, shoe=plan.shoe,
+                                  by_position=plan.n_positions > 1)
+                state = extend_state(plan, state, longer)
+                _note(args, f"extending seed {plan.seed} from {plan.rounds_requested:,} to {longer.rounds_requested:,} "
+                            f"rounds ({state.rounds:,} dealt kept)")
+                plan, extended = longer, True
         except BaseException:
             lock.release()
             raise
         job = HistogramJob(plan)
         if state.chunks_done >= plan.n_chunks:
             _note(args, f"the run in {checkpoint} is complete: writing its results")
-        else:
+        elif not extended:
             _note(args, f"resuming seed {plan.seed} at {state.rounds:,} of {plan.rounds_requested:,} rounds")
     else:
         plan = plan_run(rules, args.rounds or DEFAULT_ROUNDS, args.seed, shoe=shoe)
         job = HistogramJob(plan)
         state = job.new_state()
-        checkpoint = None if out_dir is None else _checkpoint_path(out_dir, rules, plan.model, plan.seed)
+        checkpoint = _checkpoint_path(checkpoint_dir, rules, plan.model, plan.seed)
         lock = _lock(checkpoint)
-        old = peek_checkpoint(checkpoint) if checkpoint is not None and checkpoint.exists() else None
+        old = peek_checkpoint(checkpoint) if checkpoint.exists() else None
         if old is not None:
-            _note(args, f"note: {checkpoint} holds an unfinished run of this seed ({old['rounds']:,} of "
+            done = old["next_chunk"] >= -(-old["plan"]["total_blocks"] // old["plan"]["blocks_per_chunk"])
+            what = "a finished run" if done else "an unfinished run"
+            _note(args, f"note: {checkpoint} holds {what} of this seed ({old['rounds']:,} of "
                         f"{old['plan']['rounds_requested']:,} rounds); this run replaces it - stop now and add "
-                        "--resume to continue that one instead")
+                        "--resume (with --rounds to extend it) to continue that one instead")
         _note(args, f"seed {plan.seed}")
     resumed_from = state.rounds
     control = RunControl(checkpoint=checkpoint, checkpoint_every=args.checkpoint_every, max_chunks=args.max_chunks,
                          meta={"rules_path": rules.path, "remove": args.remove, "bets": list(rules.bet_ids)},
-                         warn=lambda text: _note(args, text))
+                         warn=lambda text: _note(args, text), keep_finished=args.out is not None)
     try:
         with progress_bar(None if not args.quiet else False, plan.rounds_requested,
                           initial=min(state.rounds, plan.rounds_requested)) as bar:
@@ -614,16 +796,17 @@ def _monte_carlo(args, rules, shoe, out_dir):
             else:
                 from ..engines.local import LocalBackend
 
-                warm_up(plan)  # compile (or load the cached kernel) before timing starts
+                with announce_compile("the dealing kernel", args.quiet):
+                    warm_up(plan)  # compile (or load the cached kernel) before timing starts
                 outcome = run_job(job, state, LocalBackend(args.threads), control)
     except BaseException:
         if lock is not None:
             lock.release()
         raise
     complete = state.chunks_done >= plan.n_chunks
-    # Removed by run() once the result files are written: a crash or a signal while writing them must not lose
-    # the run (the checkpoint is written whenever a run stops unfinished).
-    finished = checkpoint if checkpoint is not None and complete else None
+    # Removed (or kept, with --out) by run() once the result files are written: a crash or a signal while writing
+    # them must not lose the run (the checkpoint is written whenever a run stops unfinished).
+    finished = checkpoint if complete else None
     wall = outcome.wall_seconds
     mc = state.histogram(plan, {"wall_seconds": wall})
     session_rounds = state.rounds - resumed_from
@@ -643,7 +826,7 @@ def _monte_carlo(args, rules, shoe, out_dir):
         "chunks_done": state.chunks_done,
         "complete": complete,
         "interrupted": outcome.interrupted,
-        "checkpoint": None if complete or checkpoint is None else str(checkpoint),
+        "checkpoint": None if complete else str(checkpoint),
         **outcome.backend,  # backend; for dask also workers (processes that dealt), threads, scheduler, tasks
     }
     if args.backend == "local":

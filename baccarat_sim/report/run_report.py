@@ -181,6 +181,10 @@ class Report:
         model = {"fresh": "shuffled before every round", "dealt": "dealt through to the cut card",
                  "exact": "exact, every ordering of a freshly shuffled shoe"}.get(r["model"], r["model"])
         lines.append(f"shoe      {r['decks_text']}, {model}")
+        if r.get("removed"):
+            lines.append(f"removed   {r['removed']} (--remove: the shoe above is what is left)")
+        if r.get("from_histogram"):
+            lines.append(f"settled   the saved histogram {r['from_histogram']}")
         if self.mc is not None:
             rounds = f"{r['rounds']:,}"
             if r.get("complete") is False:
@@ -192,7 +196,8 @@ class Report:
             lines.append(f"rounds    {rounds}")
             cluster = (f"   dask: {r.get('workers')} workers via {r.get('scheduler')}" if r.get("backend") == "dask"
                        else "")
-            lines.append(f"seed      {r['seed']}   threads {r.get('threads')}{cluster}")
+            threads = f"   threads {r['threads']}" if r.get("threads") else ""
+            lines.append(f"seed      {r['seed']}{threads}{cluster}")
             timing = f"time      {_seconds(r.get('seconds'))} wall"
             if r.get("wall_rounds_per_second"):
                 timing += f", {r['wall_rounds_per_second'] / 1e6:,.1f} M rounds/s"

@@ -1,6 +1,8 @@
 """Card-counting simulations: a strategy played through shoes dealt to the cut card.
 
-The strategy is data (:mod:`baccarat_sim.model.strategy`).
+The strategy is data (:mod:`baccarat_sim.model.strategy`): counts tag every
+card (by rank, suit, colour or card by card), so a red/black count for Colour
+Match is as much a count as a point count for Lucky 6.
 
 Each bet is reported for every cut-card scenario (the rule set's cut card and
 any moved one, sharing the same shuffles) and, for bets with a "Max Round
@@ -13,6 +15,14 @@ A run is fixed by its seed: block ``b`` of 16 shoes is dealt from the stream
 ``(seed, b)`` exactly as the Monte Carlo engine deals it, through the one run
 driver (:mod:`baccarat_sim.engines.counting`), so results do not depend on the
 number of threads.
+
+Card-level bets (suits, colours, third cards: a rule set with a card detail,
+:mod:`baccarat_sim.model.detail`) are settled on each round's cell
+``detail * N_CODES + code``, worked out from the dealt cards as the Monte Carlo
+engine works it out. Perfect play and the exact edge of the bets placed rest on
+the composition solver (:class:`baccarat_sim.engines.composition.FastSolver`),
+which prices bets on scores, pairs or first cards only: a strategy that asks
+either of a card-level bet is refused, naming the bet.
 """
 
 from __future__ import annotations
@@ -24,7 +34,9 @@ import numpy as np
 
 from ..engines.composition import FastSolver
 from ..engines.counting import CountingJob, CountPlan
+from ..engines.detail import rules_detail
 from ..engines.driver import RunControl, run
+from ..engines.exact import exact_histogram
 from ..engines.local import LocalBackend
 from ..engines.plan import normalize_seed, shoe_params, whole_number
 from ..errors import InputError, InvalidStrategy, ShoeError
@@ -34,17 +46,21 @@ from ..kernels.counting import (
     PLAY_ALWAYS,
     PLAY_PERFECT,
     PLAY_RUNNING_COUNT,
+    PLAY_RUNNING_COUNT_TWO_SIDED,
     PLAY_TRUE_COUNT,
+    PLAY_TRUE_COUNT_TWO_SIDED,
     SCENARIO_FLOAT,
     SCENARIO_INT,
     VARIANTS,
 )
-from ..model.cards import N_RANKS
+from ..model.cards import N_CARD_IDS, N_SUITS
 from ..model.codes import N_CODES
+from ..model.detail import CardDetail, kernel_tables
 from ..model.rules import Rules
 from ..model.shoe import as_shoe, canonical_cards
 from ..model.strategy import BetPlay, Strategy
-from .eor import derive_tags, effect_of_removal
+from .eor import derive_tags, effect_of_removal, reads_suits
+from .settlement import settle_bet
 from .stats import Z95
 
 __all__ = ["AUX_SALT", "MAX_SHOES", "CountResult", "count_simulation"]
@@ -62,7 +78,7 @@ class _Resolved:
     bet_ids: tuple[str, ...]
     plays: tuple[BetPlay, ...]
     count_names: tuple[str, ...]
-    tags: np.ndarray  # (n_counts, 13) float64
+    tags: np.ndarray  # (n_counts, 52) float64: tag of every card id
     derived: dict  # count name -> CountTags
     count_of_bet: np.ndarray
     mode: np.ndarray
@@ -70,13 +86,44 @@ class _Resolved:
     min_edge: np.ndarray
     max_round: np.ndarray
     track_exact: np.ndarray
-    net: np.ndarray  # (n_bets, N_CODES) int64, scaled
+    net: np.ndarray  # (n_bets, n_cells) int64, scaled: cells detail * N_CODES + code
     scale: np.ndarray  # (n_bets,) int64
-    solver: object  # FastSolver of the played bets
+    solver: object  # FastSolver of the played bets it can price (every bet but the card-level ones)
+    packed: dict  # the solver's packed arrays, bet indices into bet_ids
+    detail: CardDetail | None  # the card detail the kernel counts (None: outcome codes)
+    card_level: tuple[str, ...]  # played bets that read cards
     skipped: tuple[str, ...]  # bets "*" left out (perfect play of a pay table with no fast solver)
 
 
-def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray) -> _Resolved:
+def _kinds(rules: Rules) -> dict[str, str]:
+    """What prices each bet exactly per round: a FastSolver kind, or ``"card"`` for a card-level bet (none)."""
+    solvable = tuple(b for b in rules.bet_ids if not rules.bet(b).card_level)
+    kinds = dict.fromkeys(rules.bet_ids, "card")
+    kinds.update(FastSolver(rules, solvable).kinds)
+    return kinds
+
+
+def _exact_refusal(label: str, bet_id: str, kind: str, what: str) -> InvalidStrategy:
+    """The one line refusing perfect play or an exact edge of a bet the composition solver cannot price."""
+    if kind == "card":
+        return InvalidStrategy("", f"{label}: bets.{bet_id}: {what} needs the exact EV of every round, which the "
+                                   "composition solver gives only for bets on scores, pairs or first cards; this bet "
+                                   "reads the cards (suits, colours, ranks or third cards): play it by a count or "
+                                   "always" + (", with exact_edge = false" if what == "exact_edge" else ""))
+    return InvalidStrategy("", f"{label}: bets.{bet_id}: {what} needs a bet settled on scores only, pairs only or "
+                               "first cards only; this pay table mixes them")
+
+
+def _packed_for(solver: FastSolver, bet_ids: tuple[str, ...]) -> dict:
+    """The solver's packed arrays with their bet indices moved into ``bet_ids`` (the kernel's bet order)."""
+    packed = dict(solver.packed_arrays())
+    where = np.array([bet_ids.index(b) for b in solver.bet_ids], np.int64)
+    for key in ("v_bet", "p_bet", "f_bet"):
+        packed[key] = where[packed[key]] if len(packed[key]) else packed[key]
+    return packed
+
+
+def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_codes: bool = False) -> _Resolved:
     label = strategy.path
     explicit = [p for p in strategy.bets if p.bet != "*"]
     for play in explicit:
@@ -85,19 +132,20 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray) -> _Reso
                                   f"{', '.join(rules.bet_ids)}")
     wildcard = next((p for p in strategy.bets if p.bet == "*"), None)
     by_id = {p.bet: p for p in explicit}
-    kinds = FastSolver(rules).kinds
+    kinds = _kinds(rules)
     plays = []
     skipped = []
     for bet_id in rules.bet_ids:
         if bet_id in by_id:
             plays.append(by_id[bet_id])
         elif wildcard is not None:
-            if wildcard.play == "perfect" and kinds[bet_id] == "general":
+            if wildcard.play == "perfect" and kinds[bet_id] in ("general", "card"):
                 skipped.append(bet_id)  # "*" means every bet that can be played this way
                 continue
             plays.append(dataclasses.replace(wildcard, bet=bet_id))
     bet_ids = tuple(p.bet for p in plays)
-    solver = FastSolver(rules, bet_ids)
+    card_level = tuple(b for b in bet_ids if kinds[b] == "card")
+    solver = FastSolver(rules, tuple(b for b in bet_ids if kinds[b] != "card"))
     derived = {}
     tag_rows = []
     count_names = tuple(c.name for c in strategy.counts)
@@ -112,9 +160,12 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray) -> _Reso
         try:
             tags = derive_tags(effect_of_removal(rules, composition, [bet_id]), bet_id, level, by)
         except InputError as error:
-            raise InvalidStrategy("", f"{label}: counts.{system.name}.derive: {error}") from None
+            hint = ""
+            if reads_suits(rules.bet(bet_id).atoms):  # a rank count cannot see what such a bet depends on
+                hint = "; the bet reads suits or colours: give tags by suit or colour (tags = { red = 1, black = -1 })"
+            raise InvalidStrategy("", f"{label}: counts.{system.name}.derive: {error}{hint}") from None
         derived[system.name] = tags
-        tag_rows.append(tuple(float(t) for t in tags.tags))
+        tag_rows.append(tuple(float(t) for t in tags.tags for _ in range(N_SUITS)))  # every suit of a rank
     n = len(plays)
     mode = np.zeros(n, np.int64)
     threshold = np.zeros(n)
@@ -123,17 +174,16 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray) -> _Reso
         if play.play == "always":
             mode[i] = PLAY_ALWAYS
         elif play.play == "perfect":
-            if kinds[play.bet] == "general":
-                raise InvalidStrategy("", f"{label}: bets.{play.bet}: perfect play needs a bet settled on scores only, "
-                                      "pairs only or first cards only; this pay table mixes them")
+            if kinds[play.bet] in ("general", "card"):
+                raise _exact_refusal(label, play.bet, kinds[play.bet], "perfect play")
             mode[i] = PLAY_PERFECT
         else:
             count_of_bet[i] = count_names.index(play.count)
             if play.running_count is not None:
-                mode[i] = PLAY_RUNNING_COUNT
+                mode[i] = PLAY_RUNNING_COUNT_TWO_SIDED if play.two_sided else PLAY_RUNNING_COUNT
                 threshold[i] = play.running_count
             else:
-                mode[i] = PLAY_TRUE_COUNT
+                mode[i] = PLAY_TRUE_COUNT_TWO_SIDED if play.two_sided else PLAY_TRUE_COUNT
                 if play.true_count == "auto":
                     if play.count not in derived:
                         raise InvalidStrategy("", f"{label}: bets.{play.bet}.true_count: \"auto\" needs a derived "
@@ -141,21 +191,31 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray) -> _Reso
                     threshold[i] = derived[play.count].break_even_true_count
                 else:
                     threshold[i] = play.true_count
-    net = np.zeros((n, N_CODES), np.int64)
+        if play.exact_edge and kinds[play.bet] in ("general", "card"):
+            raise _exact_refusal(label, play.bet, kinds[play.bet], "exact_edge")
+    # The kernel counts the card detail when a played bet reads cards, or when the histogram it keeps must be the
+    # one the Monte Carlo engine counts for this rule set; otherwise it runs the outcome-code path unchanged.
+    detail = rules_detail(rules) if card_level or record_codes else None
+    n_cells = detail.n_cells if detail is not None else N_CODES
+    net = np.zeros((n, n_cells), np.int64)
     scale = np.zeros(n, np.int64)
     for i, bet_id in enumerate(bet_ids):
-        nets = rules.bet(bet_id).net_results(rules.commission.rate)
+        bet = rules.bet(bet_id)
+        # One net per pay-table line: scale the lines, then spread them over the cells (up to 64 x 14,400).
+        cases, first, where = np.unique(bet.case_index(detail), return_index=True, return_inverse=True)
+        nets = bet.net_results(rules.commission.rate, detail)[first]
         factor = 1
-        for value in set(nets):
+        for value in nets:
             factor = math.lcm(factor, value.denominator)
         scale[i] = factor
-        net[i] = [int(v * factor) for v in nets]
+        net[i] = np.array([int(v * factor) for v in nets], np.int64)[where.ravel()]
     max_round = np.array([rules.bet(b).max_round or 10**9 for b in bet_ids], np.int64)
-    track = np.array([p.exact_edge and kinds[p.bet] != "general" for p in plays], np.int64)
+    track = np.array([p.exact_edge is not False and kinds[p.bet] not in ("general", "card") for p in plays],
+                     np.int64)
     return _Resolved(bet_ids, tuple(plays), count_names,
-                     np.array(tag_rows, np.float64).reshape(len(tag_rows), N_RANKS), derived, count_of_bet, mode,
+                     np.array(tag_rows, np.float64).reshape(len(tag_rows), N_CARD_IDS), derived, count_of_bet, mode,
                      threshold, np.array([p.min_edge for p in plays]), max_round, track, net, scale, solver,
-                     tuple(skipped))
+                     _packed_for(solver, bet_ids), detail, card_level, tuple(skipped))
 
 
 @dataclasses.dataclass
@@ -172,9 +232,14 @@ class CountResult:
     derived : dict
         Count name to :class:`baccarat_sim.analysis.eor.CountTags` for derived counts.
     tags : dict
-        Count name to the tag of every rank.
-    codes : ndarray(int64, shape=(N_CODES,)) or None
-        Outcome histogram of the rule set's cut-card scenario (``record_codes``).
+        Count name to the tag of every card id ``rank * 4 + suit`` (52 floats;
+        :func:`baccarat_sim.model.strategy.describe_tags` names them as a strategy file would).
+    codes : ndarray(int64, shape=(n_cells,)) or None
+        Histogram of the rule set's cut-card scenario (``record_codes``): per
+        outcome code, or per cell ``detail * N_CODES + code`` when the rule set
+        has card-level bets.
+    detail : CardDetail or None
+        The card detail of ``codes`` (None: outcome codes).
     """
 
     run: dict
@@ -182,6 +247,7 @@ class CountResult:
     derived: dict
     tags: dict
     codes: np.ndarray | None = None
+    detail: CardDetail | None = None
 
 
 def _scenarios(rules: Rules, strategy: Strategy, cut_cards, n_cards: int, params: np.ndarray) -> np.ndarray:
@@ -202,8 +268,8 @@ def _scenarios(rules: Rules, strategy: Strategy, cut_cards, n_cards: int, params
 def _describe_play(play: BetPlay, threshold: float) -> str:
     if play.play == "count":
         if play.running_count is not None:
-            return f"count {play.count}, RC >= {threshold:g}"
-        return f"count {play.count}, TC >= {threshold:.4g}"
+            return f"count {play.count}, {'|RC|' if play.two_sided else 'RC'} >= {threshold:g}"
+        return f"count {play.count}, {'|TC|' if play.two_sided else 'TC'} >= {threshold:.4g}"
     if play.play == "perfect":
         return "perfect play" + (f" (edge > {play.min_edge:g})" if play.min_edge else "")
     return "always"
@@ -273,11 +339,11 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
         raise ShoeError("shoe", problem)
     params = shoe_params(rules.shoe, n_cards)
     seed = normalize_seed(seed)
-    resolved = _resolve(strategy, rules, composition)
+    resolved = _resolve(strategy, rules, composition, record_codes)
     if not resolved.bet_ids:
         raise InvalidStrategy("", f"{strategy.path}: bets: none of the strategy's bets is in rule set {rules.id!r}")
     scenarios = _scenarios(rules, strategy, cut_cards, n_cards, params)
-    packed = resolved.solver.packed_arrays()
+    packed = resolved.packed
     turned_seen = rules.shoe.burn == "face_value" and strategy.count_turned_card  # the turned card is face up
     strategy_args = (
         int(turned_seen), scenarios, resolved.tags, resolved.count_of_bet, resolved.mode, resolved.threshold,
@@ -286,11 +352,14 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
         (packed["v_scale"], packed["p_scale"], packed["f_scale"]), packed["v_max"],
         (packed["v_bet"], packed["p_bet"], packed["f_bet"]),
     )
+    detail = resolved.detail
     job = CountingJob(CountPlan.for_shoes(shoes), canonical_cards(composition), seed, seed ^ AUX_SALT, params,
-                      strategy_args, len(scenarios), len(resolved.bet_ids), record_codes)
+                      strategy_args, len(scenarios), len(resolved.bet_ids), record_codes,
+                      None if detail is None else kernel_tables(detail),
+                      N_CODES if detail is None else detail.n_cells)
     state = job.new_state()
     outcome = run(job, state, LocalBackend(threads), RunControl(progress=progress, max_chunks=max_chunks))
-    rows = _rows(resolved, composition, scenarios, state.stats_int, state.stats_float)
+    rows = _rows(resolved, rules, composition, scenarios, state.stats_int, state.stats_float)
     rounds = int(state.stats_int[1])
     run_info = {
         "rules": rules.id,
@@ -314,10 +383,11 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
         "rounds_per_second": rounds / state.kernel_seconds if state.kernel_seconds else None,
         "scenarios": [{"cut_card_from_end": [int(lo), int(hi)]} for lo, hi in scenarios],
         "skipped_bets": list(resolved.skipped),
+        "card_level_bets": list(resolved.card_level),
         "stopped_by": outcome.stopped_by,
     }
     tags = {name: tuple(float(t) for t in row) for name, row in zip(resolved.count_names, resolved.tags)}
-    return CountResult(run_info, rows, resolved.derived, tags, state.codes)
+    return CountResult(run_info, rows, resolved.derived, tags, state.codes, detail if record_codes else None)
 
 
 def _ratio(total_x: float, total_y: float, sum_x2: float, sum_xy: float, sum_y2: float, shoes: int):
@@ -329,10 +399,19 @@ def _ratio(total_x: float, total_y: float, sum_x2: float, sum_xy: float, sum_y2:
     return ratio, math.sqrt(shoes / (shoes - 1) * residual) / total_y
 
 
-def _rows(resolved: _Resolved, composition: np.ndarray, scenarios: np.ndarray, ints: np.ndarray,
+def _off_the_top(resolved: _Resolved, rules: Rules, composition: np.ndarray) -> dict:
+    """Exact EV of every played bet on the full shoe: the solver's, and the exact engine's for card-level bets."""
+    evs = resolved.solver.ev(composition)
+    if resolved.card_level:
+        hist = exact_histogram(composition, resolved.detail)
+        evs.update({b: settle_bet(hist, rules.bet(b), rules).ev_exact for b in resolved.card_level})
+    return evs
+
+
+def _rows(resolved: _Resolved, rules: Rules, composition: np.ndarray, scenarios: np.ndarray, ints: np.ndarray,
           floats: np.ndarray) -> list[dict]:
     n_s, n_b = len(scenarios), len(resolved.bet_ids)
-    off_the_top = resolved.solver.ev(composition)
+    off_the_top = _off_the_top(resolved, rules, composition)
     rows = []
     for s, (low, high) in enumerate(scenarios):
         shoes = int(ints[SCENARIO_INT * s])

@@ -6,6 +6,14 @@ block dealt from the stream ``(seed, block)`` exactly as the Monte Carlo engine
 deals it (:mod:`baccarat_sim.kernels.counting`). Each block fills its own row of
 statistics and the rows are added in block order, so the result does not
 depend on the number of threads. It deals on the local backend only.
+
+A rule set with card-level bets hands the kernel its card detail tables
+(:func:`baccarat_sim.model.detail.kernel_tables`): every round is then settled
+on its cell ``detail * N_CODES + code``, and the histogram it keeps has
+``n_cells`` cells.
+
+Counting runs are not checkpointed: :meth:`CountingJob.save_checkpoint` refuses,
+and a run stopped early (a signal, ``max_chunks``) reports the shoes it dealt.
 """
 
 from __future__ import annotations
@@ -88,14 +96,20 @@ class CountingJob:
     n_scenarios, n_bets : int
         Sizes of the statistics rows.
     record_codes : bool
-        Keep the outcome histogram of the rule set's cut-card scenario.
+        Keep the histogram of the rule set's cut-card scenario.
+    detail : tuple or None
+        Card detail tables (:func:`baccarat_sim.model.detail.kernel_tables`) when a bet reads cards; None: the
+        rounds are settled on their outcome codes alone (the kernel's unchanged fast path).
+    n_cells : int
+        Cells of the histogram: ``N_CODES``, or ``detail.n_cells`` with a card detail.
     """
 
     supports_remote = False
     unit = "shoes"
 
     def __init__(self, plan: CountPlan, canonical, seed: int, aux_seed: int, shoe_params, strategy_args: tuple,
-                 n_scenarios: int, n_bets: int, record_codes: bool = False):
+                 n_scenarios: int, n_bets: int, record_codes: bool = False, detail: tuple | None = None,
+                 n_cells: int | None = None):
         self.plan = plan
         self.canonical = canonical
         self.seed = np.uint64(seed)
@@ -105,11 +119,17 @@ class CountingJob:
         self.k_int = SCENARIO_INT * n_scenarios + n_scenarios * n_bets * VARIANTS * INT_STATS
         self.k_float = SCENARIO_FLOAT * n_scenarios + n_scenarios * n_bets * VARIANTS * FLOAT_STATS
         self.record_codes = record_codes
+        self.detail = detail
+        if n_cells is None:
+            if detail is not None:
+                raise ValueError("a card detail needs its number of cells")
+            n_cells = N_CODES
+        self.n_cells = n_cells
 
     def new_state(self) -> CountState:
         """Nothing dealt yet."""
         return CountState(stats_int=np.zeros(self.k_int, np.int64), stats_float=np.zeros(self.k_float),
-                          codes=np.zeros(N_CODES, np.int64) if self.record_codes else None)
+                          codes=np.zeros(self.n_cells, np.int64) if self.record_codes else None)
 
     def done(self, state: CountState) -> int:
         """Shoes in ``state``."""
@@ -135,10 +155,10 @@ class _CountDealer:
         first, n_blocks = plan.chunk_blocks(chunk)
         stats_int = np.zeros((n_blocks, job.k_int), np.int64)
         stats_float = np.zeros((n_blocks, job.k_float))
-        codes = np.zeros((n_blocks, N_CODES if job.record_codes else 1), np.int64)
+        codes = np.zeros((n_blocks, job.n_cells if job.record_codes else 1), np.int64)
         started = time.perf_counter()
         count_blocks(job.canonical, job.seed, job.aux_seed, first, n_blocks, SHOES_PER_BLOCK, plan.last_shoes,
-                     plan.total_blocks, job.shoe_params, *job.strategy_args, stats_int, stats_float, codes)
+                     plan.total_blocks, job.shoe_params, *job.strategy_args, stats_int, stats_float, codes, job.detail)
         state.kernel_seconds += time.perf_counter() - started
         state.stats_int += stats_int.sum(axis=0)
         for row in stats_float:  # in block order: the same sums for any number of threads

@@ -20,6 +20,13 @@ stops differs, so all scenarios are counted in one pass. Their cut positions,
 and the shuffle of any cards a deeper cut card makes dealable, come from a
 second stream (``block_state(aux_seed, b)``) applied to a working copy, so the
 first scenario's stream and card order stay identical to the MC engine's.
+
+Counts tag each card id (``tags[count, card]``), so a count may go by rank,
+suit, colour or card. A rule set with card-level bets passes its card detail
+tables (``detail``, :func:`baccarat_sim.kernels.detail.detail_index`): each
+round is then settled on its cell ``detail * N_CODES + code`` with
+:func:`baccarat_sim.kernels.dealing.round_detail`, as the Monte Carlo engine
+counts it; with ``detail=None`` numba compiles the outcome-code path alone.
 """
 
 from __future__ import annotations
@@ -27,15 +34,17 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
+from ..model.codes import N_SUFFIXES
 from .composition import solve_packed
 from .dealing import (
     POINT_BITS,
     after_round,
     another_round,
     dealable_cards,
-    dealt_round,
     encode_shoe,
     first_round_position,
+    round_detail,
+    round_parts,
     shuffle_prefix,
     start_shoe,
 )
@@ -48,6 +57,9 @@ PLAY_ALWAYS = 1
 PLAY_TRUE_COUNT = 2
 PLAY_RUNNING_COUNT = 3
 PLAY_PERFECT = 4
+#: Bet when the count is at least the threshold away from zero, either sign (``|count| >= threshold``).
+PLAY_TRUE_COUNT_TWO_SIDED = 5
+PLAY_RUNNING_COUNT_TWO_SIDED = 6
 
 #: Integer statistics per (scenario, bet, variant): rounds the bet was offered,
 #: bets placed, net result in units of ``1 / scale``.
@@ -83,17 +95,31 @@ _POINT_MASK = (1 << POINT_BITS) - 1
 def _see(encoded, unseen, values, tags, running):
     """The counter sees a card (encoded ``card << POINT_BITS | point``): it leaves the unseen cards."""
     card = encoded >> POINT_BITS
-    rank = card >> 2
-    unseen[rank, card & 3] -= 1
+    unseen[card >> 2, card & 3] -= 1
     values[encoded & _POINT_MASK] -= 1
     for c in range(tags.shape[0]):
-        running[c] += tags[c, rank]
+        running[c] += tags[c, card]
+
+
+@jit(inline="always")
+def _dealt_cell(cards, position, detail):
+    """Deal one round from encoded ``cards[position:]``: ``(cell, cards_used)``.
+
+    The cell is the outcome code, or ``detail * N_CODES + code`` when
+    ``detail`` holds card detail tables. The caller guarantees six cards are left.
+    """
+    e0, e1, e2 = np.int64(cards[position]), np.int64(cards[position + 1]), np.int64(cards[position + 2])
+    e3, e4, e5 = np.int64(cards[position + 3]), np.int64(cards[position + 4]), np.int64(cards[position + 5])
+    prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
+    if detail is not None:
+        prefix = round_detail(prefix, e0, e1, e2, e3, e4, e5, detail)
+    return prefix * N_SUFFIXES + suffix, used
 
 
 @jit
 def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts,
                 tags, count_of_bet, mode, threshold, min_edge, max_round, track_exact, net, solver_rows,
-                solver_scale, solver_max, solver_bet, stats_int, stats_float, codes):
+                solver_scale, solver_max, solver_bet, stats_int, stats_float, codes, detail):
     """Deal ``n_shoes`` shoes of one block, playing every bet by its strategy.
 
     Parameters
@@ -112,30 +138,33 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
         1 when the first card of the shoe is turned face up to set the burn.
     scenario_cuts : ndarray(int64, shape=(n_scenarios, 2))
         Cut card (low, high) in cards from the end; row 0 is the rule set's.
-    tags : ndarray(float64, shape=(n_counts, 13))
-        Tag of each rank, per count system.
+    tags : ndarray(float64, shape=(n_counts, 52))
+        Tag of each card id ``rank * 4 + suit``, per count system.
     count_of_bet : ndarray(int64, shape=(n_bets,))
         Count system each bet reads.
     mode : ndarray(int64, shape=(n_bets,))
         ``PLAY_*`` constant of each bet.
     threshold : ndarray(float64, shape=(n_bets,))
-        Bet when the true (or running) count is at least this.
+        Bet when the true (or running) count is at least this (two-sided modes: at least this far from zero).
     min_edge : ndarray(float64, shape=(n_bets,))
         Perfect play: bet when the exact EV exceeds this (0: exactly positive).
     max_round : ndarray(int64, shape=(n_bets,))
         Variant 1 offers the bet only in rounds ``1..max_round`` of a shoe.
     track_exact : ndarray(int64, shape=(n_bets,))
         1: compute the exact EV of every bet placed (needs a packed bet).
-    net : ndarray(int64, shape=(n_bets, N_CODES))
-        Net result per outcome code in units of ``1 / scale``.
+    net : ndarray(int64, shape=(n_bets, n_cells))
+        Net result per cell (outcome code, or ``detail * N_CODES + code``) in units of ``1 / scale``.
     solver_rows, solver_scale, solver_max, solver_bet : tuple of arrays
         The packed pay tables of :meth:`baccarat_sim.engines.composition.FastSolver.packed_arrays`.
     stats_int : ndarray(int64, shape=(K_int,))
         This block's integer statistics (added to).
     stats_float : ndarray(float64, shape=(K_float,))
         This block's float statistics (added to, in dealing order).
-    codes : ndarray(int64, shape=(N_CODES,) or (1,))
-        Outcome histogram of scenario 0 (when it has ``N_CODES`` entries).
+    codes : ndarray(int64, shape=(n_cells,) or (1,))
+        Histogram of scenario 0 by cell (when it has more than one entry).
+    detail : tuple or None
+        Card detail tables (:func:`baccarat_sim.kernels.detail.detail_index`) when a bet reads cards; None: cells
+        are the outcome codes.
     """
     v_rows, p_rows, f_rows = solver_rows
     v_scale, p_scale, f_scale = solver_scale
@@ -215,6 +244,10 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
                     placed[b] = running[count_of_bet[b]] * 52.0 / n_unseen >= threshold[b]
                 elif play == PLAY_RUNNING_COUNT:
                     placed[b] = running[count_of_bet[b]] >= threshold[b]
+                elif play == PLAY_TRUE_COUNT_TWO_SIDED:
+                    placed[b] = abs(running[count_of_bet[b]]) * 52.0 / n_unseen >= threshold[b]
+                elif play == PLAY_RUNNING_COUNT_TWO_SIDED:
+                    placed[b] = abs(running[count_of_bet[b]]) >= threshold[b]
                 else:
                     placed[b] = False
                 if placed[b] and track_exact[b]:
@@ -225,7 +258,7 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
                 for b in range(n_bets):
                     if mode[b] == PLAY_PERFECT:
                         placed[b] = sign[b] > 0 if min_edge[b] == 0.0 else ev[b] > min_edge[b]
-            code, used = dealt_round(work, position)
+            code, used = _dealt_cell(work, position, detail)
             if record_codes and extra_left[0] != 0:
                 codes[code] += 1
             for s in range(n_scenarios):
@@ -273,18 +306,19 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
 @jit_parallel
 def count_blocks(canonical, seed, aux_seed, first_block, n_blocks, shoes_per_block, last_shoes, total_blocks,
                  shoe_params, turned_seen, scenario_cuts, tags, count_of_bet, mode, threshold, min_edge, max_round,
-                 track_exact, net, solver_rows, solver_scale, solver_max, solver_bet, stats_int, stats_float, codes):
+                 track_exact, net, solver_rows, solver_scale, solver_max, solver_bet, stats_int, stats_float, codes,
+                 detail):
     """Deal blocks ``first_block .. first_block + n_blocks - 1`` in parallel, one statistics row each.
 
     Row ``k`` of ``stats_int``/``stats_float``/``codes`` belongs to block
     ``first_block + k`` whatever thread deals it, so the caller's in-order sum
     is the same for any number of threads. The run's last block
     (``total_blocks - 1``) deals ``last_shoes`` shoes, every other block
-    ``shoes_per_block``.
+    ``shoes_per_block``. ``detail``: card detail tables or None, as for :func:`count_block`.
     """
     for k in prange(n_blocks):
         block = first_block + k
         n_shoes = last_shoes if block == total_blocks - 1 else shoes_per_block
         count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts, tags,
                     count_of_bet, mode, threshold, min_edge, max_round, track_exact, net, solver_rows, solver_scale,
-                    solver_max, solver_bet, stats_int[k], stats_float[k], codes[k])
+                    solver_max, solver_bet, stats_int[k], stats_float[k], codes[k], detail)

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..analysis.counting import CountResult
 from ..analysis.stats import Z95
-from ..model.cards import N_RANKS, RANK_NAMES
+from ..model.strategy import describe_tags
 from .render import clean_json, csv_text, markdown_table, terminal_text
 
 __all__ = ["count_csv", "count_dict", "count_frame", "count_markdown", "count_stem", "count_text"]
@@ -20,10 +20,17 @@ def count_frame(result: CountResult) -> pd.DataFrame:
 
 
 def count_dict(result: CountResult) -> dict:
-    """JSON-ready: ``{"run": ..., "counts": ..., "results": [...]}`` (fractions, not percents)."""
+    """JSON-ready: ``{"run": ..., "counts": ..., "results": [...]}`` (fractions, not percents).
+
+    Each count has ``by`` (``rank``, ``colour``, ``suit`` or ``card``: the
+    coarsest keys that give its tags exactly) and ``tags`` keyed that way
+    (``{"A": .., "K": ..}``, ``{"black": .., "red": ..}``, ``{"spades": ..}``,
+    ``{"As": .., "Kc": ..}``).
+    """
     counts = {}
     for name, tags in result.tags.items():
-        entry = {"tags": dict(zip(RANK_NAMES, tags))}
+        by, keyed = describe_tags(tags)
+        entry = {"by": by, "tags": keyed}
         if name in result.derived:
             d = result.derived[name]
             entry.update(derived_from=d.bet, level=d.level, betting_correlation=d.betting_correlation,
@@ -75,13 +82,18 @@ def _header(result: CountResult) -> list[str]:
         f"time       {r['seconds']:.2f} s{speed}",
     ]
     for name, tags in result.tags.items():
-        text = " ".join(f"{RANK_NAMES[k]}:{tags[k]:+g}" for k in range(N_RANKS))
+        by, keyed = describe_tags(tags)
+        # Card by card, only the cards with a tag: 52 entries would not fit a line.
+        text = " ".join(f"{key}:{tag:+g}" for key, tag in keyed.items() if by != "card" or tag)
         extra = ""
         if name in result.derived:
             d = result.derived[name]
             extra = (f"  (derived from {d.bet}, level {d.level}, betting correlation {d.betting_correlation:.3f}, "
                      f"break-even true count {d.break_even_true_count:+.2f})")
         lines.append(f"count      {name}: {text}{extra}")
+    if r.get("skipped_bets"):
+        lines.append(f"left out   {', '.join(r['skipped_bets'])} (\"*\" plays only the bets perfect play can price: "
+                     "scores, pairs or first cards alone)")
     return lines
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from baccarat_sim.analysis.eor import SUITS, effect_of_removal, reads_suits, suit_orbits
+from baccarat_sim.cli.rtp import main
 from baccarat_sim.errors import InputError
 from baccarat_sim.model.rules import load_rules, parse_rules
 from baccarat_sim.model.shoe import as_shoe
@@ -228,3 +229,14 @@ def test_outcome_only_rule_sets_keep_their_fields():
         eor.balance("player", "suit")
     with pytest.raises(ValueError, match="no effect of removal by colour"):
         eor_table(eor, "colour")
+
+
+def test_command_line_eor_of_a_depleted_shoe_short_of_red_cards(capsys):
+    # Six red cards out of one deck: removing another red card widens the colour gap and helps Colour Match.
+    status = main(["--rules", str(DATA / "colour-match.toml"), "--exact", "--eor", "--bets", "colour_match", "--decks",
+                   "1", "--remove", "Ah,Ad,Kh,Kd,2h,3d", "--format", "json", "--no-files", "--quiet"])
+    bet = json.loads(capsys.readouterr().out)["bets"][0]
+    assert status == 0 and bet["id"] == "colour_match"
+    assert bet["eor_by_colour"]["red"] > 0 > bet["eor_by_colour"]["black"]
+    assert bet["eor_by_suit"]["hearts"] == bet["eor_by_suit"]["diamonds"] == bet["eor_by_colour"]["red"]
+    assert 20 * bet["eor_by_colour"]["red"] + 26 * bet["eor_by_colour"]["black"] == pytest.approx(0, abs=1e-15)

@@ -296,6 +296,20 @@ def test_stopped_run_deals_whole_chunks_of_a_card_level_run(rules):
     pd.testing.assert_frame_equal(count_frame(stopped), count_frame(whole), check_exact=True)
 
 
+def test_perfect_play_beside_a_card_level_bet_is_the_same_as_alone(rules):
+    # The card-level bet comes first: the solver's bets keep their own places among the bets the kernel plays.
+    both = rules.with_bets(["colour_match", "banker"])
+    strategy = parse_strategy("schema_version = 1\nid = 'x'\n[[bets]]\nid = 'colour_match'\nplay = 'always'\n"
+                              "[[bets]]\nid = 'banker'\nplay = 'perfect'")
+    alone = parse_strategy("schema_version = 1\nid = 'x'\n[[bets]]\nid = 'banker'\nplay = 'perfect'")
+    together = count_frame(count_simulation(both, strategy, 48, seed=6)).set_index("bet")
+    banker = count_frame(count_simulation(rules.with_bets(["banker"]), alone, 48, seed=6)).iloc[0]
+    assert together.loc["banker", "bets"] == banker["bets"] > 0
+    assert together.loc["banker", "exact_advantage_per_bet"] == banker["exact_advantage_per_bet"] > 0
+    assert together.loc["banker", "units_per_shoe"] == banker["units_per_shoe"]
+    assert together.loc["colour_match", "bet_share"] == 1.0
+
+
 def test_exact_play_of_a_card_level_bet_is_refused_in_one_line(rules):
     perfect = parse_strategy("schema_version = 1\nid = 'x'\n[[bets]]\nid = 'colour_match'\nplay = 'perfect'",
                              "s.toml")

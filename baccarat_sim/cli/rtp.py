@@ -45,6 +45,9 @@ from .common import (
 
 PROG = "python -m baccarat_sim.rtp"
 DEFAULT_ROUNDS = 100_000_000
+#: ``--after-cut`` choices, indexed by the rounds dealt after the cut card's round (the rule files' shoe.after_cut;
+#: kept here so that --help needs no heavy import).
+AFTER_CUT_READINGS = ("finish_round", "one_more_round")
 #: Shoes a --count simulation deals by default (about 8 million rounds).
 DEFAULT_SHOES = 100_000
 #: Exit status of a run stopped by Ctrl-C (128 + SIGINT, the shell's convention); SIGTERM gives 143, SIGHUP 129.
@@ -74,6 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--model", choices=("fresh", "dealt"),
                       help="shoe model: fresh shuffle every round, or dealt through to the cut card "
                            "(default: the rule set's)")
+    what.add_argument("--after-cut", choices=AFTER_CUT_READINGS,
+                      help="dealt shoe: when the cut card comes out, finish that round and end the shoe "
+                           "(finish_round), or deal one more round after it (one_more_round); the two readings of "
+                           "\"the cut card signals the final round\" (default: the rule set's shoe.after_cut)")
     what.add_argument("--decks", type=positive_int("decks", 1, MAX_DECKS), metavar="D",
                       help=f"number of decks, 1-{MAX_DECKS} (default: the rule set's)")
     what.add_argument("--remove", metavar="CARDS",
@@ -241,6 +248,19 @@ def _load(args):
                 + " cards from the end, the round in which it comes out is the last"
                 + (" plus one more" if shoe.rounds_after_cut else "") + " (the rule set's shoe defaults).",))
         rules = rules.with_shoe(model=args.model)
+    if args.after_cut is not None:
+        if rules.shoe.model != "dealt":
+            raise UsageError(f"--after-cut: rule set {rules.id!r} shuffles before every round, so no cut card comes "
+                             "out; add --model dealt or drop --after-cut")
+        rounds_after_cut = AFTER_CUT_READINGS.index(args.after_cut)
+        if rounds_after_cut != rules.shoe.rounds_after_cut:
+            # The rule set's assumptions name its own reading: say that this run deals the other one.
+            rules = dataclasses.replace(rules, assumptions=rules.assumptions + (
+                f"--after-cut {args.after_cut}: " + ("one more round is dealt after the round in which the cut card "
+                                                     "comes out" if rounds_after_cut else "the round in which the cut "
+                                                     "card comes out is the last")
+                + f" (the rule set's shoe.after_cut is {AFTER_CUT_READINGS[rules.shoe.rounds_after_cut]!r}).",))
+        rules = rules.with_shoe(rounds_after_cut=rounds_after_cut)
     if args.bets:
         rules = rules.with_bets(select_bets(args.bets, rules))
     shoe = as_shoe(rules.shoe.decks)
@@ -264,6 +284,8 @@ def _refuse_unused(args) -> None:
                                  ("--seed", args.seed is not None, "draws nothing at random"),
                                  ("--model dealt", args.model == "dealt",
                                   "prices one round from a freshly shuffled shoe; a dealt shoe needs Monte Carlo"),
+                                 ("--after-cut", args.after_cut is not None,
+                                  "prices one round from a freshly shuffled shoe, with no cut card"),
                                  ("--resume", args.resume, "has no run to continue"),
                                  ("--max-chunks", args.max_chunks is not None, "deals no chunks")):
             if given:
@@ -274,6 +296,7 @@ def _refuse_unused(args) -> None:
         for flag, given in (("--exact", args.exact), ("--rounds", args.rounds is not None),
                             ("--seed", args.seed is not None), ("--model", args.model is not None),
                             ("--decks", args.decks is not None), ("--remove", args.remove is not None),
+                            ("--after-cut", args.after_cut is not None),
                             ("--sweep", args.sweep is not None), ("--count", args.count is not None),
                             ("--resume", args.resume), ("--max-chunks", args.max_chunks is not None),
                             ("--backend dask", args.backend != "local")):
@@ -457,6 +480,8 @@ def _resume_hint(args, seed: int | None = None) -> str:
         parts.append(f"--remove {args.remove}")
     if args.model is not None:
         parts.append(f"--model {args.model}")
+    if args.after_cut is not None:
+        parts.append(f"--after-cut {args.after_cut}")
     if args.out is not None:
         parts.append(f"--out {args.out}")
     return " ".join(parts)

@@ -332,7 +332,9 @@ def plot_rtp_by_round(positions, bet_id: str, *, ax=None, label: str = "") -> di
     dict
         ``"estimate"`` (Line2D), ``"band"`` (PolyCollection), ``"exact"``
         (Line2D: the fresh-shoe RTP), ``"always"`` (Line2D: the last round every
-        shoe deals) and ``"cap"`` (Line2D at the Max Round Availability, or None).
+        shoe deals), ``"cap"`` (Line2D at the Max Round Availability, or None)
+        and ``"rare"`` (Line2D: hollow markers on the rounds seen in fewer than 1%
+        of shoes, whose wide bands the axis does not hold; or None).
     """
     ax = _axes(ax)
     b = positions.bets[bet_id]
@@ -347,11 +349,18 @@ def plot_rtp_by_round(positions, bet_id: str, *, ax=None, label: str = "") -> di
                                   label=f"fresh shoe {100 * b.exact_rtp:.4f}%")
     artists["always"] = ax.axvline(b.always + 0.5, color="#777777", lw=0.8, ls="-.",
                                    label=f"rounds 1-{b.always}: every shoe")
-    # A position seen in a handful of shoes has a huge interval: scale the axis to those seen in at least 1%.
+    # A position seen in a handful of shoes has a huge interval: the axis holds every estimate, the last rounds'
+    # included, but only the bands of the positions seen in at least 1% of shoes (a rarer one's may run off it).
     solid = shown & (b.rounds >= 0.01 * b.rounds.max())
-    if solid.any():
-        low = min(100 * np.min(b.rtp[solid] - Z95 * b.se[solid]), 100 * b.exact_rtp)
-        high = max(100 * np.max(b.rtp[solid] + Z95 * b.se[solid]), 100 * b.exact_rtp)
+    rare = shown & ~solid
+    artists["rare"] = None
+    if rare.any():
+        artists["rare"] = ax.plot(k[rare], 100 * b.rtp[rare], "o", ls="none", ms=4, mfc="white", mec=MC_COLOR,
+                                  label="round seen in < 1% of shoes")[0]
+    if shown.any():
+        low = min(np.min(rtp), np.min(100 * (b.rtp[solid] - Z95 * b.se[solid]), initial=np.inf), 100 * b.exact_rtp)
+        high = max(np.max(rtp), np.max(100 * (b.rtp[solid] + Z95 * b.se[solid]), initial=-np.inf),
+                   100 * b.exact_rtp)
         pad = 0.08 * (high - low) or 0.01
         ax.set_ylim(low - pad, high + pad)
     if b.max_round is not None:

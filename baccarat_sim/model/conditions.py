@@ -690,7 +690,7 @@ def _atoms(node: _Node, found: dict) -> None:
         try:
             atom = Atom.build(text, _card_values(node), lambda cards: _evaluate_cards(node, cards))
         except ValueError as error:
-            if not isinstance(node, _Join):
+            if not isinstance(node, (_Join, _Not)):  # a join, negated or not, splits into its parts' atoms
                 raise ConditionError("", f"{text}: {error}") from None
             atom = None
         if atom is not None and (atom.truth.size <= MERGE_CELLS or not isinstance(node, _Join)):

@@ -26,6 +26,7 @@ __all__ = [
     "Covariance",
     "LimitError",
     "SlipResult",
+    "StakeDependence",
     "StakeRTP",
     "bet_breakdown",
     "check_limits",
@@ -35,6 +36,7 @@ __all__ = [
     "settle",
     "settle_bet",
     "settle_slip",
+    "stake_dependence",
 ]
 
 
@@ -300,7 +302,7 @@ class Covariance:
         return float(self.matrix[self.bet_ids.index(first), self.bet_ids.index(second)])
 
 
-def covariance(hist: OutcomeHistogram, rules: Rules, bet_ids=None) -> Covariance:
+def covariance(hist: OutcomeHistogram, rules: Rules, bet_ids=None, stakes: dict | None = None) -> Covariance:
     """Covariance of the per-unit results of bets over one round.
 
     Exact (from integer weights) for the exact engine; for a Monte Carlo
@@ -310,6 +312,10 @@ def covariance(hist: OutcomeHistogram, rules: Rules, bet_ids=None) -> Covariance
     ----------
     bet_ids : sequence of str, optional
         Default: every bet of ``rules``.
+    stakes : dict of str to number, optional
+        Stake per bet id: where the rule set rounds the commission, each bet's
+        per-unit result is the one at its stake (as :func:`settle_bet` with
+        ``stake=``). Default: the nominal rate.
 
     Examples
     --------
@@ -324,7 +330,9 @@ def covariance(hist: OutcomeHistogram, rules: Rules, bet_ids=None) -> Covariance
     total = int(weights.sum())
     if total == 0:
         raise InputError("hist", "cannot settle an empty histogram (no rounds)")
-    nets = [[_line_nets(bet, rules)[line] for line in groups[:, i]] for i, bet in enumerate(bets)]
+    stakes = stakes or {}
+    line_nets = [_line_nets(bet, rules, stakes.get(bet.id)) for bet in bets]
+    nets = [[line_nets[i][line] for line in groups[:, i]] for i in range(len(bets))]
     means = [sum((v * int(w) for v, w in zip(column, weights)), Fraction(0)) / total for column in nets]
     matrix = np.zeros((len(bets), len(bets)))
     for i in range(len(bets)):
@@ -338,10 +346,12 @@ def covariance(hist: OutcomeHistogram, rules: Rules, bet_ids=None) -> Covariance
 class SlipResult:
     """Settlement of several bets placed together on one round.
 
-    Stakes are amounts in the unit of ``rules.limits.min_bet`` (e.g. chips).
-    ``ev``, ``sd`` and ``distribution`` are of the slip's net result in that
-    unit; the SD includes the covariance between the bets (a Player and a
-    Banker stake largely cancel).
+    Stakes are amounts in the table's money, the unit of
+    ``rules.limits.min_bet`` (a currency, or chips). ``ev``, ``sd`` and
+    ``distribution`` are of the slip's net result in that unit, with the
+    commission rounded for each stake where the rule set rounds it; the SD
+    includes the covariance between the bets (a Player and a Banker stake
+    largely cancel).
 
     Attributes
     ----------
@@ -356,7 +366,7 @@ class SlipResult:
     distribution : tuple of (Fraction, float)
         Every net result of the slip and its probability.
     covariance : Covariance
-        Per-unit covariance matrix of the staked bets.
+        Per-unit covariance matrix of the staked bets (at their stakes).
     ev_exact : Fraction
     """
 
@@ -401,7 +411,8 @@ def check_limits(rules: Rules, stakes: dict) -> dict[str, Fraction]:
     ----------
     rules : Rules
     stakes : dict of str to number
-        Stake per bet id, in the unit of ``limits.min_bet``; 0 means not staked.
+        Stake per bet id, an amount in the table's money (the unit of
+        ``limits.min_bet``); 0 means not staked.
 
     Returns
     -------
@@ -412,6 +423,15 @@ def check_limits(rules: Rules, stakes: dict) -> dict[str, Fraction]:
     ------
     LimitError
         Naming the limit broken (its rule-file key) and the rule set.
+
+    Notes
+    -----
+    A stake on a bet that ``limits.counts_as`` another (live-8deck-side-bets:
+    the No Commission Banker counts as the Banker) counts towards that bet's
+    maximum and the Player/Banker rules; bets of one ``limits.exclusive`` group
+    (the Traditional and No Commission Banker bets) may not be staked together.
+    Where the commission is rounded to a part of the lowest chip, every stake
+    must be a whole number of lowest chips.
 
     Examples
     --------
@@ -426,6 +446,7 @@ def check_limits(rules: Rules, stakes: dict) -> dict[str, Fraction]:
     if not isinstance(stakes, dict) or not stakes:
         raise LimitError("stakes", "give at least one bet id and its stake")
     amounts = {}
+    chip = rules.commission.lowest_chip if rules.commission.rounded else None
     for bet_id, raw in stakes.items():
         if bet_id not in rules.bet_ids:
             raise LimitError("", f"stakes.{bet_id}: no such bet {where}; bets: {', '.join(rules.bet_ids)}")
@@ -435,23 +456,48 @@ def check_limits(rules: Rules, stakes: dict) -> dict[str, Fraction]:
         if 0 < stake < limits.min_bet:
             raise LimitError("", f"limits.min_bet: a stake of {_fmt(stake)} on {bet_id} is below the minimum bet "
                              f"({_fmt(limits.min_bet)}) {where}")
+        if chip is not None and stake % chip:
+            raise LimitError("", f"commission.lowest_chip: a stake of {_fmt(stake)} on {bet_id} is not a whole number "
+                             f"of lowest chips ({_fmt(chip)}) {where}")
     if not any(amounts.values()):
         raise LimitError("stakes", "every stake is 0")
-    player, banker = amounts.get("player", Fraction(0)), amounts.get("banker", Fraction(0))
-    difference_rule = limits.player_banker_limit == "difference"
+    for group in limits.exclusive:
+        both = [bet_id for bet_id in group if amounts.get(bet_id)]
+        if len(both) > 1:
+            names = " or ".join(f"{rules.bet(bet_id).name!r}" for bet_id in both)
+            raise LimitError("", f"limits.exclusive: {' and '.join(both)} are alternatives ({names}): a slip may "
+                             f"stake only one of them {where}")
+    # What each bet's limits see: its own stake plus the stakes that count as it.
+    counted: dict[str, Fraction] = {}
     for bet_id, stake in amounts.items():
+        counted[limits.counted_as(bet_id)] = counted.get(limits.counted_as(bet_id), Fraction(0)) + stake
+    player, banker = counted.get("player", Fraction(0)), counted.get("banker", Fraction(0))
+    difference_rule = limits.player_banker_limit == "difference"
+
+    def stake_text(bet_id: str) -> str:
+        parts = [other for other, stake in amounts.items() if stake and limits.counted_as(other) == bet_id]
+        return bet_id if parts in ([bet_id], []) else f"{' + '.join(parts)} (counted as {bet_id})"
+
+    # Each bet's maximum caps its own stake, and the stakes counted as it together.
+    capped = [(bet_id, stake, bet_id) for bet_id, stake in amounts.items()]
+    capped += [(bet_id, amount, stake_text(bet_id)) for bet_id, amount in counted.items()
+               if amount != amounts.get(bet_id)]
+    for bet_id, amount, on in capped:
         maximum = limits.max_for(bet_id)
         if maximum is None or (difference_rule and bet_id in ("player", "banker")):
             continue
-        if stake > maximum * limits.min_bet:
-            raise LimitError("", f"limits.max_bet.{bet_id}: a stake of {_fmt(stake)} on {bet_id} is over the limit of "
+        if amount > maximum * limits.min_bet:
+            raise LimitError("", f"limits.max_bet.{bet_id}: a stake of {_fmt(amount)} on {on} is over the limit of "
                              f"{_fmt(maximum)}x the minimum bet ({_fmt(maximum * limits.min_bet)}) {where}")
     if difference_rule:
         cap = min(limits.max_for("player"), limits.max_for("banker")) * limits.min_bet
         if abs(player - banker) > cap:
-            raise LimitError("", f"limits.player_banker_limit: the Player and Banker stakes ({_fmt(player)} and "
-                             f"{_fmt(banker)}) differ by {_fmt(abs(player - banker))}, over the limit of "
-                             f"{_fmt(cap)} on their difference {where}")
+            counted_too = any(limits.counted_as(b) != b and limits.counted_as(b) in ("player", "banker") and stake
+                              for b, stake in amounts.items())
+            both = (f"{_fmt(player)} on {stake_text('player')} and {_fmt(banker)} on {stake_text('banker')}"
+                    if counted_too else f"{_fmt(player)} and {_fmt(banker)}")
+            raise LimitError("", f"limits.player_banker_limit: the Player and Banker stakes ({both}) differ by "
+                             f"{_fmt(abs(player - banker))}, over the limit of {_fmt(cap)} on their difference {where}")
     if player and banker:
         if not limits.equal_player_banker and player == banker:
             raise LimitError("", f"limits.equal_player_banker: the same amount ({_fmt(player)}) may not be staked on "
@@ -478,7 +524,10 @@ def settle_slip(hist: OutcomeHistogram, rules: Rules, stakes: dict, check: bool 
         Exact or Monte Carlo.
     rules : Rules
     stakes : dict of str to number
-        Stake per bet id, in the unit of ``rules.limits.min_bet``.
+        Stake per bet id, an amount in the table's money (the unit of
+        ``rules.limits.min_bet``). Where the rule set rounds the commission
+        (``online-commission-rounding``) each commission bet is settled at its
+        stake: one chip on the Banker wins 0.75 chips.
     check : bool
         Check the slip against the rule set's table limits first
         (:func:`check_limits`).
@@ -497,7 +546,7 @@ def settle_slip(hist: OutcomeHistogram, rules: Rules, stakes: dict, check: bool 
     total = int(weights.sum())
     if total == 0:
         raise InputError("hist", "cannot settle an empty histogram (no rounds)")
-    line_nets = [_line_nets(bet, rules) for bet in bets]
+    line_nets = [_line_nets(bet, rules, stake) for bet, stake in zip(bets, staked.values())]
     by_net: dict[Fraction, int] = {}
     for row, weight in zip(groups, weights):
         net = sum((stake * nets[line] for stake, nets, line in zip(staked.values(), line_nets, row)), Fraction(0))
@@ -512,14 +561,14 @@ def settle_slip(hist: OutcomeHistogram, rules: Rules, stakes: dict, check: bool 
         hit_frequency=sum(w for v, w in by_net.items() if v > 0) / total,
         push_frequency=sum(w for v, w in by_net.items() if v == 0) / total,
         distribution=tuple((v, by_net[v] / total) for v in sorted(by_net)),
-        covariance=covariance(hist, rules, list(staked)),
+        covariance=covariance(hist, rules, list(staked), staked),
         ev_exact=ev,
     )
 
 
 @dataclasses.dataclass(frozen=True)
 class StakeRTP:
-    """A commission bet's RTP at one stake, when the commission is rounded (all amounts in lowest chips)."""
+    """A commission bet's RTP at one stake, when the commission is rounded (amounts in the table's money)."""
 
     stake: Fraction
     commission: Fraction
@@ -542,8 +591,13 @@ class StakeRTP:
         return 1.0 - self.rtp
 
 
+def _stakes_in_chips(rules: Rules, count: int = 100) -> list[Fraction]:
+    """The first ``count`` stakes a table takes: 1, 2, ... lowest chips."""
+    return [k * rules.commission.lowest_chip for k in range(1, count + 1)]
+
+
 def commission_by_stake(hist: OutcomeHistogram, rules: Rules, bet_id: str = "banker",
-                        stakes=range(1, 101)) -> list[StakeRTP]:
+                        stakes=None) -> list[StakeRTP]:
     """RTP of a commission bet by stake, with the commission rounded as the rule set says.
 
     online-commission-rounding.txt: "Commission is rounded up to a quarter of the
@@ -557,8 +611,14 @@ def commission_by_stake(hist: OutcomeHistogram, rules: Rules, bet_id: str = "ban
     rules : Rules
     bet_id : str
         A bet with a commission line (``commission = true``).
-    stakes : iterable of number
-        Stakes in lowest chips (default 1 to 100).
+    stakes : iterable of number, optional
+        Stakes, amounts in the table's money (the unit of
+        ``commission.lowest_chip``). Default: 1 to 100 lowest chips.
+
+    Returns
+    -------
+    list of StakeRTP
+        ``commission`` is the commission on a win of the stake (an even-money line).
 
     Examples
     --------
@@ -571,11 +631,72 @@ def commission_by_stake(hist: OutcomeHistogram, rules: Rules, bet_id: str = "ban
     if not any(case.commission for case in bet.cases):
         raise InputError("bet_id", f"{bet_id!r} has no commission line in rule set {rules.id!r}")
     nominal = settle_bet(hist, bet, rules).rtp
-    rounded = rules.commission.rounding != "none"
+    rounded = rules.commission.rounded
     rows = []
-    for stake in stakes:
-        stake = Fraction(str(stake))
+    for stake in _stakes_in_chips(rules) if stakes is None else stakes:
+        stake = Fraction(str(stake)) if not isinstance(stake, Fraction) else stake
         result = settle_bet(hist, bet, rules, stake=stake if rounded else None)
         fee = rules.commission.amount(stake) if rounded else rules.commission.rate * stake
         rows.append(StakeRTP(stake, fee, result.rtp, nominal))
     return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class StakeDependence:
+    """How a bet's RTP depends on its stake, where the rule set rounds the commission.
+
+    Attributes
+    ----------
+    bet_id : str
+    rtp_nominal : float
+        RTP at the unrounded rate: the per-bet table's figure.
+    holds_at_multiples_of : Fraction
+        The nominal RTP holds at stakes that are multiples of this amount, and
+        at no other stake (there the commission needs no rounding).
+    lowest_chip : Fraction
+        Stakes are whole numbers of lowest chips.
+    min_stake : Fraction
+        The rule set's minimum bet (``limits.min_bet``).
+    rtp_at_min_stake : float
+    by_stake : tuple of StakeRTP
+        The RTP at every stake from the minimum, a lowest chip apart, up to the
+        first at which the nominal RTP holds (the rounding repeats with that period).
+    """
+
+    bet_id: str
+    rtp_nominal: float
+    holds_at_multiples_of: Fraction
+    lowest_chip: Fraction
+    min_stake: Fraction
+    rtp_at_min_stake: float
+    by_stake: tuple[StakeRTP, ...]
+
+
+def stake_dependence(hist: OutcomeHistogram, rules: Rules, bet: Bet | str) -> StakeDependence | None:
+    """Whether, and how, a bet's RTP depends on the stake (None: the same RTP at every stake).
+
+    It does where the rule set rounds the commission (``commission.rounding``)
+    and the bet takes commission from a win whose commission is not a whole
+    number of rounding steps at every stake.
+
+    Examples
+    --------
+    >>> from baccarat_sim import exact_histogram, load_rules
+    >>> found = stake_dependence(exact_histogram(8), load_rules("online-commission-rounding"), "banker")
+    >>> int(found.holds_at_multiples_of), int(found.min_stake), round(found.rtp_at_min_stake, 4)
+    (5, 1, 0.8977)
+    """
+    bet = rules.bet(bet) if isinstance(bet, str) else bet
+    commission = rules.commission
+    nets = [case.net for case in bet.cases if case.commission and case.net > 0]
+    multiple = commission.nominal_stake_multiple(nets) if nets else None
+    if multiple is None or multiple == commission.lowest_chip:
+        return None  # no rounding, or every stake (a whole number of chips) pays the exact commission
+    min_stake = rules.limits.min_bet
+    last = min_stake + (-min_stake) % multiple  # the first stake from the minimum that pays the nominal rate
+    stakes = [min_stake + k * commission.lowest_chip
+              for k in range(int((last - min_stake) / commission.lowest_chip) + 1)]
+    nominal = settle_bet(hist, bet, rules).rtp
+    rows = tuple(StakeRTP(stake, commission.amount(stake), settle_bet(hist, bet, rules, stake=stake).rtp, nominal)
+                 for stake in stakes)
+    return StakeDependence(bet.id, nominal, multiple, commission.lowest_chip, min_stake, rows[0].rtp, rows)

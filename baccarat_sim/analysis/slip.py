@@ -8,8 +8,9 @@ rounds it (``online-commission-rounding``). This module only adds up the
 staked bets' nets per outcome and groups the exact combination weights of a
 fresh shoe by net result, giving the integer weights the lattice sums
 (:mod:`baccarat_sim.analysis.lattice`) and the exact session sampler need.
-Where the commission is not rounded by stake, the result is checked, value for
-value, against :func:`~baccarat_sim.analysis.settlement.settle_slip`.
+The result is checked, value for value, against
+:func:`~baccarat_sim.analysis.settlement.settle_slip`, which rounds the
+commission for the stake the same way.
 """
 
 from __future__ import annotations
@@ -150,8 +151,7 @@ def build_slip(rules: Rules, stakes: dict, shoe=None, *, check: bool = True) -> 
     player = one_round(list(by_net), list(by_net.values()), cost=total_stake)
     rounded = rules.commission.rounding != "none" and any(
         case.commission for bet in bets for case in (*bet.cases, bet.otherwise))
-    if not rounded:
-        _check_against_settlement(player, hist, rules, staked)
+    _check_against_settlement(player, hist, rules, staked)
     unit = player.unit
     steps_of_group = np.array([int(net / unit) if (net / unit).denominator == 1 else 0 for net in group_net],
                               dtype=np.int64)

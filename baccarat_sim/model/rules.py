@@ -13,6 +13,7 @@ import dataclasses
 import difflib
 import functools
 import hashlib
+import math
 import re
 from fractions import Fraction
 from importlib import resources
@@ -166,8 +167,14 @@ class Shoe:
 class Commission:
     """Commission on winning bets marked ``commission = true``.
 
-    ``rounding`` of the commission amount to a multiple of ``unit`` lowest chips:
-    ``"none"``, ``"up"``, ``"down"`` or ``"nearest"``.
+    Amounts (stakes, wins, the commission) are in the table's money, the unit
+    of ``limits.min_bet`` (a currency, or chips). ``lowest_chip`` is the value
+    of the table's lowest chip in that unit. With ``rounding`` (``"up"``,
+    ``"down"`` or ``"nearest"``; ``"none"`` keeps the exact amount) the
+    commission is rounded to a multiple of :attr:`step`, ``unit`` lowest chips:
+    online-commission-rounding.txt rounds "up to a quarter of the lowest chip
+    denomination" (``unit = 0.25``), so with a lowest chip of 0.10 EUR it is
+    rounded up to 0.025 EUR, and a stake is a whole number of lowest chips.
     """
 
     rate: Fraction = Fraction(5, 100)
@@ -175,28 +182,70 @@ class Commission:
     unit: Fraction = Fraction(1, 4)
     lowest_chip: Fraction = Fraction(1)
 
+    @property
+    def rounded(self) -> bool:
+        """Whether the commission is rounded (so a commission bet's RTP depends on the stake)."""
+        return self.rounding != "none"
+
+    @property
+    def step(self) -> Fraction:
+        """The amount the commission is rounded to a multiple of: ``unit`` lowest chips."""
+        return self.unit * self.lowest_chip
+
     def amount(self, win: Fraction) -> Fraction:
-        """Commission, in lowest chips, on a gross win of ``win`` lowest chips."""
+        """Commission on a win of ``win`` (in the table's money), rounded to a multiple of :attr:`step`."""
         raw = self.rate * win
-        if self.rounding == "none":
+        if not self.rounded:
             return raw
-        steps = raw / self.unit
+        steps = raw / self.step
         whole = {
             "up": -((-steps.numerator) // steps.denominator),
             "down": steps.numerator // steps.denominator,
             "nearest": int(steps + Fraction(1, 2)) if steps >= 0 else -int(-steps + Fraction(1, 2)),
         }[self.rounding]
-        return whole * self.unit
+        return whole * self.step
+
+    def nominal_stake_multiple(self, nets) -> Fraction | None:
+        """Smallest stake whose multiples, and only they, pay the unrounded commission on every win.
+
+        A stake is ``k`` lowest chips. On a line paying ``net`` per unit staked
+        the commission ``rate * k * lowest_chip * net`` needs no rounding when
+        ``k * rate * net / unit`` is whole, that is when ``k`` is a multiple of
+        that fraction's denominator; every line at once when ``k`` is a
+        multiple of their least common multiple.
+
+        Parameters
+        ----------
+        nets : iterable of Fraction
+            Net win per unit staked of each winning line the commission is taken from.
+
+        Returns
+        -------
+        Fraction or None
+            That stake, in the table's money (online-commission-rounding: 5
+            lowest chips); None when the commission is not rounded (every stake
+            pays the nominal rate).
+        """
+        if not self.rounded:
+            return None
+        chips = 1
+        for net in nets:
+            chips = math.lcm(chips, (self.rate * Fraction(net) / self.unit).denominator)
+        return chips * self.lowest_chip
 
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
-    """Table limits; stakes and maxima are in units of the minimum bet.
+    """Table limits.
+
+    Stakes and ``min_bet`` are amounts in the table's money (a currency, or
+    chips; the unit of ``commission.lowest_chip`` too); the maxima are
+    multiples of ``min_bet``.
 
     Attributes
     ----------
     min_bet : Fraction
-        The minimum bet in lowest chips (stakes are multiples of it).
+        The minimum bet, an amount.
     max_bet : tuple of (bet id, Fraction)
         Largest stake per bet, as a multiple of the minimum bet.
     equal_player_banker : bool
@@ -211,6 +260,14 @@ class Limits:
         Banker limit by the same amount").
     side_bets_need_main_bet : bool
         Whether a side bet (group ``"side"``) may only be placed with a main bet.
+    counts_as : tuple of (bet id, bet id)
+        Bets whose stake counts as a stake on another bet for that bet's limits
+        (its maximum, the Player/Banker difference, equal and minimum-difference
+        rules): live-8deck-side-bets' No Commission Banker is the Banker bet of
+        the other betting mode.
+    exclusive : tuple of tuple of str
+        Groups of alternative bets: a slip may stake at most one bet of each
+        group (the Traditional and No Commission Banker bets, one per betting mode).
     """
 
     min_bet: Fraction = Fraction(1)
@@ -219,10 +276,16 @@ class Limits:
     player_banker_min_difference: Fraction = Fraction(0)
     player_banker_limit: str = "each"
     side_bets_need_main_bet: bool = False
+    counts_as: tuple[tuple[str, str], ...] = ()
+    exclusive: tuple[tuple[str, ...], ...] = ()
 
     def max_for(self, bet_id: str) -> Fraction | None:
         """Largest stake on ``bet_id`` (in units of the minimum bet), or None."""
         return dict(self.max_bet).get(bet_id)
+
+    def counted_as(self, bet_id: str) -> str:
+        """The bet whose limits a stake on ``bet_id`` counts towards (``bet_id`` itself unless ``counts_as`` says)."""
+        return dict(self.counts_as).get(bet_id, bet_id)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -584,10 +647,15 @@ _TOP_KEYS = {"schema_version", "id", "name", "source", "description", "assumptio
 _SHOE_KEYS = {"decks", "shuffle", "burn", "burn_cards", "ten_value", "discard_turned", "cut_card", "after_cut"}
 _COMMISSION_KEYS = {"rate", "rounding", "unit", "lowest_chip"}
 _LIMIT_KEYS = {"min_bet", "max_bet", "equal_player_banker", "player_banker_min_difference", "player_banker_limit",
-               "side_bets_need_main_bet"}
+               "side_bets_need_main_bet", "counts_as", "exclusive"}
 _BET_KEYS = {"id", "name", "description", "group", "pays", "otherwise", "max_round", "stated_rtp"}
 _CASE_KEYS = {"when", "pays", "net", "commission", "name"}
 _CLAIM_KEYS = {"what", "value", "bet", "text"}
+
+
+def _amount_text(amount: Fraction) -> str:
+    """An amount as a rule file writes it (``1``, ``0.25``)."""
+    return str(amount.numerator) if amount.denominator == 1 else f"{float(amount):g}"
 
 
 def _describe_code(code: int) -> str:
@@ -649,6 +717,10 @@ class _Validator(Checker):
                 self.fail(f"bets[{i}].id", f"duplicate bet id {bet.id!r} (also bets[{seen[bet.id]}])")
             seen[bet.id] = i
         limits = self.limits(self.table(doc.get("limits", {}), "limits"), bets)
+        if commission.rounded and limits.min_bet % commission.lowest_chip:
+            # A rounded commission counts in lowest chips: every stake, the minimum bet first, is made of them.
+            self.fail("limits.min_bet", f"must be a whole number of lowest chips (commission.lowest_chip = "
+                                        f"{_amount_text(commission.lowest_chip)}), got {_amount_text(limits.min_bet)}")
         bet_ids = tuple(seen)
         claims = tuple(
             self.claim(self.table(c, f"claims[{i}]"), f"claims[{i}]", bet_ids)
@@ -754,6 +826,8 @@ class _Validator(Checker):
         pb_limit = self.choice(t.get("player_banker_limit", "each"), "limits.player_banker_limit",
                                ("each", "difference"))
         needs_main = self.boolean(t.get("side_bets_need_main_bet", False), "limits.side_bets_need_main_bet")
+        counts_as = self.counts_as(self.table(t.get("counts_as", {}), "limits.counts_as"), bet_ids)
+        exclusive = self.exclusive(self.list(t.get("exclusive", []), "limits.exclusive"), bet_ids)
         for name in ("equal_player_banker", "player_banker_min_difference", "player_banker_limit"):
             if name in t and not {"player", "banker"} <= set(bet_ids):
                 self.fail(f"limits.{name}", "needs bets with ids 'player' and 'banker'")
@@ -762,7 +836,39 @@ class _Validator(Checker):
                                                     "largest difference allowed)")
         if needs_main and not any(bet.group == "main" for bet in bets):
             self.fail("limits.side_bets_need_main_bet", "no bet has group = \"main\"")
-        return Limits(min_bet, max_bet, equal, difference, pb_limit, needs_main)
+        return Limits(min_bet, max_bet, equal, difference, pb_limit, needs_main, counts_as, exclusive)
+
+    def counts_as(self, t: dict, bet_ids: list[str]) -> tuple[tuple[str, str], ...]:
+        """``counts_as = { banker_no_commission = "banker" }``: stakes counted towards another bet's limits."""
+        pairs = []
+        for bet_id, target in t.items():
+            key = f"limits.counts_as.{bet_id}"
+            if bet_id not in bet_ids:
+                self.fail(key, f"no such bet; bets: {', '.join(bet_ids)}")
+            if not isinstance(target, str) or target not in bet_ids:
+                self.fail(key, f"must name another bet of the rule set, got {excerpt(target)}; bets: "
+                               f"{', '.join(bet_ids)}")
+            if target == bet_id:
+                self.fail(key, "a bet cannot count as itself")
+            if target in t:
+                self.fail(key, f"{target!r} counts as {t[target]!r} itself: name the bet whose limits apply")
+            pairs.append((bet_id, target))
+        return tuple(pairs)
+
+    def exclusive(self, groups: list, bet_ids: list[str]) -> tuple[tuple[str, ...], ...]:
+        """``exclusive = [["banker", "banker_no_commission"]]``: groups of bets a slip may stake one of."""
+        out = []
+        for i, group in enumerate(groups):
+            key = f"limits.exclusive[{i}]"
+            if not isinstance(group, list) or len(group) < 2:
+                self.fail(key, f"must be a list of two or more bet ids, got {excerpt(group)}")
+            for bet_id in group:
+                if not isinstance(bet_id, str) or bet_id not in bet_ids:
+                    self.fail(key, f"no such bet {excerpt(bet_id)}; bets: {', '.join(bet_ids)}")
+            if len(set(group)) != len(group):
+                self.fail(key, f"names a bet twice: {', '.join(group)}")
+            out.append(tuple(group))
+        return tuple(out)
 
     def pays(self, value, key, notation) -> tuple[Fraction, str]:
         """Net result per unit staked of a payout written as the sheet writes it."""

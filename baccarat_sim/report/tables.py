@@ -54,7 +54,7 @@ def breakdown(hist: OutcomeHistogram, bet: Bet | str, rules: Rules) -> pd.DataFr
 
 
 def commission_table(hist: OutcomeHistogram, rules: Rules, bet_id: str = "banker",
-                     stakes=range(1, 101)) -> pd.DataFrame:
+                     stakes=None) -> pd.DataFrame:
     """RTP of a commission bet by stake, with the commission rounded as the rule set says.
 
     The rows of :func:`baccarat_sim.analysis.settlement.commission_by_stake` as a table: the
@@ -63,8 +63,8 @@ def commission_table(hist: OutcomeHistogram, rules: Rules, bet_id: str = "banker
     Returns
     -------
     DataFrame
-        ``stake`` (lowest chips), ``commission`` (lowest chips, on a win of the
-        stake), ``payout`` (net win), ``effective_rate`` (commission / win),
+        ``stake`` (default 1 to 100 lowest chips; amounts in the table's money),
+        ``commission`` (on a win of the stake), ``payout`` (net win), ``effective_rate`` (commission / win),
         ``rtp``, ``house_edge`` and ``rtp_nominal`` (at the unrounded rate).
 
     Examples

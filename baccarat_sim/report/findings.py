@@ -31,7 +31,7 @@ from ..model.rules import available_rules, load_rules
 from ..storage.writing import write_file_set
 from .plots import new_figure, plot_bet_rtp
 from .render import clean_json, csv_text, markdown_table, terminal_text
-from .run_report import build_report
+from .run_report import STAKE_MARK, build_report
 from .tables import commission_table
 
 __all__ = ["build_findings", "write_findings"]
@@ -185,7 +185,9 @@ def _page(findings: dict, plots: dict[str, str]) -> str:
             {
                 "bet": [f"`{b}`" for b in group["bet"]],
                 "name": group["name"],
-                "RTP": [_pct(v) for v in group["rtp"]],
+                # A bet whose RTP depends on the stake (a rounded commission) is marked; its note says where it holds.
+                "RTP": [_pct(v) + (f" {STAKE_MARK}" if b in report.by_stake else "")
+                        for b, v in zip(group["bet"], group["rtp"])],
                 "house edge": [_pct(v) for v in group["house_edge"]],
                 "hit frequency": [_pct(v, 3) for v in group["hit_frequency"]],
                 "SD": [f"{v:.4f}" for v in group["sd"]],
@@ -194,6 +196,7 @@ def _page(findings: dict, plots: dict[str, str]) -> str:
             }
         )
         lines += [markdown_table(shown)]
+        lines += [f"{note}\n" for note in report.run.get("notes") or [] if note.startswith(STAKE_MARK)]
         if rules_id in plots:
             lines += [f"![{rules_id}]({plots[rules_id]})", ""]
     if commission is not None:

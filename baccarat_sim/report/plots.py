@@ -34,6 +34,7 @@ from ..model.histogram import OutcomeHistogram
 from .counting import count_frame
 from .eor import eor_table
 from .positions import cut_label, sweep_frame
+from .run_report import STAKE_MARK
 
 __all__ = [
     "bet_rtp_figure",
@@ -89,8 +90,10 @@ def plot_bet_rtp(report, *, ax=None, relative: bool = False, bet_ids=None) -> di
     -------
     dict
         ``"exact"`` (Line2D of markers), ``"mc"`` (ErrorbarContainer, or None
-        for an exact-only report) and ``"stated"`` (Line2D, or None when the
-        sheet states no bet RTP).
+        for an exact-only report), ``"stated"`` (Line2D, or None when the
+        sheet states no bet RTP) and ``"min_stake"`` (Line2D of the exact RTP
+        at the rule set's minimum stake for the bets whose RTP depends on the
+        stake, joined to their nominal RTP; None when none does).
     """
     ax = _axes(ax)
     t = report.table if bet_ids is None else report.table.loc[list(bet_ids)]
@@ -109,7 +112,18 @@ def plot_bet_rtp(report, *, ax=None, relative: bool = False, bet_ids=None) -> di
     stated = 100 * t["stated_rtp"].to_numpy(float)
     if np.isfinite(stated).any():
         artists["stated"] = ax.plot(stated - base, y, "x", color=STATED_COLOR, ms=8, mew=2, label="stated")[0]
-    ax.set_yticks(y, [str(name) for name in t["name"]])
+    by_stake = getattr(report, "by_stake", {})
+    marked = np.array([bet_id in by_stake for bet_id in t.index], bool)
+    artists["min_stake"] = None
+    if marked.any():
+        # A rounded commission: the nominal RTP holds at some stakes only; the minimum stake's is drawn beside it.
+        at_min = 100 * t["rtp_at_min_stake"].to_numpy(float)
+        ax.hlines(y[marked], (at_min - base)[marked], (exact - base)[marked], colors=EXACT_COLOR, linestyles=":",
+                  lw=1)
+        minimum = f"{float(report.rules.limits.min_bet):g}"
+        artists["min_stake"] = ax.plot((at_min - base)[marked], y[marked], "<", color=EXACT_COLOR, mfc="white", ms=7,
+                                       label=f"{STAKE_MARK} exact at the minimum stake, {minimum}")[0]
+    ax.set_yticks(y, [str(name) + (f" {STAKE_MARK}" if mark else "") for name, mark in zip(t["name"], marked)])
     ax.set_xlabel("RTP minus exact RTP (percentage points)" if relative else "RTP (%)")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="best", fontsize="small")

@@ -12,7 +12,7 @@ import pandas as pd
 from .._version import __version__
 from ..analysis.claims import ClaimCheck, check_claims
 from ..analysis.positions import analyze_positions
-from ..analysis.settlement import commission_by_stake, net_vector, settle, settle_bet
+from ..analysis.settlement import net_vector, settle, settle_bet, stake_dependence
 from ..analysis.stats import estimate
 from ..limits import MAX_PLOTTED_BETS
 from ..model.conditions import feature_table
@@ -23,13 +23,16 @@ from . import eor as eor_report
 from . import positions as positions_report
 from .render import clean_json, csv_text, markdown_table, terminal_text, text_table
 
-__all__ = ["MIN_ROUNDS_FOR_INTERVAL", "NOT_AVAILABLE", "Report", "build_report", "main_bet_probabilities"]
+__all__ = ["MIN_ROUNDS_FOR_INTERVAL", "NOT_AVAILABLE", "STAKE_MARK", "Report", "build_report",
+           "main_bet_probabilities"]
 
 #: Fewest Monte Carlo rounds for which a report gives a confidence interval and a z-score: below it the normal
 #: approximation behind both means nothing (one round would give a zero-width interval and z = +-inf).
 MIN_ROUNDS_FOR_INTERVAL = 100
 #: What a text, Markdown or CSV report shows for a figure that cannot be given yet (JSON: null).
 NOT_AVAILABLE = "n/a"
+#: Marks an RTP that holds only at some stakes (a rounded commission); the report's notes say at which.
+STAKE_MARK = "†"
 
 
 def main_bet_probabilities(hist: OutcomeHistogram) -> dict[str, float]:
@@ -63,6 +66,10 @@ class Report:
         Availability, rounds per shoe (:mod:`baccarat_sim.analysis.positions`).
     eor : EffectOfRemoval or None
         ``--eor``: exact effects of removal and derived counting tags (:mod:`baccarat_sim.analysis.eor`).
+    by_stake : dict of str to StakeDependence
+        The bets whose RTP depends on the stake (a rounded commission), by id:
+        the stakes at which the table's RTP holds and the RTP at the minimum
+        stake (:func:`baccarat_sim.analysis.settlement.stake_dependence`).
     """
 
     rules: Rules
@@ -73,6 +80,7 @@ class Report:
     claims: list[ClaimCheck]
     positions: object | None = None
     eor: object | None = None
+    by_stake: dict = dataclasses.field(default_factory=dict)
 
     def bets_json(self) -> list[dict]:
         """Per-bet records of the JSON contract."""
@@ -98,12 +106,27 @@ class Report:
                 "stated_holds": stated_holds.get(bet_id),
                 "se_method": None if pd.isna(row["se"]) else row["se_method"],
             }
+            record.update(self._stake_fields(bet_id, row))
             if self.positions is not None:
                 record.update(positions_report.bet_fields(self.positions, bet_id))
             if self.eor is not None:
                 record.update(eor_report.bet_fields(self.eor, bet_id))
             records.append(record)
         return records
+
+    def _stake_fields(self, bet_id: str, row) -> dict:
+        """A bet's JSON fields on its RTP by stake (a rounded commission): amounts in the table's money."""
+        found = self.by_stake.get(bet_id)
+        return {
+            "rtp_depends_on_stake": found is not None,
+            "min_stake": float(row["min_stake"]),
+            "rtp_at_min_stake": row["rtp_at_min_stake"],
+            # The nominal figures (rtp, exact_rtp) hold at stakes that are multiples of this, and at no other.
+            "rtp_holds_at_stake_multiples_of": None if found is None else float(found.holds_at_multiples_of),
+            "lowest_chip": None if found is None else float(found.lowest_chip),
+            "rtp_by_stake": None if found is None else [{"stake": float(r.stake), "rtp": r.rtp}
+                                                        for r in found.by_stake],
+        }
 
     def plotted_bets(self, limit: int = MAX_PLOTTED_BETS) -> list[str]:
         """Ids of the bets the per-bet figures show, in the rule file's order: all, or the ``limit`` most worth a look.
@@ -165,6 +188,16 @@ class Report:
         failed = {c.claim.bet for c in self.claims if c.claim.what == "bet" and not c.holds}
         shown["stated"] = [("" if text is None or pd.isna(text) else text) + (" *" if bet_id in failed else "")
                            for bet_id, text in zip(t.index, t["stated_text"])]
+        if self.by_stake:
+            # An RTP that depends on the stake is marked, with the stakes it holds at and the minimum stake's.
+            rtp_column = shown.columns[1]
+            shown[rtp_column] = [text + (f" {STAKE_MARK}" if bet_id in self.by_stake else "")
+                                 for bet_id, text in zip(t.index, shown[rtp_column])]
+            multiples = {bet_id: _amount(found.holds_at_multiples_of) for bet_id, found in self.by_stake.items()}
+            shown["RTP at stakes"] = [f"{multiples[bet_id]}, {_amount(2 * float(multiples[bet_id]))}, …"
+                                      if bet_id in multiples else "all" for bet_id in t.index]
+            shown[f"RTP % at min {_amount(self.rules.limits.min_bet)}"] = pct("rtp_at_min_stake",
+                                                                             6 if self.mc is None else 4)
         if self.mc is not None:
             shown["z"] = t["z"].map(lambda v: NOT_AVAILABLE if pd.isna(v) else f"{v:+.2f}")
         shown["hit %"] = pct("hit_frequency")
@@ -263,6 +296,11 @@ class Report:
         return csv_text(frame, index_label="id")
 
 
+def _amount(value) -> str:
+    """A stake as people write it: 5, 0.5."""
+    return f"{float(value):g}"
+
+
 def _sci(value) -> str:
     """3.48e8 rather than 3.48e+08: short, and still read by float()."""
     if pd.isna(value):
@@ -281,6 +319,7 @@ def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | N
                  run: dict | None = None) -> Report:
     """Settle every bet of ``rules`` exactly (and by Monte Carlo) into a :class:`Report`."""
     exact_results = settle(exact, rules)
+    by_stake = {bet.id: found for bet in rules.bets if (found := stake_dependence(exact, rules, bet)) is not None}
     rows = []
     for bet, ex in zip(rules.bets, exact_results):
         stated = next((c for c in rules.claims if c.what == "bet" and c.bet == bet.id), None)
@@ -292,6 +331,12 @@ def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | N
             "stated_rtp": stated.fraction if stated else np.nan,
             "stated_text": stated.value if stated else None,
             "max_round": bet.max_round if bet.max_round is not None else np.nan,
+            # Exact, at the rule set's minimum bet: the nominal RTP unless the commission is rounded for the stake.
+            "rtp_depends_on_stake": bet.id in by_stake,
+            "min_stake": float(rules.limits.min_bet),
+            "rtp_at_min_stake": by_stake[bet.id].rtp_at_min_stake if bet.id in by_stake else ex.rtp,
+            "rtp_holds_at_stake_multiples_of": (float(by_stake[bet.id].holds_at_multiples_of) if bet.id in by_stake
+                                                else np.nan),
         }
         if mc is None:
             row.update(rtp=ex.rtp, house_edge=ex.house_edge, ci95_low=np.nan, ci95_high=np.nan, z=np.nan,
@@ -328,7 +373,7 @@ def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | N
     for key in ("rounds", "shoes", "seed", "threads", "seconds", "rounds_per_second"):
         info.setdefault(key, None)
     info["assumptions"] = list(rules.assumptions)
-    info["notes"] = _commission_notes(rules, exact)
+    info["notes"] = _commission_notes(rules, by_stake)
     positions = None
     if mc is not None and mc.model == "dealt" and mc.by_position is not None and mc.total:
         # RTP by round, under each bet's max_round, rounds per shoe (issue 6).
@@ -341,27 +386,21 @@ def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | N
         info["notes"] = info["notes"] + [
             f"per-bet plots show {MAX_PLOTTED_BETS} of the {len(rules.bets)} bets (limits.MAX_PLOTTED_BETS): any whose "
             f"stated RTP does not hold, then those {chosen}; every bet is in the tables, CSV and JSON"]
-    return Report(rules, exact, mc, info, table, check_claims(rules, exact_results), positions)
+    return Report(rules, exact, mc, info, table, check_claims(rules, exact_results), positions, by_stake=by_stake)
 
 
-def _commission_notes(rules: Rules, exact: OutcomeHistogram) -> list[str]:
-    """Where the commission is rounded, what that does to the RTP by stake (exact)."""
+def _commission_notes(rules: Rules, by_stake: dict) -> list[str]:
+    """Where the commission is rounded, what that does to each marked bet's RTP by stake (exact)."""
     commission = rules.commission
-    if commission.rounding == "none":
-        return []
     notes = []
-    for bet in rules.bets:
-        if not any(case.commission for case in bet.cases):
-            continue
-        by_stake = commission_by_stake(exact, rules, bet.id)
-        worst = min(by_stake, key=lambda row: row.rtp)
-        at_nominal = [row.stake for row in by_stake if abs(row.rtp - row.rtp_nominal) < 1e-15]
-        where = (f"only at {', '.join(f'{float(v):g}' for v in at_nominal[:4])}{', ...' if len(at_nominal) > 4 else ''}"
-                 " chips" if at_nominal else "at no stake of 1-100 chips")
+    for bet_id, found in by_stake.items():
+        stakes = ", ".join(f"{100 * row.rtp:.4f}% at {_amount(row.stake)}" for row in found.by_stake)
+        multiple = _amount(found.holds_at_multiples_of)
         notes.append(
-            f"{bet.id}: commission {float(commission.rate):.0%} rounded {commission.rounding} to "
-            f"{float(commission.unit):g} of the lowest chip, so the RTP depends on the stake: "
-            f"{100 * worst.rtp:.4f}% at {float(worst.stake):g} chip(s), the nominal {100 * worst.rtp_nominal:.4f}% "
-            f"{where} (table: baccarat_sim.commission_table)"
+            f"{STAKE_MARK} {bet_id}: the commission ({float(commission.rate):.0%}) is rounded {commission.rounding} "
+            f"to {float(commission.unit):g} of the lowest chip ({_amount(commission.lowest_chip)}), so the RTP depends "
+            f"on the stake: the table's {100 * found.rtp_nominal:.4f}% holds only at stakes that are multiples of "
+            f"{multiple}; at the minimum stake of {_amount(found.min_stake)} it is {100 * found.rtp_at_min_stake:.4f}% "
+            f"(by stake: {stakes}; every stake: baccarat_sim.commission_table)"
         )
     return notes

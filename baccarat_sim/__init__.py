@@ -23,6 +23,7 @@ __all__ = [
     "LimitError",
     "OutcomeHistogram",
     "Rules",
+    "ShoeMismatchWarning",
     "__version__",
     "available_rules",
     "breakdown",
@@ -39,6 +40,7 @@ __all__ = [
 _HOME = {
     "InvalidRules": "errors",
     "LimitError": "errors",
+    "ShoeMismatchWarning": "errors",
     "Rules": "model.rules",
     "available_rules": "model.rules",
     "load_rules": "model.rules",

@@ -24,6 +24,7 @@ __all__ = [
     "InvalidStrategy",
     "LimitError",
     "ShoeError",
+    "ShoeMismatchWarning",
 ]
 
 
@@ -71,6 +72,10 @@ class ShoeError(InputError):
 
 class LimitError(InputError):
     """A bet slip that breaks a table limit of the rule set; the message names the limit."""
+
+
+class ShoeMismatchWarning(UserWarning):
+    """A histogram settled under a rule set of another deck count: the figures are the histogram's shoe's."""
 
 
 class CheckpointError(InputError):

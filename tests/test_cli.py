@@ -110,15 +110,21 @@ def test_bets_subset_and_formats(capsys):
     assert status == 0 and out.count("\n| Player |") == 1 and "Banker" not in out.split("|---|")[-1]
 
 
-def test_table_fits_120_columns(capsys, tmp_path):
-    # A bet name far longer than the table has room for is shortened, never wrapped.
+def test_table_fits_the_terminal_and_wraps_long_names(capsys, tmp_path, monkeypatch):
+    # A bet name far longer than the table has room for wraps at word boundaries onto indented lines (issue 16).
     path = tmp_path / "long.toml"
-    path.write_text(rules_text(tie_name=f"Tie {'with a very long name ' * 5}"))
-    status, out, _ = cli(capsys, "--rules", path, "--rounds", "1e5", "--seed", "1", *FAST)
-    assert status == 0
-    lines = out.splitlines()
-    assert max(len(line) for line in lines) <= 120
-    assert any(line.startswith("Tie with a very long") and "…" in line for line in lines)
+    name = f"Tie {'with a very long name ' * 5}".strip()
+    path.write_text(rules_text(tie_name=name))
+    for columns in (120, 100):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        status, out, _ = cli(capsys, "--rules", path, "--rounds", "1e5", "--seed", "1", *FAST)
+        assert status == 0
+        lines = out.splitlines()
+        assert max(len(line) for line in lines) <= columns
+        first = next(i for i, line in enumerate(lines) if line.startswith("Tie with a"))
+        continued = [lines[first].split("  ")[0]] + [line.strip() for line in lines[first + 1:]
+                                                     if line.startswith("  ") and not line.startswith("   ")]
+        assert " ".join(continued).startswith(name) and "…" not in out
     for label in ("rule set", "shoe", "rounds", "seed", "time", "RTP % (95% CI)", "edge %", "exact %", "stated",
                   "hit %", "SD", "rounds ±0.01%"):
         assert label in out, label

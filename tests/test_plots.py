@@ -68,7 +68,7 @@ def test_bet_rtp_relative_to_exact(report):
 
 
 def test_bet_rtp_exact_only(rules):
-    artists = plots.plot_bet_rtp(build_report(rules, exact_histogram(6)), ax=axes())
+    artists = plots.plot_bet_rtp(build_report(rules.with_shoe(decks=6), exact_histogram(6)), ax=axes())
     assert artists["mc"] is None and len(artists["exact"].get_xdata()) == 3
 
 

@@ -239,3 +239,16 @@ def test_commission_applies_only_to_marked_wins(h8):
     banker, player = (breakdown(h8, b, rules).set_index("event") for b in ("banker", "player"))
     assert banker.loc["winner == banker", "net"] == pytest.approx(0.9)
     assert player.loc["winner == player", "net"] == 1.0
+
+
+def test_settling_a_histogram_of_another_deck_count_warns():
+    """Issue 16, item 20: a 6-deck histogram under an 8-deck rule set says whose figures they are."""
+    from baccarat_sim import ShoeMismatchWarning, exact_histogram, load_rules, settle
+    from baccarat_sim.model.shoe import as_shoe, remove_cards
+
+    rules = load_rules("default")
+    with pytest.warns(ShoeMismatchWarning, match="dealt from 6 decks, rule set 'default' states 8"):
+        settle(exact_histogram(6), rules)
+    # The same deck count, and a depleted shoe of it, settle quietly (filterwarnings = error would fail otherwise).
+    settle(exact_histogram(6), rules.with_shoe(decks=6))
+    settle(exact_histogram(remove_cards(as_shoe(8), "6,6,K")), rules)

@@ -10,13 +10,15 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
 
-from ..errors import InputError, LimitError
+from ..errors import InputError, LimitError, ShoeMismatchWarning
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Bet, Rules
+from ..model.shoe import deck_count
 from .stats import Z95
 
 __all__ = [
@@ -164,7 +166,17 @@ def settle(hist: OutcomeHistogram, rules: Rules) -> list[BetResult]:
     >>> [(r.id, round(r.house_edge, 6)) for r in results]
     [('player', 0.012351), ('banker', 0.010579), ('tie', 0.143596)]
     """
+    _warn_other_decks(hist, rules)
     return [settle_bet(hist, bet, rules) for bet in rules.bets]
+
+
+def _warn_other_decks(hist: OutcomeHistogram, rules: Rules) -> None:
+    """Warn when a histogram of whole decks is settled under a rule set that states another deck count."""
+    decks = deck_count(hist.shoe)
+    if decks is not None and decks != rules.shoe.decks:
+        warnings.warn(f"the histogram was dealt from {decks} deck{'s' if decks != 1 else ''}, rule set {rules.id!r} "
+                      f"states {rules.shoe.decks}: the figures are those of the histogram's shoe (settle under "
+                      f"rules.with_shoe(decks={decks}) to say so)", ShoeMismatchWarning, stacklevel=3)
 
 
 @dataclasses.dataclass(frozen=True)

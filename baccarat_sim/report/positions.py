@@ -136,6 +136,12 @@ def _pm(pooled: Pooled | None, digits: int = 4) -> str:
 
 
 def _display_bands(analysis: PositionAnalysis, ci: bool = False) -> pd.DataFrame:
+    """RTP % by band of rounds, one column per band.
+
+    With ``ci`` each figure carries ± its 95% half-width; else a ``*`` marks each
+    figure whose 95% interval excludes the fresh-shoe exact RTP, so that noise is
+    not read as an effect of the position.
+    """
     bets = analysis.rules.bets
     shown = pd.DataFrame(index=[bet.id for bet in bets])
     shown["bet"] = [bet.name for bet in bets]
@@ -144,13 +150,18 @@ def _display_bands(analysis: PositionAnalysis, ci: bool = False) -> pd.DataFrame
         by_band.setdefault((estimate.from_round, estimate.to_round), {})[estimate.bet] = estimate
     for (lo, hi), estimates in sorted(by_band.items()):
         label = f"{lo}" if lo == hi else f"{lo}-{hi}"
-        shown[label] = [
-            "" if math.isnan(estimates[i].rtp) else f"{100 * estimates[i].rtp:.3f}"
-            + (f" ± {100 * Z95 * estimates[i].se:.3f}" if ci else "")
-            for i in shown.index
-        ]
+        shown[label] = [_band_cell(estimates[i], analysis.bets[i].exact_rtp, ci) for i in shown.index]
     shown["fresh exact"] = [f"{100 * analysis.bets[i].exact_rtp:.3f}" for i in shown.index]
     return shown
+
+
+def _band_cell(estimate, exact_rtp: float, ci: bool) -> str:
+    if math.isnan(estimate.rtp):
+        return ""
+    if ci:
+        return f"{100 * estimate.rtp:.3f} ± {100 * Z95 * estimate.se:.3f}"
+    significant = abs(estimate.rtp - exact_rtp) > Z95 * estimate.se
+    return f"{100 * estimate.rtp:.3f}" + ("*" if significant else " ")
 
 
 def _display_capped(analysis: PositionAnalysis, names: bool = True) -> pd.DataFrame:
@@ -195,7 +206,12 @@ def positions_text(analysis: PositionAnalysis, width: int = 120) -> str:
     lines = ["RTP by round position (dealt shoe)"]
     for note in notes(analysis):
         lines += wrap(note, "  ")
-    lines += [""] + text_table(_display_bands(analysis), width)
+    table = text_table(_display_bands(analysis, ci=True), width)
+    if max(len(line) for line in table) > width:  # no room for ± : mark what the noise cannot explain instead
+        table = text_table(_display_bands(analysis), width)
+        lines += wrap("* the 95% interval of this figure excludes the fresh exact RTP; an unmarked difference is "
+                      "within noise (the Markdown report and CSV give every ±)", "  ")
+    lines += [""] + table
     capped = _display_capped(analysis, names=False)
     if len(capped):
         lines += [""] + wrap("Max Round Availability: the RTP a player faces when the bet is offered only up to "

@@ -91,16 +91,27 @@ def markdown_table(frame: pd.DataFrame) -> str:
 
 
 def text_table(shown: pd.DataFrame, width: int) -> list[str]:
-    """Rows of a plain-text table: first column left-aligned (shortened to fit ``width``), the rest right-aligned."""
+    """Rows of a plain-text table: first column left-aligned, the rest right-aligned, at most ``width`` wide.
+
+    A first-column value too long for the room left is wrapped at word
+    boundaries onto continuation lines (a word longer than the room is split),
+    so no name loses its end.
+    """
+    import textwrap
+
     columns = [cell_text(c) for c in shown.columns]
     cells = [[cell_text(v) for v in shown[c]] for c in shown.columns]
     widths = [max([len(c)] + [len(v) for v in col]) for c, col in zip(columns, cells)]
     room = width - sum(widths[1:]) - 2 * (len(columns) - 1)
     if widths[0] > room:
-        widths[0] = max(room, len(columns[0]), 8)
-        cells[0] = [v if len(v) <= widths[0] else v[: widths[0] - 1] + "…" for v in cells[0]]
+        widths[0] = max(room, len(columns[0]), 12)
 
     def line(values):
         return "  ".join([values[0].ljust(widths[0])] + [v.rjust(w) for v, w in zip(values[1:], widths[1:])])
 
-    return [line(columns)] + [line([col[i] for col in cells]) for i in range(len(shown))]
+    rows = [line(columns)]
+    for i in range(len(shown)):
+        parts = textwrap.wrap(cells[0][i], widths[0], subsequent_indent="  ", break_on_hyphens=False) or [""]
+        rows.append(line([parts[0]] + [col[i] for col in cells[1:]]))
+        rows += parts[1:]
+    return rows

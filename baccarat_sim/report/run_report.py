@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import shutil
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -244,29 +246,29 @@ class Report:
             lines.append("note      exact % and z refer to a freshly shuffled shoe; a dealt shoe differs slightly")
         return lines
 
-    def to_text(self, width: int = 120) -> str:
-        """Header, table and stated-RTP checks as plain text, at most ``width`` columns wide.
+    def caveats(self) -> list[tuple[str, list[str]]]:
+        """The report's caveats as (title, items): stated-RTP checks, notes, assumptions; the same in every format."""
+        sections = [("stated RTP checks:", [c.reason for c in self.claims]),
+                    ("notes:", list(self.run.get("notes") or [])),
+                    ("assumed where the rule sheet is silent:", list(self.run.get("assumptions") or []))]
+        return [(title, items) for title, items in sections if items]
 
-        Bet names are shortened (with "…") when the table would be wider.
+    def to_text(self, width: int | None = None) -> str:
+        """Header, table and caveats as plain text, at most ``width`` columns wide.
+
+        ``width`` defaults to the terminal's (``COLUMNS`` or the window, else
+        120); long header lines, bet names and notes wrap at word boundaries.
         """
+        width = max(60, shutil.get_terminal_size((120, 24)).columns) if width is None else width
         shown = self.display_table()
-        header = [line if len(line) <= width else line[: width - 1] + "…" for line in self.header_lines()]
+        header = [wrapped for line in self.header_lines()
+                  for wrapped in textwrap.wrap(line, width, subsequent_indent=" " * 10, break_on_hyphens=False)]
         lines = header + [""] + text_table(shown, width)
         if any(" *" in v for v in shown["stated"]):
             lines.append("* the exact RTP contradicts the stated one at the sheet's precision")
-        if self.claims:
-            import textwrap
-
-            lines += ["", "stated RTP checks:"]
-            lines += [textwrap.fill(c.reason, width, initial_indent="  ", subsequent_indent="    ")
-                      for c in self.claims]
-        for title, items in (("notes:", self.run.get("notes")),
-                             ("assumed where the rule sheet is silent:", self.run.get("assumptions"))):
-            if items:
-                import textwrap
-
-                lines += ["", title] + [textwrap.fill(item, width, initial_indent="  ", subsequent_indent="    ")
-                                        for item in items]
+        for title, items in self.caveats():
+            lines += ["", title] + [textwrap.fill(item, width, initial_indent="  ", subsequent_indent="    ")
+                                    for item in items]
         if self.positions is not None:
             lines += ["", positions_report.positions_text(self.positions, width)]
         if self.eor is not None:
@@ -277,9 +279,9 @@ class Report:
         """Header and table as Markdown."""
         shown = self.display_table()
         header = "\n".join(f"- {line}" for line in self.header_lines())
-        claims = "".join(f"- {c.reason}\n" for c in self.claims)
-        text = f"## {self.rules.name}\n\n{header}\n\n{markdown_table(shown)}" + (f"\n### Stated RTP checks\n\n{claims}"
-                                                                       if claims else "") + (
+        caveats = "".join(f"\n### {title[:-1].capitalize()}\n\n" + "".join(f"- {item}\n" for item in items)
+                          for title, items in self.caveats())
+        text = f"## {self.rules.name}\n\n{header}\n\n{markdown_table(shown)}" + caveats + (
             "\n" + positions_report.positions_markdown(self.positions) if self.positions is not None else "")
         if self.eor is not None:
             text += "\n" + eor_report.eor_markdown(self.eor)

@@ -10,7 +10,7 @@ The enumeration carries only the card detail the atoms read:
 
 * the first four cards are taken one card id at a time, grouped by the two
   two-card totals (one group per thread); for each, the outcome-code suffix
-  (pairs, first-card comparison), every atom's *partial class* (what the first
+  (pairs, first-card comparison), every set of atoms' *partial class* (what the first
   four cards leave open of it: two first-four cards that no third card can
   tell apart share a class) and the cards' *third-card classes* are recorded;
 * the third cards are taken by third-card class: a point value, refined only
@@ -48,7 +48,7 @@ def _suffix(c0, c1, c2, c3):
 
 @jit
 def _group(pt, bt, counts, points, ids, n_ids, tclass, t_total, t_point, n_classes, first4, reduced, reduced_offset,
-           radix, third, rt, rt_offset, rt_width, n_atoms, n_cards, slot, states, weight, r1, r2, out):
+           radix, third, rt, rt_offset, rt_width, n_sets, n_cards, slot, states, weight, r1, r2, out):
     """Every prefix with two-card totals ``(pt, bt)``, then the third-card stage of each state it touched.
 
     A state's sums take the next free scratch row (``slot[state]``); when every
@@ -85,14 +85,14 @@ def _group(pt, bt, counts, points, ids, n_ids, tclass, t_total, t_point, n_class
                                 continue
                             w = n0 * n1 * n2 * n3
                             state = _suffix(c0, c1, c2, c3)
-                            for atom in range(n_atoms):
-                                f = (first4[atom, 0, c0] + first4[atom, 1, c1] + first4[atom, 2, c2]
-                                     + first4[atom, 3, c3])
-                                state += reduced[reduced_offset[atom] + f] * radix[atom]
+                            for aset in range(n_sets):
+                                f = (first4[aset, 0, c0] + first4[aset, 1, c1] + first4[aset, 2, c2]
+                                     + first4[aset, 3, c3])
+                                state += reduced[reduced_offset[aset] + f] * radix[aset]
                             row = slot[state]
                             if row < 0:
                                 if n_touched == rows:
-                                    _third_stage(pt, bt, n_touched, k, t_total, t_point, n_atoms, n_cards, radix,
+                                    _third_stage(pt, bt, n_touched, k, t_total, t_point, n_sets, n_cards, radix,
                                                  third, rt, rt_offset, rt_width, slot, states, weight, r1, r2, out)
                                     n_touched = 0
                                 row = n_touched
@@ -121,12 +121,12 @@ def _group(pt, bt, counts, points, ids, n_ids, tclass, t_total, t_point, n_class
                             r2[row, t3, t1] += w
                             r2[row, t3, t2] += w
                             r2[row, t3, t3] += w
-    _third_stage(pt, bt, n_touched, k, t_total, t_point, n_atoms, n_cards, radix, third, rt, rt_offset, rt_width, slot,
+    _third_stage(pt, bt, n_touched, k, t_total, t_point, n_sets, n_cards, radix, third, rt, rt_offset, rt_width, slot,
                  states, weight, r1, r2, out)
 
 
 @jit
-def _third_stage(pt, bt, n_rows, k, t_total, t_point, n_atoms, n_cards, radix, third, rt, rt_offset, rt_width, slot,
+def _third_stage(pt, bt, n_rows, k, t_total, t_point, n_sets, n_cards, radix, third, rt, rt_offset, rt_width, slot,
                  states, weight, r1, r2, out):
     """The third cards of scratch rows ``0 .. n_rows - 1`` (states with two-card totals ``(pt, bt)``); frees them."""
     natural = pt >= 8 or bt >= 8
@@ -137,7 +137,7 @@ def _third_stage(pt, bt, n_rows, k, t_total, t_point, n_atoms, n_cards, radix, t
         w = weight[row]
         suffix = state % N_SUFFIXES
         if natural or (pt > 5 and BANKER_DRAWS[bt, 0] == 0):
-            bits = _bits(state, k, k, n_atoms, radix, third, rt, rt_offset, rt_width)
+            bits = _bits(state, k, k, n_sets, radix, third, rt, rt_offset, rt_width)
             prefix = ((pt * 10 + bt) * 2) * 2
             out[bits, prefix * N_SUFFIXES + suffix] += w * rest * (rest - 1)
         elif pt > 5:  # the Player stands on 6-7, the Banker draws on 0-5: its third card is the fifth card
@@ -145,7 +145,7 @@ def _third_stage(pt, bt, n_rows, k, t_total, t_point, n_atoms, n_cards, radix, t
                 wd = (t_total[d] * w - r1[row, d]) * (rest - 1)
                 if wd == 0:
                     continue
-                bits = _bits(state, k, d, n_atoms, radix, third, rt, rt_offset, rt_width)
+                bits = _bits(state, k, d, n_sets, radix, third, rt, rt_offset, rt_width)
                 prefix = ((pt * 10 + (bt + t_point[d]) % 10) * 2) * 2 + 1
                 out[bits, prefix * N_SUFFIXES + suffix] += wd
         else:  # the Player draws on 0-5
@@ -162,11 +162,11 @@ def _third_stage(pt, bt, n_rows, k, t_total, t_point, n_atoms, n_cards, radix, t
                               - (t_total[d] - delta) * r1[row, c] + r2[row, c, d])
                         if wd == 0:
                             continue
-                        bits = _bits(state, c, d, n_atoms, radix, third, rt, rt_offset, rt_width)
+                        bits = _bits(state, c, d, n_sets, radix, third, rt, rt_offset, rt_width)
                         prefix = ((player * 10 + (bt + t_point[d]) % 10) * 2 + 1) * 2 + 1
                         out[bits, prefix * N_SUFFIXES + suffix] += wd
                 else:
-                    bits = _bits(state, c, k, n_atoms, radix, third, rt, rt_offset, rt_width)
+                    bits = _bits(state, c, k, n_sets, radix, third, rt, rt_offset, rt_width)
                     prefix = ((player * 10 + bt) * 2 + 1) * 2
                     out[bits, prefix * N_SUFFIXES + suffix] += wc * (rest - 1)
         weight[row] = 0
@@ -177,13 +177,13 @@ def _third_stage(pt, bt, n_rows, k, t_total, t_point, n_atoms, n_cards, radix, t
 
 
 @jit(inline="always")
-def _bits(state, p3, b3, n_atoms, radix, third, rt, rt_offset, rt_width):
+def _bits(state, p3, b3, n_sets, radix, third, rt, rt_offset, rt_width):
     """Atom bits of a state whose third cards are of classes ``p3`` and ``b3`` (``n_classes``: no card)."""
     bits = np.int64(0)
-    for atom in range(n_atoms):
-        partial = (state // radix[atom]) % (radix[atom + 1] // radix[atom])
-        t = third[atom, 0, p3] + third[atom, 1, b3]
-        bits |= np.int64(rt[rt_offset[atom] + partial * rt_width[atom] + t]) << atom
+    for aset in range(n_sets):
+        partial = (state // radix[aset]) % (radix[aset + 1] // radix[aset])
+        t = third[aset, 0, p3] + third[aset, 1, b3]
+        bits |= np.int64(rt[rt_offset[aset] + partial * rt_width[aset] + t])
     return bits
 
 
@@ -204,26 +204,28 @@ def exact_detail_counts(counts, points, ids, n_ids, tclass, t_total, t_point, fi
         Third-card class of each card id (``n_classes`` classes).
     t_total, t_point : ndarray(int64, shape=(n_classes,))
         Cards of each third-card class in the shoe, and its point value.
-    first4 : ndarray(int64, shape=(n_atoms, 4, 52))
-        Each atom's first-four index contribution by position and card id.
+    first4 : ndarray(int64, shape=(n_sets, 4, 52))
+        Each set of atoms' first-four index contribution by position and card id
+        (atoms are enumerated in sets: :func:`baccarat_sim.model.detail.exact_tables`).
     reduced, reduced_offset : ndarray(int64)
-        Each atom's partial class of every first-four index (from ``reduced_offset[atom]``).
-    radix : ndarray(int64, shape=(n_atoms + 1,))
-        State stride of each atom's partial class (``radix[0]`` is ``N_SUFFIXES``).
-    third : ndarray(int64, shape=(n_atoms, 2, n_classes + 1))
-        Each atom's third-card index contribution of the Player's (0) and the
+        Each set's partial class of every first-four index (from ``reduced_offset[aset]``).
+    radix : ndarray(int64, shape=(n_sets + 1,))
+        State stride of each set's partial class (``radix[0]`` is ``N_SUFFIXES``).
+    third : ndarray(int64, shape=(n_sets, 2, n_classes + 1))
+        Each set's third-card index contribution of the Player's (0) and the
         Banker's (1) third card by class (``n_classes``: no card).
     rt, rt_offset, rt_width : ndarray
-        Each atom's truth by (partial class, third-card index), rows of ``rt_width[atom]``.
+        Each set's atom bits (uint16, each at its own place) by (partial class, third-card index), rows of
+        ``rt_width[aset]``.
     n_states : int
-        ``radix[n_atoms]``: states per group.
+        ``radix[n_sets]``: states per group.
     rows : int
         Scratch rows per lane: states whose sums are held at once.
-    lanes : ndarray(int64, shape=(n_lanes, 2**n_atoms, N_CODES))
+    lanes : ndarray(int64, shape=(n_lanes, 2**n_sets, N_CODES))
         Zeroed output, one histogram per lane (thread); their sum is the result.
         Lane ``j`` takes the total-pairs ``j, j + n_lanes, ...``.
     """
-    n_atoms = first4.shape[0]
+    n_sets = first4.shape[0]
     k = t_total.shape[0]
     n_cards = np.int64(0)
     for c in range(52):
@@ -238,5 +240,5 @@ def exact_detail_counts(counts, points, ids, n_ids, tclass, t_total, t_point, fi
         r2 = np.zeros((rows, k, k), np.int64)
         for g in range(lane, 100, n_lanes):
             _group(g // 10, g % 10, counts, points, ids, n_ids, tclass, t_total, t_point, k, first4, reduced,
-                   reduced_offset, radix, third, rt, rt_offset, rt_width, n_atoms, n_cards, slot, states, weight, r1,
+                   reduced_offset, radix, third, rt, rt_offset, rt_width, n_sets, n_cards, slot, states, weight, r1,
                    r2, lanes[lane])

@@ -38,6 +38,7 @@ __all__ = [
     "Attribute",
     "CardValue",
     "Compare",
+    "Membership",
     "Count",
     "HandPattern",
     "TwoCardTotal",
@@ -180,6 +181,35 @@ class Attribute(CardValue):
 
     def text(self):
         return f"{self.position}.{self.attribute}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Membership(CardValue):
+    """Whether one card's attribute is among ``allowed`` (0 or 1): what ``P1.rank == 9`` reads of the card.
+
+    An atom compiled from a test tells apart only the cards that pass from
+    those that fail, not every value of the attribute: two classes instead of
+    thirteen ranks at that position.
+    """
+
+    position: str
+    attribute: str
+    allowed: frozenset
+
+    def positions(self):
+        return (self.position,)
+
+    def functions(self, position):
+        return [np.isin(card_function(self.attribute), sorted(self.allowed)).astype(np.int64)]
+
+    def evaluate(self, cards):
+        return np.isin(card_function(self.attribute)[cards[self.position]], sorted(self.allowed)).astype(np.int64)
+
+    def domain(self):
+        return [0, 1]
+
+    def text(self):
+        return f"{self.position}.{self.attribute} in {sorted(self.allowed)}"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -57,6 +57,7 @@ from .cardlevel import (
     Compare,
     Count,
     HandPattern,
+    Membership,
     TwoCardTotal,
     value_names,
 )
@@ -322,7 +323,10 @@ def _text(node: _Node) -> str:
 
 
 def _card_values(node: _Node) -> list[CardValue]:
+    """What an atom must tell apart of each card: a tested attribute only as pass or fail."""
     if isinstance(node, _CardTest):
+        if isinstance(node.value, Attribute) and node.allowed is not None:
+            return [Membership(node.value.position, node.value.attribute, node.allowed)]
         return [node.value]
     if isinstance(node, _Not):
         return _card_values(node.child)

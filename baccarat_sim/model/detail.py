@@ -25,8 +25,8 @@ from .cardlevel import N_CARD_VALUES, NONE, POSITIONS
 from .cards import N_CARD_IDS, N_SUITS, RANK_POINTS
 from .codes import N_CODES, N_SUFFIXES
 
-__all__ = ["GROUP_CELLS", "MAX_ATOMS", "MAX_DETAILS", "MAX_EXACT_CELLS", "MAX_EXACT_STATES", "CardDetail",
-           "exact_tables", "kernel_tables"]
+__all__ = ["EXACT_GROUP_CELLS", "GROUP_CELLS", "MAX_ATOMS", "MAX_DETAILS", "MAX_EXACT_CELLS", "MAX_EXACT_STATES",
+           "CardDetail", "exact_tables", "kernel_tables"]
 
 #: Most atoms (card-only conditions) a rule set's bets may have together.
 MAX_ATOMS = 10
@@ -212,8 +212,41 @@ def _third_classes(atoms) -> tuple[np.ndarray, np.ndarray]:
     return inverse.ravel().astype(np.int64), first.astype(np.int64)
 
 
+#: Most cells (kinds of first four cards times kinds of third cards) of one group of atoms in the exact
+#: enumeration: atoms are enumerated jointly while their table fits, so atoms that read the same cards (a poker
+#: bet's straight, flush and three of a kind) share one partial class instead of multiplying theirs.
+EXACT_GROUP_CELLS = 1 << 22
+
+
+def _exact_cells(atoms) -> int:
+    sizes = [len(r) for r in _joint_classes(atoms)[1]]
+    return int(np.prod(sizes))
+
+
+def _exact_group(atoms, bits: list[int]):
+    """A group's joint classes per position and its table of atom bits (first-four index x third-card index)."""
+    classes, representatives = _joint_classes(atoms)
+    sizes = [len(r) for r in representatives]
+    first_strides = np.cumprod([1, *sizes[:3]])
+    first_size, t_player = int(np.prod(sizes[:4])), sizes[4]
+    f = np.arange(first_size)[:, None]
+    t = np.arange(t_player * sizes[5])[None, :]
+    class_of = [(f // first_strides[p]) % sizes[p] for p in range(4)] + [t % t_player, t // t_player]
+    values = [representatives[p][class_of[p]] for p in range(len(POSITIONS))]
+    table = np.zeros((first_size, t_player * sizes[5]), np.uint16)
+    for atom, bit in zip(atoms, bits):
+        index = sum(atom.projection[j][values[POSITIONS.index(position)]] * stride
+                    for j, (position, stride) in enumerate(zip(atom.positions, atom.strides)))
+        table |= atom.truth[index].astype(np.uint16) << bit
+    return classes, first_strides, t_player, table
+
+
 def exact_tables(atoms, shoe: np.ndarray) -> dict:
     """The arrays :func:`baccarat_sim.kernels.exact_detail.exact_detail_counts` reads, for a shoe.
+
+    The atoms are enumerated in groups (:data:`EXACT_GROUP_CELLS`); a group's
+    first four cards are reduced to *partial classes*: first-four cards that
+    no third card can tell apart for any atom of the group share one.
 
     Raises
     ------
@@ -231,33 +264,32 @@ def exact_tables(atoms, shoe: np.ndarray) -> dict:
     k = len(representative)
     t_total = np.bincount(tclass, weights=counts, minlength=k).astype(np.int64)
     t_point = points[representative]
-    first4 = np.zeros((len(atoms), 4, N_CARD_IDS), np.int64)
-    third = np.zeros((len(atoms), 2, k + 1), np.int64)
-    reduced_parts, rt_parts, radix = [], [], [N_SUFFIXES]
-    reduced_offset = np.zeros(len(atoms), np.int64)
-    rt_offset = np.zeros(len(atoms), np.int64)
-    rt_width = np.zeros(len(atoms), np.int64)
+    groups: list[list[int]] = []
     for a, atom in enumerate(atoms):
-        first_size = 1
-        for j, (position, size, stride) in enumerate(zip(atom.positions, atom.sizes, atom.strides)):
-            if position in ("P3", "B3"):
-                which = 0 if position == "P3" else 1
-                third[a, which, :k] = atom.projection[j, representative] * stride
-                third[a, which, k] = atom.projection[j, NONE] * stride
-            else:
-                first4[a, POSITIONS.index(position)] = atom.projection[j, :N_CARD_IDS] * stride
-                first_size *= size
-        # The truth as rows of first-four indices by third-card index; first-four indices that no third card
-        # can tell apart share a partial class.
-        table = atom.truth.reshape(-1, first_size).T  # (first-four index, third-card index)
+        if groups and _exact_cells([atoms[i] for i in groups[-1]] + [atom]) <= EXACT_GROUP_CELLS:
+            groups[-1].append(a)
+        else:
+            groups.append([a])
+    first4 = np.zeros((len(groups), 4, N_CARD_IDS), np.int64)
+    third = np.zeros((len(groups), 2, k + 1), np.int64)
+    reduced_parts, rt_parts, radix = [], [], [N_SUFFIXES]
+    reduced_offset = np.zeros(len(groups), np.int64)
+    rt_offset = np.zeros(len(groups), np.int64)
+    rt_width = np.zeros(len(groups), np.int64)
+    for g, members in enumerate(groups):
+        classes, first_strides, t_player, table = _exact_group([atoms[a] for a in members], members)
+        for p in range(4):
+            first4[g, p] = classes[p][:N_CARD_IDS] * first_strides[p]
+        for which, (position, stride) in enumerate((("P3", 1), ("B3", t_player))):
+            column = classes[POSITIONS.index(position)]
+            third[g, which, :k] = column[representative] * stride
+            third[g, which, k] = column[NONE] * stride
         rows, reduced = np.unique(table, axis=0, return_inverse=True)
-        for third_part in third[a]:
-            third_part //= first_size  # the third-card index within a row
-        reduced_offset[a] = sum(len(part) for part in reduced_parts)
+        reduced_offset[g] = sum(len(part) for part in reduced_parts)
         reduced_parts.append(reduced.ravel().astype(np.int64))
-        rt_offset[a] = sum(part.size for part in rt_parts)
-        rt_width[a] = rows.shape[1]
-        rt_parts.append(rows.astype(np.uint8).ravel())
+        rt_offset[g] = sum(part.size for part in rt_parts)
+        rt_width[g] = rows.shape[1]
+        rt_parts.append(rows.ravel())
         radix.append(radix[-1] * len(rows))
     n_states = radix[-1]
     if n_states > MAX_EXACT_STATES:
@@ -269,7 +301,7 @@ def exact_tables(atoms, shoe: np.ndarray) -> dict:
         "t_point": t_point, "first4": first4,
         "reduced": np.concatenate(reduced_parts) if reduced_parts else np.zeros(1, np.int64),
         "reduced_offset": reduced_offset, "radix": np.array(radix, np.int64), "third": third,
-        "rt": np.concatenate(rt_parts) if rt_parts else np.zeros(1, np.uint8), "rt_offset": rt_offset,
+        "rt": np.concatenate(rt_parts) if rt_parts else np.zeros(1, np.uint16), "rt_offset": rt_offset,
         "rt_width": rt_width, "n_states": int(n_states),
         "rows": int(max(1, min(n_states, MAX_EXACT_CELLS // (k * k)))),
     }

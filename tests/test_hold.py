@@ -268,3 +268,24 @@ def test_fan_chart_bands_are_nested_and_narrow(main_slip):
     assert np.all(np.diff(holds, axis=1) >= 0)  # quantiles ascend within each N
     widths = holds[:, -1] - holds[:, 0]
     assert np.all(np.diff(widths) < 0)  # the 99% band narrows as N grows
+
+
+# --- slips with bets on the cards themselves (issue 13) -----------------------------------------------------------
+
+
+def test_a_slip_with_card_level_bets_is_settled_on_its_card_detail():
+    from baccarat_sim.engines.detail import rules_detail
+
+    rules = load_rules("catalogue-colour-and-suits").with_shoe(model="dealt")
+    stakes = {"colour_match": 10, "super_tie_100_25_7": 1}
+    slip = build_slip(rules, stakes)
+    assert slip.detail is not None and slip.code_steps.shape == (slip.detail.n_cells,)
+    settled = settle_slip(exact_histogram(8, rules_detail(rules)), rules, stakes)
+    assert [(v, p) for v, p in settled.distribution] == [
+        (v, w / slip.player.total) for v, w in zip(slip.player.values, slip.player.weights)]
+    # Dealt tables: every round's cell (outcome and card detail) is settled as the slip says; the mean hold of
+    # 4,000 tables of 200 rounds agrees with the exact edge (rounds of a shoe are dependent, but the mean is not).
+    tables = simulate_tables(slip, 200, 4000, seed=3)
+    low, high = tables.mean_ci95
+    se = (high - low) / (2 * 1.959963984540054)
+    assert abs(z_score(tables.mean, -200 * float(slip.player.mean), se)) < 4

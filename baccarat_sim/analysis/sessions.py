@@ -38,6 +38,7 @@ from ..engines.local import LocalBackend
 from ..engines.plan import shoe_params
 from ..engines.sessions import NO_BOUND, SessionJob, SessionPlan, sampling_table, warm_up
 from ..errors import InputError, ShoeError
+from ..model.detail import kernel_tables
 from ..model.shoe import canonical_cards
 from .empirical import EmpiricalSum
 from .lattice import OneRound, as_fraction
@@ -362,8 +363,9 @@ def _job(source: Slip | OneRound, model: str, plan: SessionPlan, low: int, high:
     problem = rules.shoe.room_problem(n_cards)
     if problem:
         raise ShoeError("shoe", problem)
+    tables = None if source.detail is None else kernel_tables(source.detail)
     return SessionJob(plan, low, high,
-                      dealt=(canonical_cards(composition), shoe_params(rules.shoe, n_cards), source.code_steps))
+                      dealt=(canonical_cards(composition), shoe_params(rules.shoe, n_cards), source.code_steps, tables))
 
 
 def _model_words(source: Slip | OneRound, model: str) -> str:

@@ -20,8 +20,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..engines.detail import rules_detail
 from ..engines.exact import exact_histogram
 from ..errors import InputError
+from ..model.detail import CardDetail
 from ..model.rules import Rules
 from ..model.shoe import as_shoe
 from .lattice import OneRound, one_round
@@ -46,9 +48,10 @@ class Slip:
         Exact law of the player's net result of one round from a freshly
         shuffled shoe, integer weights (card orderings); ``cost`` is
         ``total_stake``.
-    code_steps : ndarray(int64, shape=(N_CODES,))
-        Net result of each outcome code in lattice units of ``player`` (0 for
-        codes the shoe cannot deal), for dealing kernels.
+    code_steps : ndarray(int64, shape=(n_cells,))
+        Net result of each histogram cell (outcome code, per card detail when
+        a staked bet reads cards) in lattice units of ``player`` (0 for cells
+        the shoe cannot deal), for dealing kernels.
     composition : ndarray(int64, shape=(13, 4))
         The shoe before shuffling.
     rounded_commission : bool
@@ -63,6 +66,8 @@ class Slip:
     code_steps: np.ndarray
     composition: np.ndarray
     rounded_commission: bool
+    #: The card detail of the staked bets that read cards (None: outcome codes alone).
+    detail: CardDetail | None = None
 
     @property
     def model(self) -> str:
@@ -122,18 +127,14 @@ def build_slip(rules: Rules, stakes: dict, shoe=None, *, check: bool = True) -> 
     if not staked:
         raise InputError("stakes", "every stake is 0")
     composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
-    hist = exact_histogram(composition)
     bets = [rules.bet(bet_id) for bet_id in staked]
-    for bet in bets:
-        # A bet settled on the cards themselves needs a histogram with a card detail, and the dealing kernels'
-        # net-per-outcome-code table cannot settle it: refused rather than settled on the outcome alone.
-        if getattr(bet, "card_level", False):
-            raise InputError("stakes", f"{bet.id} is settled on the cards, not only on the outcome: the hold "
-                                       "analysis takes bets on the outcome only")
+    # Bets on the cards themselves (suits, third cards, ...) are settled on the card detail they read.
+    detail = rules_detail(rules.with_bets([bet.id for bet in bets]))
+    hist = exact_histogram(composition, detail)
     # The joint pay-table line of every outcome code, and the slip's net for each combination of lines
     # (a handful): stake times the line's net per unit, the commission rounded for that stake where the rule
     # set rounds it.
-    lines = np.stack([bet.case_index() for bet in bets], axis=1)
+    lines = np.stack([bet.case_index(detail) for bet in bets], axis=1)
     groups, inverse = np.unique(lines, axis=0, return_inverse=True)
     inverse = inverse.ravel()
     line_nets = [_line_nets(bet, rules, stake) for bet, stake in zip(bets, staked.values())]
@@ -157,7 +158,7 @@ def build_slip(rules: Rules, stakes: dict, shoe=None, *, check: bool = True) -> 
                               dtype=np.int64)
     code_steps = steps_of_group[inverse]
     code_steps.setflags(write=False)
-    return Slip(rules, staked, total_stake, player, code_steps, composition, rounded)
+    return Slip(rules, staked, total_stake, player, code_steps, composition, rounded, detail)
 
 
 def _check_against_settlement(player: OneRound, hist, rules: Rules, staked: dict) -> None:

@@ -177,9 +177,11 @@ class SessionJob:
     fresh : tuple or None
         Fresh model: ``(thresholds, steps, total)`` from :func:`sampling_table`.
     dealt : tuple or None
-        Dealt model: ``(canonical, shoe_params, code_steps)``: the shoe's card
-        ids in canonical order (uint8), its burn and cut-card settings and the
-        net result of every outcome code in lattice units (int64).
+        Dealt model: ``(canonical, shoe_params, code_steps)`` or with a fourth
+        item, the card detail tables of a slip with card-level bets
+        (:func:`baccarat_sim.model.detail.kernel_tables`): the shoe's card ids
+        in canonical order (uint8), its burn and cut-card settings and the net
+        result of every histogram cell in lattice units (int64).
     """
 
     supports_remote = False
@@ -194,7 +196,8 @@ class SessionJob:
         self.fresh = fresh
         self.dealt = None if dealt is None else (np.ascontiguousarray(dealt[0], np.uint8),
                                                  np.ascontiguousarray(dealt[1], np.int64),
-                                                 np.ascontiguousarray(dealt[2], np.int64))
+                                                 np.ascontiguousarray(dealt[2], np.int64),
+                                                 dealt[3] if len(dealt) > 3 else None)
 
     def new_state(self) -> SessionState:
         """Nothing played yet."""
@@ -227,9 +230,9 @@ class SessionJob:
             play_fresh_blocks(seed, np.int64(first_block), per_block, thresholds, steps, total, self.low, self.high,
                               rounds, finals, lengths)
         else:
-            canonical, params, code_steps = self.dealt
+            canonical, params, code_steps, detail = self.dealt
             play_dealt_blocks(canonical, seed, np.int64(first_block), per_block, params, code_steps, self.low,
-                              self.high, rounds, finals, lengths, shoes)
+                              self.high, rounds, finals, lengths, shoes, detail)
         return finals, lengths, shoes
 
 

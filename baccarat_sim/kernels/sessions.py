@@ -38,7 +38,16 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from .dealing import after_round, another_round, dealt_round, encode_shoe, first_round_position, start_shoe
+from ..model.codes import N_SUFFIXES
+from .dealing import (
+    after_round,
+    another_round,
+    encode_shoe,
+    first_round_position,
+    round_detail,
+    round_parts,
+    start_shoe,
+)
 from .jit import jit, jit_parallel
 from .rng import block_state, next_u64
 
@@ -190,7 +199,7 @@ def play_fresh_blocks(seed, first_block, sessions_per_block, thresholds, steps, 
 
 
 @jit(inline="always")
-def play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, state):
+def play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, state, detail=None):
     """One dealt-shoe session: rounds dealt through consecutive shoes until a bound or ``max_rounds`` rounds.
 
     The session starts with a freshly shuffled shoe (:func:`start_shoe`: cut
@@ -202,10 +211,13 @@ def play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, st
     cards : ndarray(int32, shape=(N,))
         Encoded cards of the shoe, in any order (reshuffled in place).
     shoe_params : ndarray(int64, shape=(N_SHOE_PARAMS,))
-    code_steps : ndarray(int64, shape=(N_CODES,))
-        The slip's net result per outcome code, in lattice units.
+    code_steps : ndarray(int64, shape=(n_cells,))
+        The slip's net result per histogram cell (outcome code, times the
+        card detail when ``detail`` is given), in lattice units.
     low, high, max_rounds : int64
     state : tuple of 4 uint64
+    detail : tuple or None
+        Card detail tables (:mod:`baccarat_sim.kernels.detail`) of a slip with card-level bets.
 
     Returns
     -------
@@ -225,10 +237,14 @@ def play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, st
             position = first_round_position(cards, shoe_params)
             extra_left = np.int64(-1)
             shoes += 1
-        code, used = dealt_round(cards, position)
+        e0, e1, e2 = np.int64(cards[position]), np.int64(cards[position + 1]), np.int64(cards[position + 2])
+        e3, e4, e5 = np.int64(cards[position + 3]), np.int64(cards[position + 4]), np.int64(cards[position + 5])
+        prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
+        if detail is not None:  # pruned by numba for a slip without card-level bets
+            prefix = round_detail(prefix, e0, e1, e2, e3, e4, e5, detail)
         position += used
         extra_left = after_round(position, cut_index, extra_left, shoe_params)
-        z += code_steps[code]
+        z += code_steps[prefix * N_SUFFIXES + suffix]
         k += 1
         if z <= low or z >= high:
             break
@@ -237,12 +253,12 @@ def play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, st
 
 @jit
 def _dealt_block(canonical, seed, block, start, stop, shoe_params, code_steps, low, high, max_rounds, out_final,
-                 out_length, out_shoes):
+                 out_length, out_shoes, detail):
     """Dealt-shoe sessions ``start .. stop - 1`` of the outputs, all from the stream of block ``block``."""
     state = block_state(seed, block)
     cards = encode_shoe(canonical)  # every block starts from the canonical order
     for i in range(start, stop):
-        z, k, shoes, state = play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, state)
+        z, k, shoes, state = play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, state, detail)
         out_final[i] = z
         out_length[i] = k
         out_shoes[i] = shoes
@@ -250,7 +266,7 @@ def _dealt_block(canonical, seed, block, start, stop, shoe_params, code_steps, l
 
 @jit_parallel
 def play_dealt_blocks(canonical, seed, first_block, sessions_per_block, shoe_params, code_steps, low, high,
-                      max_rounds, out_final, out_length, out_shoes):
+                      max_rounds, out_final, out_length, out_shoes, detail=None):
     """Play ``len(out_final)`` dealt-shoe sessions in blocks, in parallel over blocks.
 
     As :func:`play_fresh_blocks`, with every round dealt from a shoe
@@ -264,15 +280,17 @@ def play_dealt_blocks(canonical, seed, first_block, sessions_per_block, shoe_par
     first_block, sessions_per_block : int64
     shoe_params : ndarray(int64, shape=(N_SHOE_PARAMS,))
         Burn and cut-card settings (:func:`baccarat_sim.kernels.dealing.pack_shoe_params`).
-    code_steps : ndarray(int64, shape=(N_CODES,))
-        Net result per outcome code, lattice units.
+    code_steps : ndarray(int64, shape=(n_cells,))
+        Net result per histogram cell, lattice units.
     low, high, max_rounds : int64
     out_final, out_length, out_shoes : ndarray(int64, shape=(n,))
         Filled with each session's final ``z``, rounds and shoes shuffled.
+    detail : tuple or None
+        Card detail tables of a slip with card-level bets (see :func:`play_dealt_session`).
     """
     n = out_final.size
     n_blocks = (n + sessions_per_block - 1) // sessions_per_block
     for b in prange(n_blocks):
         start = b * sessions_per_block
         _dealt_block(canonical, seed, first_block + b, start, min(n, start + sessions_per_block), shoe_params,
-                     code_steps, low, high, max_rounds, out_final, out_length, out_shoes)
+                     code_steps, low, high, max_rounds, out_final, out_length, out_shoes, detail)

@@ -417,7 +417,8 @@ def _wrap(label: str, text: str, width: int) -> list[str]:
 
 def hold_text(analysis: HoldAnalysis, width: int = 120, check_range: int = 95) -> str:
     """Header, the horizon tables, the observed verdict and sessions, with every method, as plain text."""
-    lines = [line if len(line) <= width else line[: width - 1] + "…" for line in _header_lines(analysis)]
+    lines = [wrapped for line in _header_lines(analysis)
+             for wrapped in textwrap.wrap(line, width, subsequent_indent=" " * 10, break_on_hyphens=False)]
     if analysis.horizons:
         lines += ["", "house result over N rounds (chips; at q%: the smallest result r with P(result <= r) >= q%; "
                       "P(behind): P(result < 0))"]

@@ -349,23 +349,20 @@ BET_SETS = {
         bet("faces_first_four", ("count(rank > 10, first_four) in [1, 3]",
                                  lambda d: d.count(lambda c: rank(c) > 10, "first_four") in (1, 3))),
     ),
-    # Hand patterns and two-card totals (patterns of the ranks and of the suits of one hand apart: together they
-    # tell apart more kinds of first four cards than the exact enumeration takes).
-    "suit_patterns": (
+    # Hand patterns and two-card totals, one hand at a time.
+    "player_patterns": (
         bet("player_suited", ("player_suited", lambda d: d.suited("player"))),
         bet("player_flush", ("player_flush", lambda d: d.flush("player"))),
         bet("player_trips", ("player_three_of_a_kind", lambda d: d.three_of_a_kind("player"))),
-        bet("banker_suited_two", ("banker_suited and banker_cards == 2",
-                                  lambda d: d.suited("banker") and not d.banker_drew)),
-        bet("banker_flush", ("banker_flush", lambda d: d.flush("banker"))),
-        bet("banker_trips", ("banker_three_of_a_kind", lambda d: d.three_of_a_kind("banker"))),
-    ),
-    "player_straights": (
         bet("player_straight", ("player_straight", lambda d: d.straight("player"))),
         bet("player_straight_flush", ("player_straight_flush", lambda d: d.straight_flush("player"))),
         bet("player_two_five", ("player_two_card_total == 5", lambda d: d.player_two_card_total == 5)),
     ),
-    "banker_straights": (
+    "banker_patterns": (
+        bet("banker_suited_two", ("banker_suited and banker_cards == 2",
+                                  lambda d: d.suited("banker") and not d.banker_drew)),
+        bet("banker_flush", ("banker_flush", lambda d: d.flush("banker"))),
+        bet("banker_trips", ("banker_three_of_a_kind", lambda d: d.three_of_a_kind("banker"))),
         bet("banker_straight", ("banker_straight", lambda d: d.straight("banker"))),
         bet("banker_straight_flush", ("banker_straight_flush", lambda d: d.straight_flush("banker"))),
         bet("banker_two_high", ("banker_two_card_total >= 8", lambda d: d.banker_two_card_total >= 8)),
@@ -396,10 +393,13 @@ BET_SETS = {
                              lambda d: (d.natural and d.count(red, "first_four") >= 3)
                              or (d.banker_pair and d.B3 is None))),
     ),
-    # Atoms reading many card classes at once: the exact enumeration's scratch rows fill and are flushed.
+    # Atoms reading the ranks and suits of first-four cards against third cards: with the exact enumeration of
+    # d7b588d, up to 8,392 kinds of first four cards with one pair of two-card totals against 3,102 scratch rows
+    # on 8 decks, so the third-card stage runs whenever the rows fill (75 of the 100 pairs of totals).
     "many_classes": (
-        bet("p1_p3_suit", ("P1.suit == P3.suit", lambda d: d.P3 is not None and suit(d.P1) == suit(d.P3))),
-        bet("b1_over_b3", ("B1.rank > B3.rank", lambda d: d.B3 is not None and rank(d.B1) > rank(d.B3))),
-        bet("p2_b3_colour", ("P2.colour == B3.colour", lambda d: d.B3 is not None and colour(d.P2) == colour(d.B3))),
+        bet("p1_over_p3", ("P1.rank > P3.rank", lambda d: d.P3 is not None and rank(d.P1) > rank(d.P3))),
+        bet("b1_under_b3", ("B1.rank < B3.rank", lambda d: d.B3 is not None and rank(d.B1) < rank(d.B3))),
+        bet("b2_p3_suit", ("B2.suit == P3.suit", lambda d: d.P3 is not None and suit(d.B2) == suit(d.P3))),
+        bet("p2_b3_suit", ("P2.suit == B3.suit", lambda d: d.B3 is not None and suit(d.P2) == suit(d.B3))),
     ),
 }

@@ -24,7 +24,6 @@ from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.errors import InputError, InvalidRules
 from baccarat_sim.model.codes import N_CODES, decode
 from baccarat_sim.model.conditions import compile_condition
-from baccarat_sim.model.detail import exact_tables
 from baccarat_sim.model.histogram import OutcomeHistogram
 from baccarat_sim.model.rules import parse_rules
 from baccarat_sim.model.shoe import remove_cards
@@ -131,12 +130,18 @@ def test_every_pay_line_is_exercised_by_some_shoe():
             assert seen == set(range(len(oracle_bet.lines) + 1)), (set_name, oracle_bet.id, seen)
 
 
-def test_many_classes_flushes_the_exact_scratch_rows():
-    # The rule set 'many_classes' is there to make the exact enumeration run its third-card stage whenever its
-    # scratch rows fill (more states than rows); its brute-force comparison above covers that path.
-    detail = rules_detail(rule_set("many_classes"))
-    tables = exact_tables(detail.atoms, np.full((13, 4), 8))
-    assert tables["rows"] < tables["n_states"]
+def test_many_kinds_of_first_four_cards_on_8_decks_agree_with_each_atom_alone():
+    # On 8 decks the atoms of 'many_classes' tell apart more kinds of first four cards than the exact
+    # enumeration's scratch rows hold (see its comment), so its third-card stage runs every time the rows fill;
+    # the small shoes above never fill them. Each bet settled on the joint histogram must weigh what it weighs
+    # on the histogram of its own atom alone (a few states, one pass), line by line and code by code.
+    rules = rule_set("many_classes")
+    joint = exact_histogram(8, rules_detail(rules))
+    np.testing.assert_array_equal(joint.code_counts, exact_histogram(8).counts)
+    for oracle_bet in BET_SETS["many_classes"]:
+        alone = parse_rules(rule_text("alone", [oracle_bet]), "alone.toml")
+        single = exact_histogram(8, rules_detail(alone))
+        assert engine_lines(joint, rules.bet(oracle_bet.id)) == engine_lines(single, alone.bet(oracle_bet.id))
 
 
 # --------------------------------------------------------------------------- semantics worked out by hand
@@ -161,11 +166,9 @@ def line_weights(shoe, *conditions: str) -> list[int]:
 ])
 def test_straights_counted_by_hand(three, player, banker):
     shoe = shoe_of([*three, "10s", "10h", "10d"])
-    assert line_weights(shoe, "player_straight", "banker_straight") == [player, banker]
-    # No straight flush (three suits); the Player's three of a kind is the three tens (10 + 10 = 0 draws). (Each
-    # in a rule set of its own: with the straights they tell apart too many kinds of first four cards.)
-    assert line_weights(shoe, "player_straight_flush") == [0]
-    assert line_weights(shoe, "player_three_of_a_kind") == [36]
+    # No straight flush (three suits); the Player's three of a kind is the three tens (10 + 10 = 0 draws).
+    conditions = ("player_straight", "banker_straight", "player_straight_flush", "player_three_of_a_kind")
+    assert line_weights(shoe, *conditions) == [player, banker, 0, 36]
     assert is_straight((1, 2, 3)) and is_straight((12, 13, 1)) and not is_straight((13, 1, 2))
 
 
@@ -334,19 +337,26 @@ def test_a_saved_histogram_refuses_a_bet_on_cards_it_does_not_carry(tmp_path):
 # --------------------------------------------------------------------------- limits
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 13 limit: the exact enumeration multiplies the partial classes of every atom, so a Player poker bet "
-    "(straight flush, three of a kind, straight, flush: 523,091,520 kinds of first four cards) is refused by "
-    "rules_detail, for Monte Carlo too"))
-def test_a_three_card_poker_bet_on_one_hand_can_be_priced():
-    rules = parse_rules(rule_text("poker", [bet(
-        "player_poker",
-        ("player_straight_flush", "40:1", None),
-        ("player_three_of_a_kind", "30:1", None),
-        ("player_straight and not player_straight_flush", "10:1", None),
-        ("player_flush and not player_straight_flush", "5:1", None),
-    )]), "poker.toml")
-    assert rules_detail(rules) is not None
+#: A poker bet on the Player's hand (lines in order of rank; from several decks three cards of one rank may also
+#: be one suit, so the flush line leaves out three of a kind). Its patterns all read P1, P2 and P3.
+PLAYER_POKER = bet(
+    "player_poker",
+    ("player_straight_flush", "40:1", lambda d: d.straight_flush("player")),
+    ("player_three_of_a_kind", "30:1", lambda d: d.three_of_a_kind("player")),
+    ("player_straight and not player_straight_flush", "10:1",
+     lambda d: d.straight("player") and not d.straight_flush("player")),
+    ("player_flush and not player_straight_flush and not player_three_of_a_kind", "5:1",
+     lambda d: d.flush("player") and not d.straight_flush("player") and not d.three_of_a_kind("player")),
+)
+
+
+@pytest.mark.parametrize("shoe", ["nine_mixed", "nine_two_suits", "eight_black", "thirty_six_six_ids"])
+def test_a_three_card_poker_bet_on_one_hand(shoe):
+    # Until d7b588d the exact enumeration multiplied the partial classes of every atom, and this bet's four
+    # patterns of the same three cards told apart 523,091,520 kinds of first four cards: refused.
+    rules = parse_rules(rule_text("poker", [PLAYER_POKER]), "poker.toml")
+    hist = exact_histogram(composition(shoe), rules_detail(rules))
+    assert engine_lines(hist, rules.bet("player_poker")) == oracle_lines(rounds_of(shoe), PLAYER_POKER.predicates)
 
 
 # --------------------------------------------------------------------------- generated bets

@@ -9,12 +9,12 @@ positions and Max Round Availability; and the covariance between a card-level
 bet and the Banker bet (exact, against the brute force of
 :mod:`tests.cardlevel_oracle`).
 
-Power at the sizes used (fresh: 2**23 = 8,388,608 rounds; dealt: about 4
-million). The standard error of a card detail's frequency is at most
-sqrt(0.25 / n) = 1.7e-4 (fresh), so an error of 1e-3 in any detail's
-probability shows as |z| > 5.8; Colour Match's RTP has a standard error of
-2.30 / sqrt(n) = 7.9e-4, so an RTP off by half a percentage point shows as
-|z| > 6; 3 Giving 8 (SD 13.5) is off by 3 percentage points at |z| > 6.
+Power of the fresh run (2**23 = 8,388,608 rounds; the dealt run deals about
+4 million, with batch-means errors): the standard error of a card detail's
+frequency is at most sqrt(0.25 / n) = 1.7e-4, so an error of 1e-3 in any
+detail's probability shows as |z| > 5.8; Colour Match's RTP has a standard
+error of 2.30 / sqrt(n) = 7.9e-4, so an RTP off by half a percentage point
+shows as |z| > 6; 3 Giving 8 (SD 13.5) off by 3 percentage points, |z| > 6.
 """
 
 from __future__ import annotations
@@ -248,12 +248,21 @@ def test_checkpoint_and_resume_mid_run_is_bit_identical(model, tmp_path):
 
 def test_dask_deals_the_local_histogram():
     pytest.importorskip("distributed")
-    from baccarat_sim.engines.dask_backend import connect, prepare_workers, simulate_dask  # needs dask
+    from baccarat_sim.engines.dask_backend import (  # needs dask
+        _prepare_worker,
+        connect,
+        prepare_workers,
+        simulate_dask,
+    )
+    from baccarat_sim.engines.fingerprint import stream_fingerprint
 
     rules = dealt_rules()
     rounds = 500_000
     plan = plan_run(rules, rounds, SEED + 3)
-    local = simulate(rules, rounds, SEED + 3, threads=MANY_THREADS)  # compiles the kernel the workers load
+    # Compile (or load) the workers' kernel with this card detail here first: the two worker processes then
+    # load numba's cache instead of compiling side by side on a two-core machine.
+    _prepare_worker(stream_fingerprint(), plan)
+    local = simulate(rules, rounds, SEED + 3, threads=MANY_THREADS)
     with connect(workers=2, threads_per_worker=1) as client:
         prepare_workers(client, plan)
         hist = simulate_dask(rules, rounds, SEED + 3, client=client)

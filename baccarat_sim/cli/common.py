@@ -187,6 +187,12 @@ def _stop_as_interrupt(signum, frame):
     raise _Stopped(signum)
 
 
+def _ignore_stop_signals() -> None:
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+
 def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_of, on_interrupt) -> int:
     """Parse ``argv``, call ``run(args)`` and turn every failure into the command line's exit status.
 
@@ -219,7 +225,7 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
     debug = getattr(args, "debug", False) or os.environ.get(DEBUG_VARIABLE, "") not in ("", "0")
     # SIGTERM and SIGHUP stop a command as Ctrl-C does; while a run deals, the run driver turns all three into
     # a clean stop at a chunk boundary instead.
-    previous = {}
+    previous = {"SIGINT": signal.getsignal(signal.SIGINT)}
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             previous[name] = signal.signal(getattr(signal, name), _stop_as_interrupt)
@@ -240,6 +246,7 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
         print(f"{prog}: error: {one_line((option + ': ' if option else '') + message)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt as stop:  # outside the dealing loop (compiling, settling, writing)
+        _ignore_stop_signals()  # the command is stopping: a second Ctrl-C must not cut its message or exit short
         status = on_interrupt(args)
         # A batch scheduler's SIGTERM must read as one (143), not as Ctrl-C (130).
         return status if getattr(stop, "signum", None) is None else 128 + int(stop.signum)
@@ -251,5 +258,11 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
                   f"rerun with --debug or {DEBUG_VARIABLE}=1 to see the traceback", file=sys.stderr)
         return EXIT_INTERNAL
     finally:
-        for name, handler in previous.items():
-            signal.signal(getattr(signal, name), handler)
+        if argv is None:
+            # The process ends now (the command line's own call): a late Ctrl-C or SIGTERM must not turn a clean
+            # exit, with its status and its last message, into death by that signal.
+            _ignore_stop_signals()
+        else:
+            for name, handler in previous.items():
+                if handler is not None:  # None: set outside Python, cannot be put back from here
+                    signal.signal(getattr(signal, name), handler)

@@ -50,6 +50,9 @@ MAX_CHUNKS_PER_TASK = 16
 GUIDED_SPLIT = 4
 #: Seconds a run waits for a worker when the cluster has none left (then it stops, with a checkpoint).
 NO_WORKERS_TIMEOUT = 300.0
+#: Seconds to fetch one finished task's counts before looking at the cluster again (a worker that left took them
+#: with it: the scheduler computes the task again, once there is a worker to do it).
+FETCH_SECONDS = 10.0
 
 
 def require_distributed():
@@ -321,26 +324,28 @@ class DaskBackend:
         next_task = next(todo, None)
         run_tag = uuid.uuid4().hex[:8]
         in_flight: dict = {}
-        last_look = had_workers = time.monotonic()
-        waiting_said = False
+        last_look = time.monotonic()
+        no_workers_since = None  # when a look first found the cluster without a worker
         lost = _cancellation_errors(distributed)
         started = time.monotonic()
         # as_current: distributed.wait finds its client there, also when the caller made it with set_as_default=False.
         with client.as_current():
             try:
                 while next_task is not None or in_flight:
-                    if time.monotonic() - last_look >= _REFRESH_SECONDS:  # workers come and go
+                    # Workers come and go: look now and then, and at every wake-up while there are none.
+                    if no_workers_since is not None or time.monotonic() - last_look >= _REFRESH_SECONDS:
                         nthreads, last_look = client.nthreads(), time.monotonic()
                         self.threads = max(self.threads, sum(nthreads.values()))
                         if nthreads:
-                            had_workers, waiting_said = last_look, False
-                        elif last_look - had_workers > self.no_workers_timeout:
+                            no_workers_since = None
+                        elif no_workers_since is None:  # the wait starts now, and is said at once
+                            no_workers_since = last_look
+                            if self.note is not None:
+                                self.note(f"dask: no workers left; waiting up to {self.no_workers_timeout:g} s for "
+                                          "one to join, then stopping with a checkpoint")
+                        elif last_look - no_workers_since > self.no_workers_timeout:
                             raise BackendError(f"dask: the cluster has had no workers for "
                                                f"{self.no_workers_timeout:g} s")
-                        elif not waiting_said and self.note is not None:
-                            self.note(f"dask: no workers left; waiting up to {self.no_workers_timeout:g} s for one "
-                                      "to join, then stopping with a checkpoint")
-                            waiting_said = True
                     # Two tasks per thread keep every thread busy while results travel, and bound both what a
                     # checkpoint holds past a gap and what a stop throws away.
                     while next_task is not None and len(in_flight) < 2 * max(1, sum(nthreads.values())) + 2:
@@ -358,8 +363,14 @@ class DaskBackend:
                     for future in done:
                         if future.status != "finished":
                             raise _task_failure(future, *in_flight[future])
-                    finished = list(done)
-                    for future, (result, seconds, worker) in zip(finished, client.gather(finished)):
+                    held = client.who_has(list(done))  # a worker that left took its tasks' counts with it
+                    for future in done:
+                        if not held.get(future.key):  # stays in flight: the scheduler deals it again
+                            continue
+                        try:
+                            result, seconds, worker = future.result(timeout=FETCH_SECONDS)
+                        except TimeoutError:  # the holder left meanwhile: look at the cluster first
+                            break
                         del in_flight[future]
                         job.fold(state, result)
                         self.tasks += 1

@@ -136,9 +136,10 @@ class Checkpointer:
             self.failures += 1
             reason = error.strerror or str(error)
             if final:
-                raise CheckpointError("checkpoint", f"cannot write {self.path} ({reason}); the "
-                                                    f"{self.job.done(state):,} {self.job.unit} dealt are not "
-                                                    "saved") from None
+                # No parameter is at fault (the disk is): the message names the file, and a command line
+                # prints it without an option such as --resume in front.
+                raise CheckpointError("", f"cannot write checkpoint {self.path} ({reason}); the "
+                                          f"{self.job.done(state):,} {self.job.unit} dealt are not saved") from None
             if self.failures == 1 and self.warn is not None:
                 self.warn(f"warning: cannot write checkpoint {self.path} ({reason}); dealing on, keeping the "
                           f"previous checkpoint, retrying every {self.every:g} s")

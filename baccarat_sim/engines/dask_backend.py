@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import signal
 import threading
 import time
@@ -155,6 +156,9 @@ def connect(scheduler: str | None = None, workers: int | None = None, threads_pe
     with contextlib.ExitStack() as stack:
         if scheduler is not None:
             check_address(scheduler)
+            # A lost scheduler is reported in one line (BackendError); the client's own log of its failed
+            # reconnection, with tracebacks, would bury that line.
+            stack.enter_context(_quiet_logger("distributed.client"))
             try:
                 wait = {} if timeout is None else {"timeout": timeout}  # None would mean: wait for ever
                 client = stack.enter_context(distributed.Client(scheduler, set_as_default=False, **wait))
@@ -179,6 +183,18 @@ def connect(scheduler: str | None = None, workers: int | None = None, threads_pe
             client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
             client.wait_for_workers(workers)
         yield client
+
+
+@contextlib.contextmanager
+def _quiet_logger(name: str):
+    """Log only critical records of logger ``name`` within the block."""
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def check_address(scheduler: str) -> None:
@@ -378,12 +394,20 @@ class DaskBackend:
                         self.workers.add(worker)
                     yield job.done(state)
             except lost as error:
-                raise BackendError(f"dask: lost the cluster ({type(error).__name__}: {error})") from None
+                raise BackendError(f"dask: lost the cluster ({_why_lost(error)})") from None
             finally:
                 state.kernel_seconds += time.monotonic() - started  # the cluster's wall time dealing
                 if in_flight:  # stopped or failed: what is still running is thrown away
                     with contextlib.suppress(Exception):  # a lost cluster cannot cancel anything
                         client.cancel(list(in_flight))
+
+
+def _why_lost(error: BaseException) -> str:
+    """A lost cluster's exception in a few words: its class and Dask's reason (not its list of futures)."""
+    text = str(error)
+    reason = re.search(r"reason: ([\w-]+)", text)
+    first_line = text.splitlines()[0] if text else ""
+    return f"{type(error).__name__}: {reason.group(1) if reason else first_line[:200]}"
 
 
 def _task_failure(future, first: int, n: int) -> BackendError:

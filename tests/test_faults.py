@@ -614,6 +614,8 @@ HOSTILE_RULES = {
     "odds-5000-digits": (_one_bet(pays=f'pays = "{"9" * 5000}:1"'), ["pays[0].pays", "at most 40 digits"]),
     "condition-number-5000-digits": (_one_bet("player_score == " + "9" * 5000), ["number of 5,000 characters"]),
     "condition-200kb": (_one_bet("winner == player " + "x" * 200_000), ["bets.player.pays[0].when"]),
+    "condition-3mb-valid": (_one_bet("winner == player and " * 150_000 + "winner == player"),
+                            ["limit of 2,000 words"]),  # each comparison a mask over every outcome: gigabytes once
     "bets-10000": (_many_bets(10_000), [f"more than the limit of {MAX_BETS} bets"]),
     "id-newline": (rules_text("x\\n"), ["id: must be", "x\\n"]),
     "file-5mb": ("# " + "x" * (5 << 20) + "\n", ["more than the limit"]),

@@ -75,6 +75,9 @@ EXCERPT = 80
 #: Longest word or number in a condition (the longest feature name has 22 characters): a 5,000-digit number
 #: would otherwise reach ``int()`` and a 200 KB word every message that quotes it.
 MAX_TOKEN = 40
+#: Most words, numbers and signs in one condition (the longest shipped one has 151): every comparison builds a mask
+#: over all outcomes, so a 4 MB condition would take gigabytes and minutes.
+MAX_TOKENS = 2000
 
 
 #: Feature name -> (description, symbolic values or None, allowed integer range).
@@ -244,6 +247,9 @@ def _tokenize(text: str) -> list[str]:
             raise ConditionError("", f"a {'number' if token.isdigit() else 'word'} of {len(token):,} characters "
                                      f"({excerpt(token)}), more than the limit of {MAX_TOKEN}, in {excerpt(text)}")
         tokens.append(token)
+        if len(tokens) > MAX_TOKENS:
+            raise ConditionError("", f"more than the limit of {MAX_TOKENS:,} words, numbers and signs in "
+                                     f"{excerpt(text)} ({len(text):,} characters); split it into several cases")
         position = match.end()
     return tokens
 

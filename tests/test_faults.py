@@ -266,6 +266,12 @@ def test_a_file_set_that_cannot_be_written_whole_leaves_the_old_one(tmp_path):
                                   "run.md": text("new")})
     assert {p.name: p.read_text() for p in tmp_path.iterdir()} == {"run.csv": "old", "run.json": "old",
                                                                  "run.md": "old"}
+    # A name taken by a directory would fail at its rename, after the others: refused before anything is staged.
+    (tmp_path / "run.md").unlink()
+    (tmp_path / "run.md").mkdir()
+    with pytest.raises(FileSetError, match=r"run\.md: a directory .*; none of the 3 result files was written"):
+        write_file_set(tmp_path, {"run.csv": text("new"), "run.json": text("new"), "run.md": text("new")})
+    assert (tmp_path / "run.csv").read_text() == "old" and not temporaries(tmp_path)
 
 
 # --------------------------------------------------------------------------- signals

@@ -124,6 +124,12 @@ def write_file_set(directory: str | Path, files: dict[str, Callable[[Path], None
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
+    # A name taken by a directory (or a FIFO...) would fail its rename after others were renamed: refuse it first.
+    for name in files:
+        target = directory / name
+        if (target.exists() or target.is_symlink()) and not target.is_file():
+            raise FileSetError(f"cannot write {target}: a directory or other non-file has that name; none of the "
+                               f"{len(files)} result files was written")
     staged: dict[Path, Path] = {}
     try:
         for name, write in files.items():

@@ -26,6 +26,7 @@ __all__ = [
     "UsageError",
     "announce_compile",
     "guarded_main",
+    "ignore_stop_signals",
     "non_negative_float",
     "parse_rounds",
     "positive_int",
@@ -187,7 +188,11 @@ def _stop_as_interrupt(signum, frame):
     raise _Stopped(signum)
 
 
-def _ignore_stop_signals() -> None:
+def ignore_stop_signals() -> None:
+    """Ignore Ctrl-C, SIGTERM and SIGHUP from now on: the command is stopping already, its report must not be cut.
+
+    :func:`guarded_main` puts the handlers back when an in-process call returns.
+    """
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
@@ -246,7 +251,7 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
         print(f"{prog}: error: {one_line((option + ': ' if option else '') + message)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt as stop:  # outside the dealing loop (compiling, settling, writing)
-        _ignore_stop_signals()  # the command is stopping: a second Ctrl-C must not cut its message or exit short
+        ignore_stop_signals()  # the command is stopping: a second Ctrl-C must not cut its message or exit short
         status = on_interrupt(args)
         # A batch scheduler's SIGTERM must read as one (143), not as Ctrl-C (130).
         return status if getattr(stop, "signum", None) is None else 128 + int(stop.signum)
@@ -261,7 +266,7 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
         if argv is None:
             # The process ends now (the command line's own call): a late Ctrl-C or SIGTERM must not turn a clean
             # exit, with its status and its last message, into death by that signal.
-            _ignore_stop_signals()
+            ignore_stop_signals()
         else:
             for name, handler in previous.items():
                 if handler is not None:  # None: set outside Python, cannot be put back from here

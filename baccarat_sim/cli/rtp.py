@@ -36,6 +36,7 @@ from .common import (
     UsageError,
     announce_compile,
     guarded_main,
+    ignore_stop_signals,
     non_negative_float,
     parse_rounds,
     positive_int,
@@ -828,6 +829,8 @@ def _monte_carlo(args, rules, shoe):
         if lock is not None:
             lock.release()
         raise
+    if outcome.interrupted:  # its checkpoint is written; a second Ctrl-C must not cut the report short
+        ignore_stop_signals()
     complete = state.chunks_done >= plan.n_chunks
     # Removed (or kept, with --out) by run() once the result files are written: a crash or a signal while writing
     # them must not lose the run (the checkpoint is written whenever a run stops unfinished).

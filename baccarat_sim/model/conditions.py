@@ -59,6 +59,7 @@ from .cardlevel import (
     HandPattern,
     Membership,
     TwoCardTotal,
+    attribute_domain,
     value_names,
 )
 from .cards import N_RANKS, RANK_POINTS
@@ -455,6 +456,10 @@ class _Parser:
             if (self.peek() in _COMPARE and other is not None and other.lower() in _POSITION_NAMES
                     and self.peek(2) == "."):
                 return self.card_compare(value)
+            if self.peek() not in _COMPARE and self.peek() != "in":
+                # "True where non-zero" would make an Ace (rank 0 inside) false and a missing card true.
+                self.fail(f"{value.text()} needs a comparison, e.g. {value.text()} == "
+                          f"{value_names(value.attribute, [attribute_domain(value.attribute)[1]])[0]}")
             return self.card_test(value)
         if token == "count" and self.peek(1) == "(":
             return self.card_test(self.count())

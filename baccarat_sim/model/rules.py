@@ -10,7 +10,6 @@ format is documented in ``baccarat_sim/rulesets/README.md``.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
 import hashlib
 import math
@@ -26,7 +25,7 @@ from ..limits import MAX_BETS, MAX_DECKS
 from .codes import N_CODES, decode
 from .conditions import Condition, compile_condition, covers, evaluate, possible_codes
 from .detail import MAX_ATOMS
-from .toml import MAX_DIGITS, Checker, excerpt, read_toml, read_toml_file
+from .toml import MAX_DIGITS, Checker, excerpt, read_named_toml, read_toml, shipped_names
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -584,7 +583,7 @@ def _rulesets_dir():
 
 def available_rules() -> list[str]:
     """Names of the shipped rule sets."""
-    return sorted(p.name[: -len(".toml")] for p in _rulesets_dir().iterdir() if p.name.endswith(".toml"))
+    return shipped_names(_rulesets_dir())
 
 
 def load_rules(name_or_path: str | Path = DEFAULT_RULES) -> Rules:
@@ -606,19 +605,9 @@ def load_rules(name_or_path: str | Path = DEFAULT_RULES) -> Rules:
     >>> rules.notation, rules.bet("tie").cases[0].pays, rules.bet("tie").cases[0].net
     ('for', '9:1', Fraction(8, 1))
     """
-    text_path = str(name_or_path)
-    candidate = Path(text_path)
-    if text_path.endswith(".toml") or candidate.exists() or "/" in text_path or "\\" in text_path:
-        raw, document = read_toml_file(candidate, text_path, "rule file", InvalidRules)
-        return _validate(raw, document, text_path)
-    shipped = _rulesets_dir() / f"{text_path}.toml"
-    if not shipped.is_file():
-        names = available_rules()
-        close = difflib.get_close_matches(text_path, names, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
-        raise InvalidRules("rules", f"unknown rule set {text_path!r}; {hint}shipped: {', '.join(names)} "
-                                    "(or a .toml path)")
-    return parse_rules(shipped.read_bytes(), f"{text_path}.toml")
+    raw, document, label = read_named_toml(name_or_path, _rulesets_dir(), "rule set", "rule file", InvalidRules,
+                                           "rules")
+    return _validate(raw, document, label)
 
 
 def parse_rules(data: bytes | str, label: str = "<rules>") -> Rules:

@@ -61,7 +61,7 @@ from pathlib import Path
 
 from ..errors import InvalidStrategy
 from .cards import N_CARD_IDS, N_RANKS, N_SUITS, RANK_NAMES, RANK_POINTS, SUIT_NAMES
-from .toml import Checker, excerpt, read_toml, read_toml_file
+from .toml import Checker, excerpt, read_named_toml, read_toml, shipped_names
 
 __all__ = [
     "PLAYS",
@@ -144,7 +144,7 @@ def _strategies_dir():
 
 def available_strategies() -> list[str]:
     """Names of the shipped strategies."""
-    return sorted(p.name[: -len(".toml")] for p in _strategies_dir().iterdir() if p.name.endswith(".toml"))
+    return shipped_names(_strategies_dir())
 
 
 def load_strategy(name_or_path: str | Path) -> Strategy:
@@ -156,19 +156,9 @@ def load_strategy(name_or_path: str | Path) -> Strategy:
         With one line naming the file, the key at fault and what is allowed
         (``param`` ``"strategy"`` for a name that is not shipped).
     """
-    text = str(name_or_path)
-    path = Path(text)
-    if text.endswith(".toml") or path.exists() or "/" in text or "\\" in text:
-        raw, document = read_toml_file(path, text, "strategy file", InvalidStrategy)
-        return _validate(raw, document, text)
-    shipped = _strategies_dir() / f"{text}.toml"
-    if not shipped.is_file():
-        names = available_strategies()
-        close = difflib.get_close_matches(text, names, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
-        raise InvalidStrategy("strategy", f"unknown strategy {text!r}; {hint}shipped: {', '.join(names)} "
-                                          "(or a .toml path)")
-    return parse_strategy(shipped.read_bytes(), f"{text}.toml")
+    raw, document, label = read_named_toml(name_or_path, _strategies_dir(), "strategy", "strategy file",
+                                           InvalidStrategy, "strategy")
+    return _validate(raw, document, label)
 
 
 def parse_strategy(data: bytes | str, label: str = "<strategy>") -> Strategy:

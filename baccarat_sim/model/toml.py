@@ -92,6 +92,40 @@ def read_toml_file(path: str | Path, label: str, what: str, error: type[InputErr
     return read_toml(data, label, error)
 
 
+def shipped_names(folder) -> list[str]:
+    """Names of the ``.toml`` files shipped in a package folder (``importlib.resources`` traversable)."""
+    return sorted(p.name[: -len(".toml")] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def read_named_toml(name_or_path, folder, what: str, file_what: str, error: type[InputError],
+                    param: str) -> tuple[bytes, dict, str]:
+    """A data file by path, or a shipped one by name: ``(raw bytes, document, label)``.
+
+    A text ending in ``.toml``, naming an existing file or holding a path
+    separator is a path; anything else names a file shipped in ``folder``.
+
+    Raises
+    ------
+    InputError
+        ``error``: the file cannot be read or parsed (``file_what`` says what
+        it is); ``param``: an unknown name, with the nearest shipped one
+        (``what`` says what it names).
+    """
+    text = str(name_or_path)
+    path = Path(text)
+    if text.endswith(".toml") or path.exists() or "/" in text or "\\" in text:
+        raw, document = read_toml_file(path, text, file_what, error)
+        return raw, document, text
+    shipped = folder / f"{text}.toml"
+    if not shipped.is_file():
+        names = shipped_names(folder)
+        close = difflib.get_close_matches(text, names, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise error(param, f"unknown {what} {text!r}; {hint}shipped: {', '.join(names)} (or a .toml path)")
+    raw, document = read_toml(shipped.read_bytes(), f"{text}.toml", error)
+    return raw, document, f"{text}.toml"
+
+
 def _depth(value) -> int:
     """Nesting depth of a parsed document (iterative: a deep document must not exhaust the stack)."""
     deepest, todo = 0, [(value, 0)]

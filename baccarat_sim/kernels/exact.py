@@ -33,7 +33,7 @@ from ..model.codes import N_SUFFIXES
 from ..model.tableau import BANKER_DRAWS, PLAYER_DRAWS
 from .jit import jit
 
-__all__ = ["exact_counts"]
+__all__ = ["exact_counts", "shoe_tallies"]
 
 
 @jit
@@ -214,6 +214,31 @@ def _third_card_stage(p_total, b_total, remaining, n_left, bases, weights):
     return 1
 
 
+@jit(inline="always")
+def shoe_tallies(shoe):
+    """A shoe's cards per rank and per point value, the ranks of each value, and its size.
+
+    Returns
+    -------
+    (rank_total, value_total, ranks_of, n_ranks_of, n_cards)
+        ``ranks_of[p, :n_ranks_of[p]]`` are the ranks worth ``p`` points (0: 10, J, Q, K).
+    """
+    rank_total = np.zeros(13, np.int64)
+    value_total = np.zeros(10, np.int64)
+    ranks_of = np.zeros((10, 4), np.int64)
+    n_ranks_of = np.zeros(10, np.int64)
+    n_cards = np.int64(0)
+    for rank in range(13):
+        for suit in range(4):
+            rank_total[rank] += shoe[rank, suit]
+        point = RANK_POINTS[rank]
+        value_total[point] += rank_total[rank]
+        ranks_of[point, n_ranks_of[point]] = rank
+        n_ranks_of[point] += 1
+        n_cards += rank_total[rank]
+    return rank_total, value_total, ranks_of, n_ranks_of, n_cards
+
+
 @jit
 def exact_counts(shoe, out):
     """Exact outcome weights of one round dealt from a freshly shuffled shoe.
@@ -225,20 +250,7 @@ def exact_counts(shoe, out):
     out : ndarray(int64, shape=(N_CODES,))
         Zeroed output; receives the weight of each outcome code.
     """
-    rank_total = np.zeros(13, np.int64)
-    value_total = np.zeros(10, np.int64)
-    # ranks_of[p, :n_ranks_of[p]]: the ranks worth p points (0: 10, J, Q, K)
-    ranks_of = np.zeros((10, 4), np.int64)
-    n_ranks_of = np.zeros(10, np.int64)
-    n_cards = 0
-    for rank in range(13):
-        for suit in range(4):
-            rank_total[rank] += shoe[rank, suit]
-        point = RANK_POINTS[rank]
-        value_total[point] += rank_total[rank]
-        ranks_of[point, n_ranks_of[point]] = rank
-        n_ranks_of[point] += 1
-        n_cards += rank_total[rank]
+    rank_total, value_total, ranks_of, n_ranks_of, n_cards = shoe_tallies(shoe)
     rank_ways = np.zeros((13, 16, 8), np.int64)
     _rank_suit_ways(shoe, rank_ways)
     r = np.zeros(4, np.int64)

@@ -35,6 +35,7 @@ import numpy as np
 from ..model.cards import RANK_POINTS
 from ..model.codes import N_SUFFIXES
 from ..model.tableau import THIRD_CARD_PREFIX
+from .exact import shoe_tallies
 from .jit import jit
 
 __all__ = ["leak_counts", "local_pattern_room", "suit_aware_positions"]
@@ -194,21 +195,9 @@ def leak_counts(shoe, first_class, third_class, radix, line_col, out):
         number of orderings; all rows together total ``N (N-1) ... (N-5)``.
     """
     n_bets = line_col.shape[0]
-    rank_total = np.zeros(13, np.int64)
-    value_total = np.zeros(10, np.int64)
-    ranks_of = np.zeros((10, 4), np.int64)
-    n_ranks_of = np.zeros(10, np.int64)
+    rank_total, value_total, ranks_of, n_ranks_of, n_cards = shoe_tallies(shoe)
     cards_of_value = np.zeros((10, 16), np.int64)
     n_cards_of_value = np.zeros(10, np.int64)
-    n_cards = 0
-    for rank in range(13):
-        for suit in range(4):
-            rank_total[rank] += shoe[rank, suit]
-        point = RANK_POINTS[rank]
-        value_total[point] += rank_total[rank]
-        ranks_of[point, n_ranks_of[point]] = rank
-        n_ranks_of[point] += 1
-        n_cards += rank_total[rank]
     for card in range(_N_CARD_IDS):
         value = RANK_POINTS[card // 4]
         cards_of_value[value, n_cards_of_value[value]] = card

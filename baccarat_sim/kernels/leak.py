@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.cards import RANK_POINTS
+from ..model.cards import CARDS_OF_VALUE, N_CARD_IDS, N_CARDS_OF_VALUE
 from ..model.codes import N_SUFFIXES
 from ..model.tableau import THIRD_CARD_PREFIX
 from .exact import shoe_tallies
@@ -40,8 +40,6 @@ from .jit import jit
 
 __all__ = ["leak_counts", "local_pattern_room", "suit_aware_positions"]
 
-#: Card ids (``rank * 4 + suit``) of a standard deck.
-_N_CARD_IDS = 52
 
 
 @jit
@@ -59,7 +57,7 @@ def suit_aware_positions(first_class):
     """
     aware = np.zeros(4, np.int64)
     for i in range(4):
-        for card in range(_N_CARD_IDS):
+        for card in range(N_CARD_IDS):
             if first_class[i, card] != first_class[i, (card // 4) * 4]:
                 aware[i] = 1
     return aware
@@ -95,14 +93,9 @@ def local_pattern_room(first_class):
 
     The kernel gathers weights per tuple in ``room * N_SUFFIXES`` cells.
     """
-    cards_of_value = np.zeros((10, 16), np.int64)
-    n_cards_of_value = np.zeros(10, np.int64)
-    for card in range(_N_CARD_IDS):
-        value = RANK_POINTS[card // 4]
-        cards_of_value[value, n_cards_of_value[value]] = card
-        n_cards_of_value[value] += 1
+    cards_of_value, n_cards_of_value = CARDS_OF_VALUE, N_CARDS_OF_VALUE
     classes = np.zeros((4, 16), np.int64)
-    local_of_card = np.zeros((4, _N_CARD_IDS), np.int64)
+    local_of_card = np.zeros((4, N_CARD_IDS), np.int64)
     room = 1
     for i in range(4):
         most = 1
@@ -196,17 +189,12 @@ def leak_counts(shoe, first_class, third_class, radix, line_col, out):
     """
     n_bets = line_col.shape[0]
     rank_total, value_total, ranks_of, n_ranks_of, n_cards = shoe_tallies(shoe)
-    cards_of_value = np.zeros((10, 16), np.int64)
-    n_cards_of_value = np.zeros(10, np.int64)
-    for card in range(_N_CARD_IDS):
-        value = RANK_POINTS[card // 4]
-        cards_of_value[value, n_cards_of_value[value]] = card
-        n_cards_of_value[value] += 1
+    cards_of_value, n_cards_of_value = CARDS_OF_VALUE, N_CARDS_OF_VALUE
     aware = suit_aware_positions(first_class)
     room = local_pattern_room(first_class)
     gathered = np.zeros(room * N_SUFFIXES, np.int64)
     classes = np.zeros((4, 16), np.int64)
-    local_of_card = np.zeros((4, _N_CARD_IDS), np.int64)
+    local_of_card = np.zeros((4, N_CARD_IDS), np.int64)
     n_local = np.zeros(4, np.int64)
     local_radix = np.zeros(4, np.int64)
     values = np.zeros(4, np.int64)

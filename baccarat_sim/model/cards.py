@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "CARDS_OF_VALUE",
+    "N_CARDS_OF_VALUE",
     "N_CARD_IDS",
     "N_RANKS",
     "N_SUITS",
@@ -35,6 +37,22 @@ RANK_POINTS = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0], dtype=np.int64)
 # numba reads this module-level array as a compile-time constant: freeze it so
 # that a stray write cannot make the Python rules differ from compiled ones.
 RANK_POINTS.setflags(write=False)
+
+
+def _cards_by_value() -> tuple[np.ndarray, np.ndarray]:
+    cards = np.zeros((10, 16), np.int64)
+    count = np.zeros(10, np.int64)
+    for card in range(N_CARD_IDS):
+        value = RANK_POINTS[card // N_SUITS]
+        cards[value, count[value]] = card
+        count[value] += 1
+    for table in (cards, count):
+        table.setflags(write=False)
+    return cards, count
+
+
+#: ``CARDS_OF_VALUE[v, :N_CARDS_OF_VALUE[v]]``: the card ids worth ``v`` points (16 for 0, 4 for the others).
+CARDS_OF_VALUE, N_CARDS_OF_VALUE = _cards_by_value()
 
 
 def card_point(card: int) -> int:

@@ -22,7 +22,7 @@ import hashlib
 import numpy as np
 
 from .cardlevel import N_CARD_VALUES, NONE, POSITIONS
-from .cards import N_CARD_IDS, N_SUITS, RANK_POINTS
+from .cards import CARDS_OF_VALUE, N_CARD_IDS, N_CARDS_OF_VALUE, N_SUITS, RANK_POINTS
 from .codes import N_CODES, N_SUFFIXES
 
 __all__ = ["EXACT_GROUP_CELLS", "GROUP_CELLS", "MAX_ATOMS", "MAX_DETAILS", "MAX_EXACT_CELLS", "MAX_EXACT_STATES",
@@ -255,11 +255,7 @@ def exact_tables(atoms, shoe: np.ndarray) -> dict:
     """
     counts = np.asarray(shoe, np.int64).reshape(-1)
     points = RANK_POINTS[np.arange(N_CARD_IDS) // N_SUITS].astype(np.int64)
-    ids = np.zeros((10, 16), np.int64)
-    n_ids = np.zeros(10, np.int64)
-    for card in range(N_CARD_IDS):
-        ids[points[card], n_ids[points[card]]] = card
-        n_ids[points[card]] += 1
+    ids, n_ids = CARDS_OF_VALUE, N_CARDS_OF_VALUE
     tclass, representative = _third_classes(atoms)
     k = len(representative)
     t_total = np.bincount(tclass, weights=counts, minlength=k).astype(np.int64)

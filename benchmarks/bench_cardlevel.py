@@ -34,12 +34,11 @@ import os
 import platform
 import statistics
 import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numba
+from cold import cold_run
 
 from baccarat_sim._version import __version__
 from baccarat_sim.analysis.settlement import settle
@@ -226,11 +225,7 @@ print(plain, exact_s, time.perf_counter() - t)
 
 def cold_compile() -> dict:
     """First runs in a fresh process with an empty numba cache: plain kernels, then the card-detail ones."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        done = subprocess.run([sys.executable, "-c", _COLD, str(Path(__file__).resolve().parent)], env=env,
-                              check=True, capture_output=True, text=True)
-    plain, exact_s, mc_s = (float(x) for x in done.stdout.split())
+    plain, exact_s, mc_s = cold_run(_COLD, str(Path(__file__).resolve().parent))
     return {"plain_kernels_first_run_s": plain, "card_detail_exact_first_run_s": exact_s,
             "card_detail_monte_carlo_first_run_s": mc_s}
 

@@ -35,13 +35,11 @@ import json
 import os
 import platform
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from cold import cold_run
 
 from baccarat_sim._version import __version__
 from baccarat_sim.analysis.settlement import settle
@@ -122,10 +120,8 @@ def cold_compile_seconds() -> float:
         "from baccarat_sim.engines.exact import exact_histogram; exact_histogram(8); "
         "print(time.perf_counter() - t)"
     )
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        done = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
-    return float(done.stdout.strip().splitlines()[-1])
+    (seconds,) = cold_run(code)
+    return seconds
 
 
 def main() -> None:

@@ -37,11 +37,11 @@ import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numba
+from cold import cold_run
 
 from baccarat_sim._version import __version__
 from baccarat_sim.analysis.hold import hold_distribution, summarize
@@ -137,10 +137,7 @@ def main() -> None:
     cases["cli_main_slip_1e6_rounds"] = cli
     compile_seconds = None
     if not args.no_compile:
-        with tempfile.TemporaryDirectory() as cache:
-            done = subprocess.run([sys.executable, "-c", _COMPILE], env={**os.environ, "NUMBA_CACHE_DIR": cache},
-                                  capture_output=True, text=True, check=True)
-            compile_seconds = float(done.stdout.strip().splitlines()[-1])
+        (compile_seconds,) = cold_run(_COMPILE)
 
     result = {
         "benchmark": "bench_hold",

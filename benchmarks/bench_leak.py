@@ -37,9 +37,10 @@ import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from cold import cold_run
 
 from baccarat_sim._version import __version__
 from baccarat_sim.analysis.leak import _settlement_lines, each, exposed_card, high_low, leak_value, optimal_sort
@@ -88,10 +89,8 @@ def cold_compile_seconds() -> float:
         "from baccarat_sim.analysis.leak import leak_value; from baccarat_sim.model.rules import load_rules; "
         "leak_value(load_rules('default'), ['P1']); print(time.perf_counter() - t)"
     )
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        done = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
-    return float(done.stdout.strip().splitlines()[-1])
+    (seconds,) = cold_run(code)
+    return seconds
 
 
 def main() -> None:

@@ -143,8 +143,12 @@ _COMPILE = textwrap.dedent("""
 """)
 
 
-def _compile_in(root: Path, cache: Path) -> str:
-    env = dict(os.environ, PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(cache))
+def _compile_in(root: Path, cache: Path | None, **env_changes) -> str:
+    """Compile one cheap kernel in a fresh interpreter from the copy of the package at ``root``: [hits, misses]."""
+    env = dict(os.environ, PYTHONPATH=str(root), **env_changes)
+    env.pop("NUMBA_CACHE_DIR", None)
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
     done = subprocess.run([sys.executable, "-c", _COMPILE], env=env, capture_output=True, text=True, timeout=300,
                           cwd=root, check=True)
     return done.stdout.strip()
@@ -164,3 +168,25 @@ def test_editing_an_inlined_helper_recompiles_the_kernels(tmp_path):
     tableau.write_text(tableau.read_text() + "\n# an edit that changes no rule\n")
     edited = json.loads(_compile_in(root, cache))
     assert edited == [0, 1], "a kernel was loaded from a cache older than the tableau it inlines"
+
+
+def test_a_copy_of_the_package_at_another_path_loads_the_kernels_the_first_compiled(tmp_path):
+    # The kernels' cache is keyed on what they are (the digest of their sources, numba, Python, the CPU), not on
+    # where the package is: a fresh clone or a second worktree loads what the first one compiled.
+    cache = tmp_path / "cache"
+    first, second = tmp_path / "first", tmp_path / "elsewhere" / "second"
+    for root in (first, second):
+        shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
+    assert json.loads(_compile_in(first, cache)) == [0, 1]  # compiled
+    assert json.loads(_compile_in(second, cache)) == [1, 0]  # loaded: the other path changed nothing
+    assert not list(second.rglob("*.nbi")) and not list(first.rglob("*.nbi"))  # nothing cached beside the sources
+
+
+def test_kernels_are_cached_in_the_users_cache_folder_unless_numba_cache_dir_says(tmp_path):
+    root = tmp_path / "copy"
+    shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
+    assert json.loads(_compile_in(root, None, XDG_CACHE_HOME=str(tmp_path / "xdg"))) == [0, 1]
+    (folder,) = (tmp_path / "xdg" / "baccarat_sim" / "numba").iterdir()
+    assert folder.name.startswith("kernels-") and list(folder.glob("dealing.encode_shoe-*.nbi"))
+    assert json.loads(_compile_in(root, tmp_path / "numba")) == [0, 1]  # NUMBA_CACHE_DIR: numba's folder, ours in it
+    assert list((tmp_path / "numba" / "baccarat_sim").glob(f"{folder.name}/dealing.encode_shoe-*.nbi"))

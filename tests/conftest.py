@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+from baccarat_sim.kernels.jit import cache_by_content
+
+# The tests' own compiled helpers call the kernels: cache them as the kernels are, by content (a kernel edit
+# recompiles them; a fresh clone reuses them).
+cache_by_content(Path(__file__).resolve().parent)
 
 
 @pytest.fixture(autouse=True)

@@ -143,13 +143,13 @@ _COMPILE = textwrap.dedent("""
 """)
 
 
-def _compile_in(root: Path, cache: Path | None, **env_changes) -> str:
+def _compile_in(root: Path, cache: Path | None, code: str = _COMPILE, **env_changes) -> str:
     """Compile one cheap kernel in a fresh interpreter from the copy of the package at ``root``: [hits, misses]."""
     env = dict(os.environ, PYTHONPATH=str(root), **env_changes)
     env.pop("NUMBA_CACHE_DIR", None)
     if cache is not None:
         env["NUMBA_CACHE_DIR"] = str(cache)
-    done = subprocess.run([sys.executable, "-c", _COMPILE], env=env, capture_output=True, text=True, timeout=300,
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
                           cwd=root, check=True)
     return done.stdout.strip()
 
@@ -190,3 +190,42 @@ def test_kernels_are_cached_in_the_users_cache_folder_unless_numba_cache_dir_say
     assert folder.name.startswith("kernels-") and list(folder.glob("dealing.encode_shoe-*.nbi"))
     assert json.loads(_compile_in(root, tmp_path / "numba")) == [0, 1]  # NUMBA_CACHE_DIR: numba's folder, ours in it
     assert list((tmp_path / "numba" / "baccarat_sim").glob(f"{folder.name}/dealing.encode_shoe-*.nbi"))
+
+
+_HELPER = textwrap.dedent("""
+    import numba
+    from baccarat_sim.kernels.dealing import encode_shoe
+
+    @numba.njit(cache=True)
+    def encoded(cards):
+        return encode_shoe(cards)
+""")
+_COMPILE_HELPER = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    import numpy as np
+    from baccarat_sim.kernels.jit import cache_by_content
+    cache_by_content(Path("helpers"))
+    sys.path.insert(0, "helpers")
+    from helper_kernels import encoded
+    encoded(np.arange(52, dtype=np.uint8))
+    print(json.dumps([sum(encoded.stats.cache_hits.values()), sum(encoded.stats.cache_misses.values())]))
+""")
+
+
+def test_compiled_code_outside_the_package_that_calls_the_kernels_is_cached_by_content_too(tmp_path):
+    # The tests' own compiled helpers call the kernels (tests/conftest.py registers their folder): numba alone
+    # would check only the helper's file, serve it after a kernel it calls changed, and compile it in every checkout.
+    cache = tmp_path / "cache"
+    first, second = tmp_path / "first", tmp_path / "elsewhere" / "second"
+    for root in (first, second):
+        shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
+        (root / "helpers").mkdir()
+        (root / "helpers" / "helper_kernels.py").write_text(_HELPER)
+    assert json.loads(_compile_in(first, cache, _COMPILE_HELPER)) == [0, 1]  # compiled
+    assert json.loads(_compile_in(second, cache, _COMPILE_HELPER)) == [1, 0]  # loaded at another path
+    assert not list(second.rglob("*.nbi"))
+    dealing = second / "baccarat_sim" / "kernels" / "dealing.py"
+    dealing.write_text(dealing.read_text() + "\n# an edit that changes no rule\n")
+    edited = json.loads(_compile_in(second, cache, _COMPILE_HELPER))
+    assert edited == [0, 1], "a helper was loaded from a cache older than the kernel it calls"

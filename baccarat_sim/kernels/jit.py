@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numba as nb
 
-__all__ = ["KERNEL_SOURCES", "jit", "jit_parallel", "kernel_cache_dir", "kernel_sources_digest"]
+__all__ = ["KERNEL_SOURCES", "cache_by_content", "jit", "jit_parallel", "kernel_cache_dir", "kernel_sources_digest"]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 _KERNELS = _PACKAGE / "kernels"
@@ -72,12 +72,30 @@ def kernel_cache_dir() -> Path:
     return root / f"kernels-{kernel_sources_digest()[:16]}-{version}"
 
 
-def _is_ours(py_file) -> bool:
-    """Whether a function's file is one of this package's kernel modules."""
+#: Folders whose numba functions are cached by content: the package's kernels, and those :func:`cache_by_content` adds.
+_FOLDERS = {_KERNELS}
+
+
+def cache_by_content(folder) -> None:
+    """Cache the numba functions (``cache=True``) defined in ``folder``'s files the way the kernels are cached.
+
+    For compiled code outside the package that calls or inlines its kernels
+    (the tests' own compiled helpers): numba's own cache would check only that
+    code's file, and serve a stale helper after a kernel changed, and it would
+    compile again in every checkout. Here a function is cached in a
+    subfolder of :func:`kernel_cache_dir` named after ``folder``, stamped with
+    the kernel sources' digest and its own file's contents.
+    """
+    _FOLDERS.add(Path(folder).resolve())
+
+
+def _folder_of(py_file) -> Path | None:
+    """The folder of :data:`_FOLDERS` a function's file is in, or None."""
     try:
-        return Path(py_file).resolve().parent == _KERNELS
+        parent = Path(py_file).resolve().parent
     except (OSError, TypeError, ValueError):
-        return False
+        return None
+    return parent if parent in _FOLDERS else None
 
 
 def _cache_by_content() -> None:
@@ -85,7 +103,8 @@ def _cache_by_content() -> None:
 
     numba picks the first cache locator class that accepts a function. The
     first one put in front accepts only functions defined in
-    ``baccarat_sim/kernels``; where its folder cannot be written, stamped
+    ``baccarat_sim/kernels`` (and the folders :func:`cache_by_content` adds);
+    where its folder cannot be written, stamped
     copies of numba's own locators follow (numba's places, the kernels'
     sources digest in the stamp). If numba's caching internals ever change
     shape, caching falls back to numba's own behaviour.
@@ -109,12 +128,16 @@ def _cache_by_content() -> None:
         def __init__(self, py_func, py_file):
             self._py_file = py_file
             self._lineno = py_func.__code__.co_firstlineno
-            self._cache_path = str(kernel_cache_dir())
+            self._outside = _folder_of(py_file) != _KERNELS
+            folder = kernel_cache_dir()
+            self._cache_path = str(folder / _folder_of(py_file).name if self._outside else folder)
 
         def get_cache_path(self):
             return self._cache_path
 
         def get_source_stamp(self):
+            if self._outside:  # code that calls the kernels: their sources and its own file
+                return kernel_sources_digest(), hashlib.sha256(Path(self._py_file).read_bytes()).hexdigest()
             return kernel_sources_digest()
 
         def get_disambiguator(self):
@@ -122,7 +145,7 @@ def _cache_by_content() -> None:
 
         @classmethod
         def from_function(cls, py_func, py_file):
-            if not _is_ours(py_file):
+            if _folder_of(py_file) is None:
                 return None
             self = cls(py_func, py_file)
             try:
@@ -140,7 +163,7 @@ def _cache_by_content() -> None:
 
             @classmethod
             def from_function(cls, py_func, py_file):
-                return super().from_function(py_func, py_file) if _is_ours(py_file) else None
+                return super().from_function(py_func, py_file) if _folder_of(py_file) is not None else None
 
         Stamped.__name__ = Stamped.__qualname__ = f"BaccaratSim{numba_locator.__name__}"
         return Stamped

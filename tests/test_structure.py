@@ -170,18 +170,6 @@ def test_editing_an_inlined_helper_recompiles_the_kernels(tmp_path):
     assert edited == [0, 1], "a kernel was loaded from a cache older than the tableau it inlines"
 
 
-def test_a_copy_of_the_package_at_another_path_loads_the_kernels_the_first_compiled(tmp_path):
-    # The kernels' cache is keyed on what they are (the digest of their sources, numba, Python, the CPU), not on
-    # where the package is: a fresh clone or a second worktree loads what the first one compiled.
-    cache = tmp_path / "cache"
-    first, second = tmp_path / "first", tmp_path / "elsewhere" / "second"
-    for root in (first, second):
-        shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
-    assert json.loads(_compile_in(first, cache)) == [0, 1]  # compiled
-    assert json.loads(_compile_in(second, cache)) == [1, 0]  # loaded: the other path changed nothing
-    assert not list(second.rglob("*.nbi")) and not list(first.rglob("*.nbi"))  # nothing cached beside the sources
-
-
 def test_kernels_are_cached_in_the_users_cache_folder_unless_numba_cache_dir_says(tmp_path):
     root = tmp_path / "copy"
     shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
@@ -200,32 +188,39 @@ _HELPER = textwrap.dedent("""
     def encoded(cards):
         return encode_shoe(cards)
 """)
-_COMPILE_HELPER = textwrap.dedent("""
+#: A package kernel and a compiled helper outside the package that calls it: [[hits, misses] of each].
+_COMPILE_BOTH = textwrap.dedent("""
     import json, sys
     from pathlib import Path
     import numpy as np
+    from baccarat_sim.kernels.dealing import encode_shoe
     from baccarat_sim.kernels.jit import cache_by_content
     cache_by_content(Path("helpers"))
     sys.path.insert(0, "helpers")
     from helper_kernels import encoded
+    encode_shoe(np.arange(52, dtype=np.uint8))
     encoded(np.arange(52, dtype=np.uint8))
-    print(json.dumps([sum(encoded.stats.cache_hits.values()), sum(encoded.stats.cache_misses.values())]))
+    print(json.dumps([[sum(f.stats.cache_hits.values()), sum(f.stats.cache_misses.values())]
+                      for f in (encode_shoe, encoded)]))
 """)
 
 
-def test_compiled_code_outside_the_package_that_calls_the_kernels_is_cached_by_content_too(tmp_path):
-    # The tests' own compiled helpers call the kernels (tests/conftest.py registers their folder): numba alone
-    # would check only the helper's file, serve it after a kernel it calls changed, and compile it in every checkout.
+def test_a_copy_of_the_package_at_another_path_loads_the_kernels_the_first_compiled(tmp_path):
+    # The kernels' cache is keyed on what they are (the digest of their sources, numba, Python, the CPU), not on
+    # where the package is: a fresh clone or a second worktree loads what the first one compiled. The same holds
+    # for compiled code outside the package that calls the kernels (tests/conftest.py registers the tests'
+    # helpers): numba alone would check only the helper's file, serve it after a kernel it calls changed, and
+    # compile it again in every checkout.
     cache = tmp_path / "cache"
     first, second = tmp_path / "first", tmp_path / "elsewhere" / "second"
     for root in (first, second):
         shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
         (root / "helpers").mkdir()
         (root / "helpers" / "helper_kernels.py").write_text(_HELPER)
-    assert json.loads(_compile_in(first, cache, _COMPILE_HELPER)) == [0, 1]  # compiled
-    assert json.loads(_compile_in(second, cache, _COMPILE_HELPER)) == [1, 0]  # loaded at another path
-    assert not list(second.rglob("*.nbi"))
+    assert json.loads(_compile_in(first, cache, _COMPILE_BOTH)) == [[0, 1], [0, 1]]  # compiled
+    assert json.loads(_compile_in(second, cache, _COMPILE_BOTH)) == [[1, 0], [1, 0]]  # loaded at another path
+    assert not list(second.rglob("*.nbi")) and not list(first.rglob("*.nbi"))  # nothing cached beside the sources
     dealing = second / "baccarat_sim" / "kernels" / "dealing.py"
     dealing.write_text(dealing.read_text() + "\n# an edit that changes no rule\n")
-    edited = json.loads(_compile_in(second, cache, _COMPILE_HELPER))
-    assert edited == [0, 1], "a helper was loaded from a cache older than the kernel it calls"
+    edited = json.loads(_compile_in(second, cache, _COMPILE_BOTH))
+    assert edited == [[0, 1], [0, 1]], "a kernel or a helper was loaded from a cache older than a kernel source"

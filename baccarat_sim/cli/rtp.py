@@ -373,7 +373,7 @@ def run(args) -> int:
         print(f"{why} after {mc.rounds:,} of {mc.meta['rounds_requested']:,} rounds{where}; continue with "
               f"{_resume_hint(args, mc.seed)}", file=sys.stderr)
         if stopped.interrupted:
-            from ..engines.signals import exit_status
+            from ..storage.signals import exit_status
 
             return exit_status(stopped.signum)
         return max(status, EXIT_PARTIAL)

@@ -25,11 +25,11 @@ import argparse
 import time
 
 from .common import EXIT_INTERRUPTED, Command, UsageError
-from .options import load_table
+from .options import AFTER_CUT_READINGS, load_table
 from .rtp_parser import DEFAULT_ROUNDS, DEFAULT_SHOES, EXIT_PARTIAL, PROG, SCRIPT, build_parser, option_of
 
-__all__ = ["DEFAULT_ROUNDS", "DEFAULT_SHOES", "EXIT_INTERRUPTED", "EXIT_PARTIAL", "PROG", "build_parser", "main",
-           "option_of", "run", "script"]
+__all__ = ["AFTER_CUT_READINGS", "DEFAULT_ROUNDS", "DEFAULT_SHOES", "EXIT_INTERRUPTED", "EXIT_PARTIAL", "PROG",
+           "build_parser", "main", "option_of", "run", "script"]
 
 
 def _refuse_unused(args: argparse.Namespace) -> None:

@@ -13,13 +13,16 @@ import numpy as np
 
 __all__ = [
     "CARDS_OF_VALUE",
+    "COLOUR_SUITS",
     "N_CARDS_OF_VALUE",
     "N_CARD_IDS",
     "N_RANKS",
     "N_SUITS",
+    "RANK_ALIASES",
     "RANK_NAMES",
     "RANK_POINTS",
     "SUIT_NAMES",
+    "SUIT_WORDS",
     "card_name",
     "card_point",
     "parse_cards",
@@ -31,6 +34,10 @@ N_SUITS = 4
 N_CARD_IDS = N_RANKS * N_SUITS
 RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUIT_NAMES = ("s", "h", "d", "c")
+#: The suits' names in suit order, as rule files, strategies and reports write them.
+SUIT_WORDS = ("spades", "hearts", "diamonds", "clubs")
+#: The suits of each colour: hearts and diamonds are red.
+COLOUR_SUITS = {"black": (0, 3), "red": (1, 2)}
 
 #: Point value of each rank: Ace 1, 2-9 face value, 10/J/Q/K 0.
 RANK_POINTS = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0], dtype=np.int64)
@@ -66,8 +73,8 @@ def card_name(card: int) -> str:
     return f"{RANK_NAMES[rank]}{SUIT_NAMES[suit]}"
 
 
-_RANK_ALIASES = {name: i for i, name in enumerate(RANK_NAMES)}
-_RANK_ALIASES["T"] = 9
+#: A rank by the names people write it with: ``A 2 .. 10 J Q K``, and ``T`` for 10.
+RANK_ALIASES = {**{name: i for i, name in enumerate(RANK_NAMES)}, "T": 9}
 
 
 def parse_cards(text: str) -> list[tuple[str, int]]:
@@ -100,12 +107,12 @@ def parse_cards(text: str) -> list[tuple[str, int]]:
         if token.isdigit() and len(token) == 1:
             parsed.append(("point", int(token)))
             continue
-        if token in _RANK_ALIASES:
-            parsed.append(("rank", _RANK_ALIASES[token]))
+        if token in RANK_ALIASES:
+            parsed.append(("rank", RANK_ALIASES[token]))
             continue
         rank, suit = token[:-1], token[-1].lower()
-        if rank in _RANK_ALIASES and suit in SUIT_NAMES:
-            parsed.append(("card", _RANK_ALIASES[rank] * N_SUITS + SUIT_NAMES.index(suit)))
+        if rank in RANK_ALIASES and suit in SUIT_NAMES:
+            parsed.append(("card", RANK_ALIASES[rank] * N_SUITS + SUIT_NAMES.index(suit)))
             continue
         raise ValueError(
             f"cannot read {raw.strip()!r}; use a point value 0-9, a rank A,2..10,J,Q,K (T for 10), "

@@ -49,7 +49,7 @@ _HOME = {
     "exact_histogram": "engines.exact",
     "simulate": "engines.simulation",
     "settle": "analysis.settlement",
-    "settle_slip": "analysis.settlement",
+    "settle_slip": "analysis.joint",
     "breakdown": "report.tables",
     "commission_table": "report.tables",
 }

@@ -13,8 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..analysis.eor import COLOURS, SUITS, EffectOfRemoval
+from ..analysis.eor import EffectOfRemoval
+from ..model.cards import COLOUR_SUITS as COLOURS
 from ..model.cards import N_RANKS, RANK_NAMES
+from ..model.cards import SUIT_WORDS as SUITS
 from .render import csv_text, markdown_table
 
 __all__ = ["VALUE_LABELS", "VALUE_ORDER", "bet_fields", "eor_csv", "eor_dict", "eor_markdown", "eor_table",

@@ -13,8 +13,9 @@ import pandas as pd
 
 from .._version import __version__
 from ..analysis.claims import ClaimCheck, check_claims
+from ..analysis.commission import stake_dependence
 from ..analysis.positions import analyze_positions
-from ..analysis.settlement import net_vector, settle, settle_bet, stake_dependence
+from ..analysis.settlement import net_vector, settle, settle_bet
 from ..analysis.stats import estimate
 from ..limits import MAX_PLOTTED_BETS
 from ..model.conditions import feature_table

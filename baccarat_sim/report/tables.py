@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..analysis.settlement import Covariance, bet_breakdown, commission_by_stake
+from ..analysis.commission import commission_by_stake
+from ..analysis.joint import Covariance
+from ..analysis.settlement import bet_breakdown
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Bet, Rules
 

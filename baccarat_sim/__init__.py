@@ -50,8 +50,8 @@ _HOME = {
     "simulate": "engines.simulation",
     "settle": "analysis.settlement",
     "settle_slip": "analysis.joint",
-    "breakdown": "report.tables",
-    "commission_table": "report.tables",
+    "breakdown": "tables",
+    "commission_table": "tables",
 }
 
 

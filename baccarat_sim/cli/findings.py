@@ -23,10 +23,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run(args) -> int:
     """Write the page; returns the exit status."""
+    from ..analysis.findings import build_findings
     from ..report.findings import write_findings
 
     try:
-        paths = write_findings(args.out, args.rules)
+        paths = write_findings(build_findings(args.rules), args.out)
     except OSError as error:
         print(f"{PROG}: error: --out: {error.strerror or error}", file=sys.stderr)
         return 2

@@ -40,7 +40,7 @@ from ..engines.detail import detail_of_atoms, rules_detail
 from ..engines.exact import exact_histogram
 from ..errors import InputError
 from ..model.cardlevel import NONE
-from ..model.cards import COLOUR_SUITS, N_CARD_IDS, N_RANKS, N_SUITS, RANK_NAMES, RANK_POINTS
+from ..model.cards import N_CARD_IDS, N_RANKS, N_SUITS, RANK_NAMES, RANK_POINTS, SUITS_OF_COLOUR
 from ..model.rules import Rules
 from ..model.shoe import as_shoe
 from .settlement import settle_bet
@@ -78,7 +78,7 @@ class EffectOfRemoval:
         EOR of spades, hearts, diamonds, clubs (suit order, ``model.cards.SUIT_WORDS``; None
         for a suit with no card left); None when no bet reads suits or colours.
     by_colour : dict of str to tuple of 2 (Fraction or None), or None
-        EOR of black and red (``model.cards.COLOUR_SUITS`` order); None as ``by_suit``.
+        EOR of black and red (``model.cards.SUITS_OF_COLOUR`` order); None as ``by_suit``.
     suit_bets : tuple of str
         The bets whose conditions read suits or colours.
     """
@@ -114,7 +114,7 @@ class EffectOfRemoval:
     @property
     def colour_counts(self) -> np.ndarray:
         """Cards of each colour in the shoe, ``ndarray(int64, shape=(2,))`` (black, red)."""
-        return np.array([self.suit_counts[list(suits)].sum() for suits in COLOUR_SUITS.values()], np.int64)
+        return np.array([self.suit_counts[list(suits)].sum() for suits in SUITS_OF_COLOUR.values()], np.int64)
 
     def balance(self, bet_id: str, by: str = "rank") -> Fraction:
         """Count-weighted sum of the EORs of a bet: exactly zero.
@@ -306,7 +306,7 @@ def effect_of_removal(rules: Rules, shoe=None, bets=None) -> EffectOfRemoval:
         by_suit = {bet.id: tuple(mean(bet.id, [(r, s) for r in range(N_RANKS)]) for s in range(N_SUITS))
                    for bet in bet_list}
         by_colour = {bet.id: tuple(mean(bet.id, [(r, s) for r in range(N_RANKS) for s in suits])
-                                   for suits in COLOUR_SUITS.values()) for bet in bet_list}
+                                   for suits in SUITS_OF_COLOUR.values()) for bet in bet_list}
     return EffectOfRemoval(
         rules_id=rules.id,
         shoe=composition,

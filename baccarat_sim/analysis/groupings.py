@@ -16,7 +16,7 @@ import re
 import numpy as np
 
 from ..errors import InputError
-from ..model.cards import N_CARD_IDS, N_SUITS, RANK_ALIASES, RANK_NAMES, RANK_POINTS, card_name
+from ..model.cards import N_CARD_IDS, N_SUITS, RANK_BY_NAME, RANK_NAMES, RANK_POINTS, card_name
 
 __all__ = ["Grouping", "each", "high_low", "parse_groups"]
 
@@ -169,7 +169,7 @@ def parse_groups(text: str, by: str | None = None) -> Grouping:
         by = "rank" if re.search(r"[JQKjqk]", text) else "value"
     if by not in ("value", "rank"):
         raise InputError("by", f"groups are partitions of point values or ranks (--by value or rank), not {by!r}")
-    tokens = _VALUE_TOKENS if by == "value" else RANK_ALIASES
+    tokens = _VALUE_TOKENS if by == "value" else RANK_BY_NAME
     what = "point value" if by == "value" else "rank"
     allowed = "0-9 (A for 1, T for 0)" if by == "value" else "A 2 .. 9 T J Q K (10 for T)"
     size = 10 if by == "value" else len(RANK_NAMES)
@@ -183,7 +183,7 @@ def parse_groups(text: str, by: str | None = None) -> Grouping:
         members = []
         for item in items:
             if item not in tokens:
-                hint = " (it names a rank: add --by rank)" if by == "value" and item in RANK_ALIASES else ""
+                hint = " (it names a rank: add --by rank)" if by == "value" and item in RANK_BY_NAME else ""
                 raise InputError("groups", f"{item!r} in group {g + 1} is not a {what}; {what}s are {allowed}{hint}")
             member = tokens[item]
             if member in owner:

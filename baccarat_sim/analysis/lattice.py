@@ -285,6 +285,7 @@ def exact_sum(one: OneRound, n_rounds: int, *, tail: float = 1e-12, tolerance: f
 
     Examples
     --------
+    >>> from baccarat_sim.analysis.one_round import one_round
     >>> two = exact_sum(one_round([1, -1], [1, 1]), 2)  # a fair coin, twice
     >>> two.values().tolist(), two.pmf.tolist()
     ([-2.0, 0.0, 2.0], [0.25, 0.5, 0.25])

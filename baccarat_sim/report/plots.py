@@ -83,7 +83,7 @@ def plot_bet_rtp(report, *, ax=None, relative: bool = False, bet_ids=None) -> di
     Parameters
     ----------
     report : Report
-        From :func:`baccarat_sim.report.build_report`.
+        From :func:`baccarat_sim.report.run_report.build_report`.
     ax : matplotlib Axes or None
     relative : bool
         False: RTP in percent. True: each figure minus the exact RTP, in

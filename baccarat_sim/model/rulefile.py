@@ -19,8 +19,9 @@ import numpy as np
 from ..errors import ConditionError, InvalidRules
 from ..limits import MAX_DECKS
 from .conditions import compile_condition, evaluate
+from .cutcard import LOW_ABOVE_HIGH, CutCard, as_pair, cards_at
 from .paytable import Bet, Case, PayTableCheck
-from .table import Commission, CutCard, Limits, Shoe
+from .table import Commission, Limits, Shoe
 from .toml import MAX_DIGITS, Checker, excerpt
 
 __all__ = ["MAX_ODDS", "PAYOUT_WORDS", "RuleFileChecker"]
@@ -94,8 +95,8 @@ class RuleFileChecker(Checker):
         if len(t) != 1:
             self.fail(key, "give exactly one of cards_from_end or fraction_from_end")
         (name, raw), = t.items()
-        bounds = raw if isinstance(raw, list) else [raw, raw]
-        if len(bounds) != 2:
+        bounds = as_pair(raw)
+        if bounds is None:
             self.fail(f"{key}.{name}", f"must be a number or a [low, high] pair, got {raw!r}")
         if name == "cards_from_end":
             low, high = (self.integer(b, f"{key}.{name}", 0, n_cards - 6) for b in bounds)
@@ -105,9 +106,9 @@ class RuleFileChecker(Checker):
             if fraction[1] >= 1:
                 self.fail(f"{key}.{name}", f"must be below 1 (the cut card cannot come before the first card), "
                                            f"got {raw!r}")
-            low, high = (round(f * n_cards) for f in fraction)
+            low, high = (cards_at(f, n_cards) for f in fraction)
         if low > high:
-            self.fail(f"{key}.{name}", f"low must not exceed high, got {raw!r}")
+            self.fail(f"{key}.{name}", f"{LOW_ABOVE_HIGH}, got {raw!r}")
         return CutCard(int(low), int(high), fraction)
 
     def commission(self, t: dict) -> Commission:

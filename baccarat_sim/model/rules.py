@@ -22,10 +22,11 @@ from pathlib import Path
 
 from ..errors import InvalidRules
 from ..limits import MAX_BETS
+from .cutcard import CutCard
 from .detail import MAX_ATOMS
 from .paytable import Bet, Case
 from .rulefile import RuleFileChecker
-from .table import Commission, CutCard, Limits, Shoe
+from .table import Commission, Limits, Shoe
 from .toml import read_named_toml, read_toml, shipped_names
 
 __all__ = [
@@ -194,8 +195,10 @@ _CLAIM_KEYS = {"what", "value", "bet", "text"}
 
 
 def _amount_text(amount: Fraction) -> str:
-    """An amount as a rule file writes it (``1``, ``0.25``)."""
-    return str(amount.numerator) if amount.denominator == 1 else f"{float(amount):g}"
+    """An amount as a rule file writes it (``1``, ``0.25``): :func:`baccarat_sim.model.amounts.amount_text`."""
+    from .amounts import amount_text  # the one home of amounts as text
+
+    return amount_text(amount)
 
 
 class _Validator(RuleFileChecker):

@@ -1,9 +1,9 @@
 """The table a rule set describes: how the shoe is dealt, how commission is taken, the stake limits.
 
 Plain frozen data, built by the rule-file loader (:mod:`baccarat_sim.model.rules`)
-and read by every engine: :class:`Shoe` (decks, shuffle, burn and
-:class:`CutCard`), :class:`Commission` (its rate and rounding, in the table's
-money) and :class:`Limits` (the stakes a slip may hold).
+and read by every engine: :class:`Shoe` (decks, shuffle, burn and its
+:class:`~baccarat_sim.model.cutcard.CutCard`), :class:`Commission` (its rate and
+rounding, in the table's money) and :class:`Limits` (the stakes a slip may hold).
 """
 
 from __future__ import annotations
@@ -14,34 +14,9 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["Commission", "CutCard", "Limits", "Shoe"]
+from .cutcard import CutCard
 
-
-@dataclasses.dataclass(frozen=True)
-class CutCard:
-    """Where the cut card sits, in cards from the end of the shoe.
-
-    The position is drawn uniformly from ``low..high`` for every shoe (``low ==
-    high`` for a fixed position). ``fraction`` keeps a position the rule file
-    gave as a fraction of the shoe (e.g. "approximately half": ``(0.45, 0.55)``)
-    so that it scales when the number of decks is changed.
-    """
-
-    low: int
-    high: int
-    fraction: tuple[Fraction, Fraction] | None = None
-
-    @property
-    def mean(self) -> float:
-        """Mean distance of the cut card from the end of the shoe, in cards."""
-        return (self.low + self.high) / 2
-
-    def for_cards(self, n_cards: int) -> CutCard:
-        """The same rule for a shoe of ``n_cards`` (only a fraction rescales)."""
-        if self.fraction is None:
-            return self
-        low, high = (round(f * n_cards) for f in self.fraction)
-        return CutCard(int(low), int(high), self.fraction)
+__all__ = ["Commission", "Limits", "Shoe"]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,8 +31,8 @@ import itertools
 import numpy as np
 
 from ..model.codes import N_PREFIXES
-from ..model.tableau import THIRD_CARD_PREFIX
 from .jit import jit
+from .outcome import third_card_prefix
 
 #: Point values, cards per round at most, and the number of value multisets.
 N_VALUES = 10
@@ -157,7 +157,7 @@ def value_coefficients(out):
                     b = (x1 + x3) % 10
                     for x4 in range(N_VALUES):
                         for x5 in range(N_VALUES):
-                            base = THIRD_CARD_PREFIX[((p * 10 + b) * 10 + x4) * 10 + x5]
+                            base = third_card_prefix(p, b, x4, x5)
                             sorted_values[0] = x0
                             sorted_values[1] = x1
                             sorted_values[2] = x2

@@ -63,8 +63,8 @@ from .cardlevel import (
     value_names,
 )
 from .cards import N_RANKS, RANK_POINTS
-from .codes import FIELDS, N_CODES, encode, field_grid
-from .tableau import BANKER_DRAWS
+from .codes import FIELDS, N_CODES, code_of, field_grid, first_card_status, pair_status, suffix_of
+from .tableau import THIRD_CARD_PREFIX, is_natural, third_card_index
 
 __all__ = ["CARD_FEATURES", "FEATURES", "MAX_NESTING", "Condition", "ConditionError", "atom_of_text",
            "compile_condition", "covers", "evaluate", "feature_table", "possible_codes"]
@@ -127,8 +127,9 @@ def feature_table() -> dict[str, np.ndarray]:
     """Every feature evaluated over all outcome codes (read-only arrays)."""
     g = field_grid()
     ps, bs = g["player_score"], g["banker_score"]
-    player_natural = (g["player_cards"] == 0) & (ps >= 8)
-    banker_natural = (g["banker_cards"] == 0) & (bs >= 8)
+    # A code's score is a two-card total exactly when its hand has two cards.
+    player_natural = (g["player_cards"] == 0) & is_natural(ps)
+    banker_natural = (g["banker_cards"] == 0) & is_natural(bs)
     winner = np.where(ps > bs, 0, np.where(bs > ps, 1, 2))
     table = {
         "winner": winner,
@@ -190,22 +191,12 @@ def possible_codes() -> np.ndarray:
     p1, b1, p2, b2 = (a.ravel() for a in np.meshgrid(ranks, ranks, ranks, ranks, indexing="ij"))
     player_two = (RANK_POINTS[p1] + RANK_POINTS[p2]) % 10
     banker_two = (RANK_POINTS[b1] + RANK_POINTS[b2]) % 10
-    pair_p = (p1 == p2).astype(np.int64)
-    pair_b = (b1 == b2).astype(np.int64)
-    first = np.where(p1 > b1, 0, np.where(b1 > p1, 1, 2))
-    # Only these five numbers of the first four cards matter from here on.
-    signature = np.unique(np.stack([player_two, banker_two, pair_p, pair_b, first], axis=1), axis=0)
-    pt, bt, pp, bp, fc = (signature[:, i, None, None] for i in range(5))
+    suffix = suffix_of(pair_status(p1 == p2, False), pair_status(b1 == b2, False), first_card_status(p1, b1, False))
+    # Only these three numbers of the first four cards matter from here on.
+    signature = np.unique(np.stack([player_two, banker_two, suffix], axis=1), axis=0)
+    pt, bt, sfx = (signature[:, i, None, None] for i in range(3))
     third_p, third_b = np.arange(10)[None, :, None], np.arange(10)[None, None, :]
-    natural = (pt >= 8) | (bt >= 8)
-    player_draws = ~natural & (pt <= 5)
-    player_score = np.where(player_draws, (pt + third_p) % 10, pt)
-    column = np.where(player_draws, 1 + third_p, 0)
-    banker_draws = ~natural & (BANKER_DRAWS[bt, column] == 1)
-    banker_score = np.where(banker_draws, (bt + third_b) % 10, bt)
-    shape = np.broadcast_shapes(player_score.shape, banker_score.shape)
-    fields = [player_score, banker_score, player_draws, banker_draws, pp, bp, fc]
-    codes = encode(*(np.broadcast_to(f, shape).astype(np.int64) for f in fields))
+    codes = code_of(THIRD_CARD_PREFIX[third_card_index(pt, bt, third_p, third_b)], sfx)
     possible = np.zeros(N_CODES, bool)
     possible[codes.ravel()] = True
     # Equal ranks may also be equal suits: pair 1 -> 2, tie 2 -> 3, independently.

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..model.codes import N_SUFFIXES
+from ..model.cards import SUIT_BITS
 from .composition import solve_packed
 from .dealing import (
     POINT_BITS,
@@ -42,13 +42,12 @@ from .dealing import (
     another_round,
     dealable_cards,
     encode_shoe,
-    first_round_position,
-    round_detail,
-    round_parts,
+    open_shoe,
+    round_at,
     shuffle_prefix,
-    start_shoe,
 )
 from .jit import jit, jit_parallel
+from .outcome import code_of
 from .rng import block_state, bounded, high32, next_u64
 
 #: How a bet is played (``mode`` array).
@@ -89,31 +88,17 @@ def float_index(n_scenarios, n_bets, s, b, v):
 
 
 _POINT_MASK = (1 << POINT_BITS) - 1
+_SUIT_MASK = (1 << SUIT_BITS) - 1
 
 
 @jit(inline="always")
 def _see(encoded, unseen, values, tags, running):
     """The counter sees a card (encoded ``card << POINT_BITS | point``): it leaves the unseen cards."""
     card = encoded >> POINT_BITS
-    unseen[card >> 2, card & 3] -= 1
+    unseen[card >> SUIT_BITS, card & _SUIT_MASK] -= 1
     values[encoded & _POINT_MASK] -= 1
     for c in range(tags.shape[0]):
         running[c] += tags[c, card]
-
-
-@jit(inline="always")
-def _dealt_cell(cards, position, detail):
-    """Deal one round from encoded ``cards[position:]``: ``(cell, cards_used)``.
-
-    The cell is the outcome code, or ``detail * N_CODES + code`` when
-    ``detail`` holds card detail tables. The caller guarantees six cards are left.
-    """
-    e0, e1, e2 = np.int64(cards[position]), np.int64(cards[position + 1]), np.int64(cards[position + 2])
-    e3, e4, e5 = np.int64(cards[position + 3]), np.int64(cards[position + 4]), np.int64(cards[position + 5])
-    prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
-    if detail is not None:
-        prefix = round_detail(prefix, e0, e1, e2, e3, e4, e5, detail)
-    return prefix * N_SUFFIXES + suffix, used
 
 
 @jit
@@ -186,7 +171,7 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
     full_values = np.zeros(10, np.int64)
     for i in range(n_cards):
         card = cards[i] >> POINT_BITS
-        full[card >> 2, card & 3] += 1
+        full[card >> SUIT_BITS, card & _SUIT_MASK] += 1
         full_values[cards[i] & _POINT_MASK] += 1
     unseen = np.zeros((13, 4), np.int64)
     values = np.zeros(10, np.int64)
@@ -201,8 +186,9 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
     shoe_ev = np.zeros((n_scenarios, n_bets, VARIANTS))
     shoe_rounds = np.zeros(n_scenarios, np.int64)
     for _ in range(n_shoes):
-        # Scenario 0 is the rule set's shoe, started exactly as the Monte Carlo engine starts it.
-        cut_index[0], state = start_shoe(cards, state, shoe_params)
+        # Scenario 0 is the rule set's shoe, started exactly as the Monte Carlo engine starts it; its turned
+        # card and burn are every scenario's.
+        position, cut_index[0], _, state = open_shoe(cards, state, shoe_params)
         shuffled = dealable_cards(n_cards, cut_index[0], shoe_params)
         deepest = shuffled
         for s in range(1, n_scenarios):
@@ -220,7 +206,6 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
         if turned_seen:
             _see(work[0], unseen, values, tags, running)
             n_unseen -= 1
-        position = first_round_position(work, shoe_params)
         extra_left[:] = -1  # rounds still to deal once the cut card is out; -1: not out yet
         shoe_net[:, :, :] = 0
         shoe_bets[:, :, :] = 0
@@ -258,7 +243,8 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
                 for b in range(n_bets):
                     if mode[b] == PLAY_PERFECT:
                         placed[b] = sign[b] > 0 if min_edge[b] == 0.0 else ev[b] > min_edge[b]
-            code, used = _dealt_cell(work, position, detail)
+            prefix, suffix, used = round_at(work, position, detail)
+            code = code_of(prefix, suffix)
             if record_codes and extra_left[0] != 0:
                 codes[code] += 1
             for s in range(n_scenarios):

@@ -38,17 +38,9 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..model.codes import N_SUFFIXES
-from .dealing import (
-    after_round,
-    another_round,
-    encode_shoe,
-    first_round_position,
-    round_detail,
-    round_parts,
-    start_shoe,
-)
+from .dealing import another_round, encode_shoe, next_round, open_shoe
 from .jit import jit, jit_parallel
+from .outcome import code_of
 from .rng import block_state, next_u64
 
 __all__ = [
@@ -202,9 +194,10 @@ def play_fresh_blocks(seed, first_block, sessions_per_block, thresholds, steps, 
 def play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, state, detail=None):
     """One dealt-shoe session: rounds dealt through consecutive shoes until a bound or ``max_rounds`` rounds.
 
-    The session starts with a freshly shuffled shoe (:func:`start_shoe`: cut
-    card placed, burn); a new shoe is shuffled whenever the current one ends
-    (:func:`another_round`). The cards left in the last shoe are not used.
+    The session starts with a freshly shuffled shoe (:func:`~baccarat_sim.kernels.dealing.open_shoe`:
+    cut card placed, burn); a new shoe is shuffled whenever the current one
+    ends (:func:`~baccarat_sim.kernels.dealing.another_round`). The cards left
+    in the last shoe are not used.
 
     Parameters
     ----------
@@ -225,26 +218,16 @@ def play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, st
         Final net result ``z``, rounds played, shoes shuffled, generator state.
     """
     n_cards = cards.shape[0]
-    cut_index, state = start_shoe(cards, state, shoe_params)
-    position = first_round_position(cards, shoe_params)
-    extra_left = np.int64(-1)
+    position, cut_index, extra_left, state = open_shoe(cards, state, shoe_params)
     shoes = np.int64(1)
     z = np.int64(0)
     k = np.int64(0)
     while k < max_rounds:
         if not another_round(position, n_cards, extra_left):
-            cut_index, state = start_shoe(cards, state, shoe_params)
-            position = first_round_position(cards, shoe_params)
-            extra_left = np.int64(-1)
+            position, cut_index, extra_left, state = open_shoe(cards, state, shoe_params)
             shoes += 1
-        e0, e1, e2 = np.int64(cards[position]), np.int64(cards[position + 1]), np.int64(cards[position + 2])
-        e3, e4, e5 = np.int64(cards[position + 3]), np.int64(cards[position + 4]), np.int64(cards[position + 5])
-        prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
-        if detail is not None:  # pruned by numba for a slip without card-level bets
-            prefix = round_detail(prefix, e0, e1, e2, e3, e4, e5, detail)
-        position += used
-        extra_left = after_round(position, cut_index, extra_left, shoe_params)
-        z += code_steps[prefix * N_SUFFIXES + suffix]
+        prefix, suffix, position, extra_left = next_round(cards, position, cut_index, extra_left, shoe_params, detail)
+        z += code_steps[code_of(prefix, suffix)]
         k += 1
         if z <= low or z >= high:
             break

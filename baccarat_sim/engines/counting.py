@@ -25,20 +25,18 @@ import numpy as np
 
 from ..kernels.counting import FLOAT_STATS, INT_STATS, SCENARIO_FLOAT, SCENARIO_INT, VARIANTS, count_blocks
 from ..model.codes import N_CODES
+from .plan import SHOES_PER_BLOCK, BlockChunks, blocks_per_chunk
 from .state import ChunksDone
 
-__all__ = ["CountPlan", "CountState", "CountingJob", "SHOES_PER_BLOCK"]
+__all__ = ["CountPlan", "CountState", "CountingJob"]
 
-#: Shoes per block (the same blocks as the Monte Carlo engine's dealt model).
-SHOES_PER_BLOCK = 16
-#: Most blocks in a chunk, and the fewest chunks a run is cut into (progress, stops).
+#: Most blocks in a chunk (progress and prompt stops: a chunk of 64 blocks of 16 shoes takes about a second).
 MAX_BLOCKS_PER_CHUNK = 64
-MIN_CHUNKS = 32
 
 
 @dataclasses.dataclass(frozen=True)
-class CountPlan:
-    """The layout of a counting run: shoes in blocks, blocks in chunks."""
+class CountPlan(BlockChunks):
+    """The layout of a counting run: shoes in blocks (the Monte Carlo engine's dealt blocks), blocks in chunks."""
 
     shoes: int
     total_blocks: int
@@ -50,22 +48,12 @@ class CountPlan:
         """The layout of a run of ``shoes`` shoes."""
         total_blocks = -(-shoes // SHOES_PER_BLOCK)
         return cls(shoes, total_blocks, shoes - (total_blocks - 1) * SHOES_PER_BLOCK,
-                   max(1, min(MAX_BLOCKS_PER_CHUNK, -(-total_blocks // MIN_CHUNKS))))
-
-    @property
-    def n_chunks(self) -> int:
-        """Chunks in the run."""
-        return -(-self.total_blocks // self.blocks_per_chunk)
+                   blocks_per_chunk(total_blocks, MAX_BLOCKS_PER_CHUNK))
 
     @property
     def rounds_requested(self) -> int:
         """Units the run deals (shoes), for progress."""
         return self.shoes
-
-    def chunk_blocks(self, chunk: int) -> tuple[int, int]:
-        """(first block, number of blocks) of chunk ``chunk``."""
-        first = chunk * self.blocks_per_chunk
-        return first, min(self.blocks_per_chunk, self.total_blocks - first)
 
 
 @dataclasses.dataclass(kw_only=True)

@@ -42,10 +42,10 @@ from .dealing import another_round, encode_shoe, next_round, open_shoe
 from .jit import jit, jit_parallel
 from .outcome import code_of
 from .rng import block_state, next_u64
+from .wide import mul_hi_lo
 
 __all__ = [
     "draw_step",
-    "mul_hi_lo",
     "play_dealt_blocks",
     "play_dealt_session",
     "play_fresh_blocks",
@@ -54,27 +54,6 @@ __all__ = [
 ]
 
 _U0 = np.uint64(0)
-_U32 = np.uint64(32)
-_MASK32 = np.uint64(0xFFFFFFFF)
-
-
-@jit(inline="always")
-def mul_hi_lo(a, b):
-    """The 128-bit product of two uint64, as ``(high 64 bits, low 64 bits)``.
-
-    numba has no 128-bit integer: four 32 x 32 -> 64 bit products, the middle
-    carries summed below ``3 * 2**32``.
-    """
-    a_lo = a & _MASK32
-    a_hi = a >> _U32
-    b_lo = b & _MASK32
-    b_hi = b >> _U32
-    p0 = a_lo * b_lo
-    p1 = a_lo * b_hi
-    p2 = a_hi * b_lo
-    mid = (p0 >> _U32) + (p1 & _MASK32) + (p2 & _MASK32)
-    high = a_hi * b_hi + (p1 >> _U32) + (p2 >> _U32) + (mid >> _U32)
-    return high, a * b
 
 
 @jit(inline="always")

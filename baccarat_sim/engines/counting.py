@@ -74,8 +74,8 @@ class CountingJob:
     plan : CountPlan
     canonical : ndarray(uint8)
         The shoe's cards in canonical order.
-    seed, aux_seed : int
-        Master seed of the dealing stream and of the moved cut cards.
+    seed : int
+        Master seed (the shoes and the moved cut cards come from two streams of it).
     shoe_params : ndarray(int64)
         Burn and cut-card settings (:func:`baccarat_sim.kernels.dealing.pack_shoe_params`).
     strategy_args : tuple
@@ -95,13 +95,12 @@ class CountingJob:
     supports_remote = False
     unit = "shoes"
 
-    def __init__(self, plan: CountPlan, canonical, seed: int, aux_seed: int, shoe_params, strategy_args: tuple,
+    def __init__(self, plan: CountPlan, canonical, seed: int, shoe_params, strategy_args: tuple,
                  n_scenarios: int, n_bets: int, record_codes: bool = False, detail: tuple | None = None,
                  n_cells: int | None = None):
         self.plan = plan
         self.canonical = canonical
         self.seed = np.uint64(seed)
-        self.aux_seed = np.uint64(aux_seed)
         self.shoe_params = shoe_params
         self.strategy_args = strategy_args
         self.k_int = SCENARIO_INT * n_scenarios + n_scenarios * n_bets * VARIANTS * INT_STATS
@@ -145,7 +144,7 @@ class _CountDealer:
         stats_float = np.zeros((n_blocks, job.k_float))
         codes = np.zeros((n_blocks, job.n_cells if job.record_codes else 1), np.int64)
         started = time.perf_counter()
-        count_blocks(job.canonical, job.seed, job.aux_seed, first, n_blocks, SHOES_PER_BLOCK, plan.last_shoes,
+        count_blocks(job.canonical, job.seed, first, n_blocks, SHOES_PER_BLOCK, plan.last_shoes,
                      plan.total_blocks, job.shoe_params, *job.strategy_args, stats_int, stats_float, codes, job.detail)
         state.kernel_seconds += time.perf_counter() - started
         state.stats_int += stats_int.sum(axis=0)

@@ -18,8 +18,9 @@ Alternative cut-card positions ("scenarios") share every shuffle: a shoe's
 rounds are the same whatever the cut card, only the round at which the shoe
 stops differs, so all scenarios are counted in one pass. Their cut positions,
 and the shuffle of any cards a deeper cut card makes dealable, come from a
-second stream (``block_state(aux_seed, b)``) applied to a working copy, so the
-first scenario's stream and card order stay identical to the MC engine's.
+stream of their own (``block_state(seed, b, STREAM_CUT_SCENARIOS)``) applied to a
+working copy, so the first scenario's stream and card order stay identical to
+the MC engine's.
 
 Counts tag each card id (``tags[count, card]``), so a count may go by rank,
 suit, colour or card. A rule set with card-level bets passes its card detail
@@ -48,7 +49,7 @@ from .dealing import (
 )
 from .jit import jit, jit_parallel
 from .outcome import code_of
-from .rng import block_state, bounded, high32, next_u64
+from .rng import STREAM_CUT_SCENARIOS, block_state, bounded, high32, next_u64
 
 #: How a bet is played (``mode`` array).
 PLAY_NEVER = 0
@@ -102,7 +103,7 @@ def _see(encoded, unseen, values, tags, running):
 
 
 @jit
-def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts,
+def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts,
                 tags, count_of_bet, mode, threshold, min_edge, max_round, track_exact, net, solver_rows,
                 solver_scale, solver_max, solver_bet, stats_int, stats_float, codes, detail):
     """Deal ``n_shoes`` shoes of one block, playing every bet by its strategy.
@@ -111,8 +112,9 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
     ----------
     canonical : ndarray(uint8, shape=(N,))
         The shoe's cards in canonical order.
-    seed, aux_seed : uint64
-        Master seed of the dealing stream and of the extra cut-card positions.
+    seed : uint64
+        Master seed: the shoes come from its dealing stream, the extra cut-card positions from its
+        ``STREAM_CUT_SCENARIOS`` stream.
     block : int
         Block index.
     n_shoes : int
@@ -163,7 +165,7 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
         if mode[b] == PLAY_PERFECT:
             needs_solver = True
     state = block_state(seed, block)
-    aux = block_state(aux_seed, block)
+    aux = block_state(seed, block, STREAM_CUT_SCENARIOS)
     cards = encode_shoe(canonical)  # evolves exactly like the MC engine's array
     work = cards.copy()  # this shoe's dealing order, deeper cut cards included
     n_cards = cards.shape[0]
@@ -197,7 +199,7 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
             cut_index[s] = n_cards - (scenario_cuts[s, 0] + spread)
             deepest = max(deepest, dealable_cards(n_cards, cut_index[s], shoe_params))
         work[:] = cards
-        if deepest > shuffled:  # continue the Fisher-Yates shuffle on the copy, from the second stream
+        if deepest > shuffled:  # continue the Fisher-Yates shuffle on the copy, from the cut cards' stream
             aux = shuffle_prefix(work[shuffled:], deepest - shuffled, aux)
         unseen[:, :] = full
         values[:] = full_values
@@ -290,7 +292,7 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
 
 
 @jit_parallel
-def count_blocks(canonical, seed, aux_seed, first_block, n_blocks, shoes_per_block, last_shoes, total_blocks,
+def count_blocks(canonical, seed, first_block, n_blocks, shoes_per_block, last_shoes, total_blocks,
                  shoe_params, turned_seen, scenario_cuts, tags, count_of_bet, mode, threshold, min_edge, max_round,
                  track_exact, net, solver_rows, solver_scale, solver_max, solver_bet, stats_int, stats_float, codes,
                  detail):
@@ -305,6 +307,6 @@ def count_blocks(canonical, seed, aux_seed, first_block, n_blocks, shoes_per_blo
     for k in prange(n_blocks):
         block = first_block + k
         n_shoes = last_shoes if block == total_blocks - 1 else shoes_per_block
-        count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts, tags,
+        count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts, tags,
                     count_of_bet, mode, threshold, min_edge, max_round, track_exact, net, solver_rows, solver_scale,
                     solver_max, solver_bet, stats_int[k], stats_float[k], codes[k], detail)

@@ -20,6 +20,7 @@ __all__ = [
     "CheckpointError",
     "ConditionError",
     "InputError",
+    "InternalError",
     "InvalidRules",
     "InvalidStrategy",
     "LimitError",
@@ -80,6 +81,10 @@ class ShoeMismatchWarning(UserWarning):
 
 class CheckpointError(InputError):
     """A checkpoint that cannot be resumed (unreadable, damaged, or from another run)."""
+
+
+class InternalError(RuntimeError):
+    """A check the library makes of its own results failed: a bug, never the input (not a :class:`BaccaratSimError`)."""
 
 
 class BackendError(BaccaratSimError, RuntimeError):

@@ -243,6 +243,13 @@ def test_monomials_are_falling_factorial_products():
 
 
 
+def test_monomial_blocks_cover_every_multiset_once():
+    # What the module once asserted at import: the blocks' monomials are the 5005 multisets, each once.
+    np.testing.assert_array_equal(np.sort(fk.COLEX_TO_M), np.arange(fk.N_MONOMIALS))
+    assert len({tuple(row) for row in fk.M_VALUES.tolist()}) == fk.N_MONOMIALS
+    assert all(fk.COLEX_TO_M[fk.multiset_index(row)] == m for m, row in enumerate(fk.M_VALUES.tolist()))
+
+
 @pytest.mark.parametrize("kernel, shape", [(fk.pair_weights, (3, 3)), (fk.first_card_weights, (4,))])
 def test_closed_forms_compiled_and_uncompiled_agree(kernel, shape):
     shoe = depleted(9, 77)

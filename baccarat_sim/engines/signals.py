@@ -82,9 +82,3 @@ class StopSignals:
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
-
-@contextlib.contextmanager
-def signals_held():
-    """Hold back the stop signals for a critical write (a file set's renames); delivered afterwards."""
-    with StopSignals().deferred():
-        yield

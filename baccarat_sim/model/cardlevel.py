@@ -21,7 +21,6 @@ deal; settlement reads them back as the *card detail* of an outcome
 from __future__ import annotations
 
 import dataclasses
-import itertools
 
 import numpy as np
 
@@ -123,11 +122,6 @@ def card_function(attribute: str) -> np.ndarray:
 def attribute_domain(attribute: str) -> list[int]:
     """Every value the attribute takes, ``none`` included."""
     return sorted(set(int(v) for v in card_function(attribute)))
-
-
-def attribute_none(attribute: str) -> int:
-    """The attribute's value for no card."""
-    return int(card_function(attribute)[NONE])
 
 
 def value_names(attribute: str, values) -> list[str]:
@@ -448,8 +442,3 @@ class Atom:
             array.setflags(write=False)
         return cls(text, positions, projection, tuple(int(s) for s in sizes), truth)
 
-
-def straight_ranks() -> list[tuple[int, int, int]]:
-    """Every set of three ranks that is a straight (for tests and documentation)."""
-    return [combo for combo in itertools.combinations(range(N_RANKS), 3)
-            if bool(_straight(tuple(np.array([r]) for r in combo))[0])]

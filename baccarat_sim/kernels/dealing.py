@@ -18,7 +18,10 @@ sessions and the counting kernel)::
 
     position, cut_index, extra_left, state = open_shoe(cards, state, shoe_params)
     while another_round(position, n_cards, extra_left):
-        prefix, suffix, position, extra_left = next_round(cards, position, cut_index, extra_left, ...)
+        prefix, suffix, used = round_at(cards, position, detail)
+        ...  # count or settle the round
+        position += used
+        extra_left = after_round(position, cut_index, extra_left, shoe_params)
 
 The cut card is placed and the part of the shoe that can be dealt is
 shuffled (:func:`start_shoe`); a card is turned and that many cards burned
@@ -55,7 +58,6 @@ __all__ = [
     "encode_shoe",
     "first_round_position",
     "fresh_positions",
-    "next_round",
     "open_shoe",
     "fresh_round_parts",
     "pack_shoe_params",
@@ -412,7 +414,7 @@ def open_shoe(cards, state, shoe_params):
     (int, int, int, state)
         ``(position, cut_index, extra_left, state)``: where the first round
         starts, the cut index, ``extra_left = -1`` (the cut card is not out)
-        and the generator state, for :func:`another_round` and :func:`next_round`.
+        and the generator state, for :func:`another_round`, :func:`round_at` and :func:`after_round`.
     """
     cut_index, state = start_shoe(cards, state, shoe_params)
     return first_round_position(cards, shoe_params), cut_index, np.int64(-1), state
@@ -445,19 +447,6 @@ def after_round(position, cut_index, extra_left, shoe_params):
 
 
 @jit(inline="always")
-def next_round(cards, position, cut_index, extra_left, shoe_params, detail):
-    """Deal the round at ``position`` and move on: ``(prefix, suffix, position, extra_left)``.
-
-    The round is :func:`round_at`'s; the new position is past its cards and
-    ``extra_left`` is updated by :func:`after_round`. The caller checks
-    :func:`another_round` first.
-    """
-    prefix, suffix, used = round_at(cards, position, detail)
-    position += used
-    return prefix, suffix, position, after_round(position, cut_index, extra_left, shoe_params)
-
-
-@jit(inline="always")
 def cell(prefix, suffix, slots, n_prefixes):
     """Histogram column of an outcome: its cell, or its slot (``slots``: ``suffix * n_prefixes + prefix``).
 
@@ -485,12 +474,14 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, record, column, de
     rounds = 0
     extra_left = -1
     while another_round(position, n_cards, extra_left):
-        prefix, suffix, position, extra_left = next_round(cards, position, cut_index, extra_left, shoe_params, detail)
+        prefix, suffix, used = round_at(cards, position, detail)
         if column < 0:
             counts[min(rounds, last_row), cell(prefix, suffix, slots, n_prefixes)] += 1
         else:
             record[rounds, column] = cell(prefix, suffix, slots, n_prefixes)
         rounds += 1
+        position += used
+        extra_left = after_round(position, cut_index, extra_left, shoe_params)
     return rounds
 
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from .dealing import another_round, encode_shoe, next_round, open_shoe
+from .dealing import after_round, another_round, encode_shoe, open_shoe, round_at
 from .jit import jit, jit_parallel
 from .outcome import code_of
 from .rng import block_state, next_u64
@@ -205,7 +205,9 @@ def play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, st
         if not another_round(position, n_cards, extra_left):
             position, cut_index, extra_left, state = open_shoe(cards, state, shoe_params)
             shoes += 1
-        prefix, suffix, position, extra_left = next_round(cards, position, cut_index, extra_left, shoe_params, detail)
+        prefix, suffix, used = round_at(cards, position, detail)
+        position += used
+        extra_left = after_round(position, cut_index, extra_left, shoe_params)
         z += code_steps[code_of(prefix, suffix)]
         k += 1
         if z <= low or z >= high:

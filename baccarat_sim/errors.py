@@ -18,6 +18,7 @@ __all__ = [
     "BackendError",
     "BaccaratSimError",
     "CheckpointError",
+    "CheckpointInUse",
     "ConditionError",
     "InputError",
     "InternalError",
@@ -81,6 +82,10 @@ class ShoeMismatchWarning(UserWarning):
 
 class CheckpointError(InputError):
     """A checkpoint that cannot be resumed (unreadable, damaged, or from another run)."""
+
+
+class CheckpointInUse(CheckpointError):
+    """A checkpoint another run holds (its lock): the message names that run."""
 
 
 class InternalError(RuntimeError):

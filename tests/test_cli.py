@@ -158,20 +158,24 @@ def test_check_fails_on_a_wrong_stated_rtp(capsys, tmp_path):
 def test_check_fails_when_monte_carlo_and_exact_disagree():
     # A real disagreement, not a mock: Monte Carlo rounds dealt from a shoe without its tens and faces, settled
     # against the exact figures of the full shoe. Ties are then far more common: |z| is huge for the Tie bet.
-    from baccarat_sim.cli.rtp import check_failures
+    from baccarat_sim.analysis.check import check_failures
     from baccarat_sim.engines.simulation import simulate
     from baccarat_sim.model.shoe import as_shoe
     from baccarat_sim.report.run_report import build_report
+
+    def failures_of(report):
+        rows = [(bet_id, row["rtp"], row["exact_rtp"], row["z"]) for bet_id, row in report.table.iterrows()]
+        return check_failures(rows, report.claims)
 
     rules = load_rules("default")
     shoe = as_shoe(8)
     shoe[9:] = 0
     mc = simulate(rules, 100_000, seed=3, shoe=shoe)
     report = build_report(rules, exact_histogram(8), mc)
-    failures = check_failures(report)
+    failures = failures_of(report)
     assert "tie" in failures and "|z| >= 4" in failures["tie"][0]
     sound = build_report(rules, exact_histogram(8), simulate(rules, 100_000, seed=3))
-    assert check_failures(sound) == {}
+    assert failures_of(sound) == {}
 
 
 # --------------------------------------------------------------------------- bad input: one line, exit 2

@@ -113,3 +113,53 @@ def test_baseline_passes_unchanged_and_lists_each_drift(capsys, tmp_path):
     baseline.write_text("{not json")
     status, _, err = cli(capsys, "--exact", "--baseline", baseline, "--quiet")
     _one_line(status, err, "--baseline", "is not JSON")
+
+
+# --------------------------------------------------------------------------- the command line once (issue 20)
+
+COMMANDS = ["rtp", "hold", "leak", "findings"]
+
+
+def _command(name):
+    import importlib
+
+    return importlib.import_module(f"baccarat_sim.cli.{name}").COMMAND
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_command_has_a_console_script_whose_usage_names_it(name, capsys):
+    import tomllib
+    from pathlib import Path
+
+    scripts = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts[f"baccarat-{name}"] == f"baccarat_sim.cli.{name}:script"
+    command = _command(name)
+    assert command.script == f"baccarat-{name}"
+    assert command.main(["--help"], prog=command.script) == 0
+    assert capsys.readouterr().out.startswith(f"usage: baccarat-{name} ")
+    assert command.main(["--help"]) == 0  # python -m baccarat_sim.X keeps its own
+    assert capsys.readouterr().out.startswith(f"usage: python -m baccarat_sim.{name} ")
+    assert command.main(["--version"]) == 0 and capsys.readouterr().out.startswith("baccarat_sim ")
+    assert command.main(["--no-such-option"], prog=command.script) == EXIT_USAGE
+    assert capsys.readouterr().err.startswith(f"baccarat-{name}: error: ")
+
+
+def test_every_command_reads_the_deck_limit_from_limits(monkeypatch):
+    from baccarat_sim.cli import options
+
+    monkeypatch.setattr(options, "MAX_DECKS", 20)  # the limit is read where the option is defined, once
+    for name in ("rtp", "hold", "leak"):
+        parser = _command(name).build_parser(name)
+        needed = ["--slip", "banker=1"] if name == "hold" else []
+        assert parser.parse_args([*needed, "--decks", "20"]).decks == 20, name
+        with pytest.raises(SystemExit):
+            parser.parse_args([*needed, "--decks", "21"])
+
+
+def test_leak_bets_match_in_any_case(capsys):
+    from baccarat_sim.cli.leak import main as leak_main
+
+    assert leak_main(["--bets", "PLAYER,Banker", "--format", "json", "--quiet"]) == 0
+    assert [bet["id"] for bet in json.loads(capsys.readouterr().out)["bets"]] == ["player", "banker"]
+    assert leak_main(["--bets", "bankr", "--quiet"]) == EXIT_USAGE
+    assert "--bets: no bet 'bankr' in rule set 'default'; did you mean 'banker'?" in capsys.readouterr().err

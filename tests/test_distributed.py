@@ -385,3 +385,18 @@ def test_a_cluster_without_workers_is_given_up_with_a_checkpoint(rules, tmp_path
         with pytest.raises(BackendError, match=r"no workers for 1 s; 0 of 21 chunks .*\(resume to continue\)"):
             run_dask(plan, state, idle, checkpoint=path, no_workers_timeout=1.0)
     assert load_checkpoint(path, expect=plan, rules=rules)[1].rounds == 0
+
+
+def test_simulate_dask_extends_a_run_stopped_locally(rules, client, fresh_reference, tmp_path):
+    """The one run flow: a run stopped on this machine is resumed, with more rounds, on the cluster."""
+    from baccarat_sim.engines.driver import RunControl
+    from baccarat_sim.engines.local import LocalBackend
+    from baccarat_sim.engines.simulation import MonteCarloRun
+
+    path = tmp_path / "run.npz"
+    with MonteCarloRun.open(rules, FRESH_ROUNDS // 2, 7, checkpoint=path) as flow:
+        flow.deal(LocalBackend(1), RunControl(max_chunks=3))
+    notes = []
+    hist = simulate_dask(rules, FRESH_ROUNDS, seed=7, client=client, checkpoint=path, resume=True, note=notes.append)
+    assert_same(hist, fresh_reference)
+    assert not path.exists() and any(note.startswith("dask: 2 workers") for note in notes)

@@ -106,3 +106,55 @@ def test_cli_resume_with_more_rounds_extends_a_finished_or_stopped_run(capsys, t
     # Fewer rounds than the run has: refused in one line.
     status, _, err = cli(capsys, "--resume", "--rounds", "1e5", *common, "--out", tmp_path / "grown")
     assert status == 2 and err.count("\n") == 1 and "--rounds: the run in" in err
+
+
+# --------------------------------------------------------------------------- the one run flow, from Python
+
+
+def _stopped_run(rules, rounds, seed, path, max_chunks):
+    """A run stopped after ``max_chunks`` chunks, its checkpoint written (as Ctrl-C would leave it)."""
+    from baccarat_sim.engines.driver import RunControl
+    from baccarat_sim.engines.local import LocalBackend
+    from baccarat_sim.engines.simulation import MonteCarloRun
+
+    with MonteCarloRun.open(rules, rounds, seed, checkpoint=path) as flow:
+        flow.deal(LocalBackend(1), RunControl(max_chunks=max_chunks))
+        assert not flow.complete and path.exists()
+
+
+@pytest.mark.parametrize("model", ["fresh", "dealt"])
+def test_simulate_resumes_and_extends_a_run_through_its_checkpoint(tmp_path, model):
+    from baccarat_sim.engines.simulation import simulate
+
+    rules = load_rules("default").with_shoe(model=model)
+    path = tmp_path / "run.npz"
+    _stopped_run(rules, 300_000, 5, path, max_chunks=2)
+    # More rounds than the stopped run: the same stream, as if 900,000 had been asked for at first.
+    extended = simulate(rules, 900_000, 5, threads=1, checkpoint=path, resume=True)
+    direct = simulate(rules, 900_000, 5, threads=1)
+    assert np.array_equal(extended.counts, direct.counts) and np.array_equal(extended.batches, direct.batches)
+    assert (extended.rounds, extended.shoes) == (direct.rounds, direct.shoes)
+    assert not path.exists()  # finished: its checkpoint is gone
+    # Without a seed or round count, a resumed run takes the checkpoint's.
+    _stopped_run(rules, 300_000, 6, path, max_chunks=2)
+    resumed = simulate(rules, None, checkpoint=path, resume=True)
+    assert resumed.seed == 6 and np.array_equal(resumed.counts, simulate(rules, 300_000, 6).counts)
+
+
+def test_simulate_refuses_fewer_rounds_than_its_checkpoint_and_a_locked_checkpoint(tmp_path):
+    from baccarat_sim.engines.simulation import MonteCarloRun, simulate
+    from baccarat_sim.errors import CheckpointInUse
+
+    rules = load_rules("default")
+    path = tmp_path / "run.npz"
+    _stopped_run(rules, 600_000, 5, path, max_chunks=1)
+    with pytest.raises(InputError, match="rounds: the run in .* is of 600,000 rounds; give more"):
+        simulate(rules, 300_000, 5, checkpoint=path, resume=True)
+    assert path.exists() and not path.with_name(path.name + ".lock").exists()  # refused: nothing touched, unlocked
+    with MonteCarloRun.open(rules, None, checkpoint=path, resume=True) as held:
+        assert held.resumed and held.state.chunks_done == 1
+        with pytest.raises(CheckpointInUse, match="in use by another run"):
+            simulate(rules, 600_000, 5, checkpoint=path, resume=True)
+        with pytest.raises(CheckpointInUse):
+            simulate(rules, 600_000, 5, checkpoint=path)  # a new run would overwrite it: refused too
+    assert simulate(rules, 600_000, 5, checkpoint=path, resume=True).rounds == 600_000  # released

@@ -29,11 +29,11 @@ from baccarat_sim.analysis.positions import (
     rounds_per_shoe,
 )
 from baccarat_sim.analysis.settlement import net_vector
-from baccarat_sim.cli.rtp import parse_cut_sweep
 from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.engines.simulation import simulate
 from baccarat_sim.model.cards import RANK_POINTS
 from baccarat_sim.model.conditions import evaluate
+from baccarat_sim.model.cutcard import parse_cut_sweep
 from baccarat_sim.model.rules import CutCard, parse_rules
 from baccarat_sim.model.tableau import BANKER_DRAWS, PLAYER_DRAWS
 from baccarat_sim.report import plots

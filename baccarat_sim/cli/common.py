@@ -1,37 +1,54 @@
-"""What every command line shares: option types, one-line errors, exit statuses, the error boundary."""
+"""What every command line shares: option types, one-line errors, exit statuses, notes, ``--out``, the error boundary.
+
+A command is a :class:`Command`: its names (``python -m baccarat_sim.rtp``
+and the console script ``baccarat-rtp``, each the usage line of its own way
+in), its parser and what it does; :meth:`Command.main` is the one error
+boundary. The options several commands share are defined in
+:mod:`baccarat_sim.cli.options`.
+"""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import re
 import signal
 import sys
+import tempfile
 import threading
 import traceback
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 
 from ..errors import BaccaratSimError
 from ..limits import MAX_ROUNDS
 from ..report.text import one_line
+from ..storage.signals import STOP_SIGNALS, exit_status, ignore_stop_signals
 
 __all__ = [
     "EXIT_CHECK_FAILED",
     "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
+    "Command",
     "HelpFormatter",
     "Parser",
     "UsageError",
     "announce_compile",
+    "check_out_dir",
     "guarded_main",
     "ignore_stop_signals",
     "non_negative_float",
+    "note",
     "parse_rounds",
     "positive_int",
     "seconds",
     "seed",
+    "write_files",
 ]
 
 EXIT_OK = 0
@@ -39,6 +56,8 @@ EXIT_CHECK_FAILED = 1
 #: A bug: an exception the library did not raise on purpose.
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
+#: A command stopped by Ctrl-C (128 + SIGINT, the shell's convention); SIGTERM gives 143, SIGHUP 129.
+EXIT_INTERRUPTED = exit_status(signal.SIGINT)
 #: Environment variable that makes an internal error print its traceback (as ``--debug`` does).
 DEBUG_VARIABLE = "BACCARAT_SIM_DEBUG"
 
@@ -188,14 +207,94 @@ def _stop_as_interrupt(signum, frame):
     raise _Stopped(signum)
 
 
-def ignore_stop_signals() -> None:
-    """Ignore Ctrl-C, SIGTERM and SIGHUP from now on: the command is stopping already, its report must not be cut.
+def note(args, message: str) -> None:
+    """A note on stderr, unless ``--quiet``."""
+    if not getattr(args, "quiet", False):
+        print(message, file=sys.stderr)
 
-    :func:`guarded_main` puts the handlers back when an in-process call returns.
+
+def check_out_dir(path, option: str = "--out") -> Path:
+    """Create a directory and prove it writable now, before any work is done; temporaries of killed runs go.
+
+    Raises
+    ------
+    UsageError
+        Naming ``option``: the path is a file, or the directory cannot be written.
     """
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), signal.SIG_IGN)
+    directory = Path(path)
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{option}: {str(path)!r} is a file; give a directory (it is created if missing)")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        # os.access says yes to root on a read-only mount: only writing a file tells the truth.
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as error:
+        raise UsageError(f"{option}: cannot write to directory {str(path)!r} ({error.strerror or error}); "
+                         "give a writable directory") from None
+    from ..storage.writing import remove_orphans
+
+    remove_orphans(directory)  # temporary files of a killed run
+    return directory
+
+
+def write_files(args, out_dir: Path | None, write: Callable[[Path], list]) -> tuple[list, int]:
+    """Write the result files with ``write(out_dir)``; returns ``(paths, exit status)``.
+
+    A failed write is one error line naming ``--out`` and ``EXIT_USAGE``, not
+    a traceback: the caller still prints the result.
+    """
+    if out_dir is None:
+        return [], EXIT_OK
+    try:
+        return write(out_dir), EXIT_OK
+    except OSError as error:
+        print(f"{args.prog}: error: --out: {error.strerror or error}", file=sys.stderr)
+        return [], EXIT_USAGE
+
+
+@dataclasses.dataclass(frozen=True)
+class Command:
+    """A command line: its names, its parser, what it does, and how its errors read.
+
+    Attributes
+    ----------
+    prog : str
+        Its name as ``python -m`` runs it (``python -m baccarat_sim.rtp``).
+    script : str
+        Its console script (``baccarat-rtp``, see ``pyproject.toml``).
+    build_parser : callable
+        ``build_parser(prog)``: the argument parser (no heavy imports).
+    run : callable
+        Carries out the parsed arguments (which carry ``prog``); returns the exit status.
+    option_of : callable
+        Maps a library parameter name (``error.param``) to the option that set
+        it, given the parsed arguments.
+    on_interrupt : str
+        What the line of a command stopped outside a run's dealing loop adds
+        (``"; nothing was written"``).
+    """
+
+    prog: str
+    script: str
+    build_parser: Callable[[str], argparse.ArgumentParser]
+    run: Callable[[argparse.Namespace], int]
+    option_of: Callable[[str, argparse.Namespace], str]
+    on_interrupt: str = ""
+
+    def main(self, argv: list[str] | None = None, prog: str | None = None) -> int:
+        """Parse ``argv``, run, and return the exit status (also for ``--help`` and bad arguments)."""
+        prog = prog or self.prog
+
+        def interrupted(args) -> int:
+            print(f"{prog}: interrupted{self.on_interrupt}", file=sys.stderr)
+            return EXIT_INTERRUPTED
+
+        return guarded_main(prog, self.build_parser(prog), self.run, argv, self.option_of, interrupted)
+
+    def console_script(self) -> int:
+        """The installed console script: the same command, its usage line naming the script."""
+        return self.main(prog=self.script)
 
 
 def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_of, on_interrupt) -> int:
@@ -204,7 +303,7 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
     Parameters
     ----------
     prog : str
-        The command's name, for messages.
+        The command's name, for messages (also set as ``args.prog``).
     parser : ArgumentParser
         Its options (with ``--debug``).
     run : callable
@@ -227,13 +326,14 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+    args.prog = prog
     debug = getattr(args, "debug", False) or os.environ.get(DEBUG_VARIABLE, "") not in ("", "0")
     # SIGTERM and SIGHUP stop a command as Ctrl-C does; while a run deals, the run driver turns all three into
     # a clean stop at a chunk boundary instead.
-    previous = {"SIGINT": signal.getsignal(signal.SIGINT)}
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            previous[name] = signal.signal(getattr(signal, name), _stop_as_interrupt)
+    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    for signum in STOP_SIGNALS:
+        if signum != signal.SIGINT:
+            signal.signal(signum, _stop_as_interrupt)
     try:
         return run(args)
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly, as other command-line tools do
@@ -254,7 +354,7 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
         ignore_stop_signals()  # the command is stopping: a second Ctrl-C must not cut its message or exit short
         status = on_interrupt(args)
         # A batch scheduler's SIGTERM must read as one (143), not as Ctrl-C (130).
-        return status if getattr(stop, "signum", None) is None else 128 + int(stop.signum)
+        return status if getattr(stop, "signum", None) is None else exit_status(stop.signum)
     except Exception as error:  # a bug: never dressed up as bad input
         if debug:
             traceback.print_exc()
@@ -268,6 +368,6 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
             # exit, with its status and its last message, into death by that signal.
             ignore_stop_signals()
         else:
-            for name, handler in previous.items():
+            for signum, handler in previous.items():
                 if handler is not None:  # None: set outside Python, cannot be put back from here
-                    signal.signal(getattr(signal, name), handler)
+                    signal.signal(signum, handler)

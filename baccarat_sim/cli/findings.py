@@ -1,44 +1,56 @@
-"""``python -m baccarat_sim.findings``: write the findings page of every shipped rule set."""
+"""``python -m baccarat_sim.findings`` (also installed as ``baccarat-findings``): the findings page."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from .common import HelpFormatter, Parser, guarded_main
+from .common import EXIT_OK, Command, HelpFormatter, Parser, check_out_dir, write_files
+from .options import add_debug, add_out, add_version
+from .options import option_of as shared_option_of
+
+__all__ = ["build_parser", "main", "run", "script"]
 
 PROG = "python -m baccarat_sim.findings"
+#: Its console script (pyproject.toml).
+SCRIPT = "baccarat-findings"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     """The argument parser (no heavy imports)."""
-    parser = Parser(prog=PROG, formatter_class=HelpFormatter,
+    parser = Parser(prog=prog, formatter_class=HelpFormatter,
                     description="The findings page: exact figures of every shipped rule set, in one command.")
-    parser.add_argument("--out", default="results/findings", help="directory for the page, tables and plots")
+    add_version(parser)
+    add_out(parser, "directory for the page, tables and plots", default="results/findings")
     parser.add_argument("--rules", nargs="*", metavar="NAME", help="shipped rule sets (default: all)")
-    parser.add_argument("--debug", action="store_true", help="on an internal error, print the traceback")
+    add_debug(parser)
     return parser
 
 
-def run(args) -> int:
+def option_of(param: str, args: argparse.Namespace) -> str:
+    """The option that set a library parameter, for one-line errors."""
+    return shared_option_of(param, args)
+
+
+def run(args: argparse.Namespace) -> int:
     """Write the page; returns the exit status."""
     from ..report.findings import write_findings
 
-    try:
-        paths = write_findings(args.out, args.rules)
-    except OSError as error:
-        print(f"{PROG}: error: --out: {error.strerror or error}", file=sys.stderr)
-        return 2
-    print(f"wrote {len(paths)} files to {args.out}; open {Path(args.out) / 'README.md'}")
-    return 0
+    out_dir = check_out_dir(args.out)  # before the rule sets are computed
+    paths, status = write_files(args, out_dir, lambda directory: write_findings(directory, args.rules))
+    if status == EXIT_OK:
+        print(f"wrote {len(paths)} files to {args.out}; open {Path(args.out) / 'README.md'}")
+    return status
+
+
+COMMAND = Command(PROG, SCRIPT, build_parser, run, option_of, "; nothing was written")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    def interrupted(args) -> int:
-        print(f"{PROG}: interrupted; nothing was written", file=sys.stderr)
-        return 130
+    return COMMAND.main(argv)
 
-    return guarded_main(PROG, build_parser(), run, argv, lambda param, args: {"rules": "--rules"}.get(param, ""),
-                        interrupted)
+
+def script() -> int:
+    """The ``baccarat-findings`` console script."""
+    return COMMAND.console_script()

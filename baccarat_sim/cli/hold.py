@@ -25,33 +25,35 @@ import argparse
 import dataclasses
 import difflib
 import re
-import sys
-import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
 
-from .._version import __version__
-from ..limits import MAX_DECKS
+from . import options
 from .common import (
     EXIT_CHECK_FAILED,
-    EXIT_OK,
-    EXIT_USAGE,
+    Command,
     HelpFormatter,
     Parser,
     UsageError,
-    guarded_main,
+    check_out_dir,
+    note,
     parse_rounds,
-    positive_int,
-    seed,
+    write_files,
 )
 
 PROG = "python -m baccarat_sim.hold"
+#: Its console script (pyproject.toml).
+SCRIPT = "baccarat-hold"
 DEFAULT_ROUNDS = (100, 10_000, 1_000_000)
 DEFAULT_MAX_ROUNDS = 1000
 DEFAULT_SESSIONS = 100_000
-#: Exit status of a run stopped by Ctrl-C (128 + SIGINT); SIGTERM gives 143, SIGHUP 129.
-EXIT_INTERRUPTED = 130
+#: The command's own library parameters and their options.
+_OWN_OPTIONS = {
+    "stakes": "--slip", "bankroll": "--bankroll", "stop_loss": "--stop-loss", "stop_win": "--stop-win",
+    "max_rounds": "--max-rounds", "sessions": "--sessions", "tables": "--tables",
+    "observed_handle": "--observed-handle", "n_rounds": "--rounds", "rounds": "--rounds",
+}
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
@@ -100,28 +102,23 @@ def round_counts(text: str) -> list[int]:
     return counts
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     """The argument parser (no heavy imports)."""
     parser = Parser(
-        prog=PROG,
+        prog=prog,
         description="What a Baccarat table does over N rounds of a bet slip: the house's result and hold at "
                     "quantiles, P(house behind), an observed hold's verdict, and player sessions.",
         formatter_class=HelpFormatter,
         epilog="Exit status: 0 done, 1 the observed hold lies outside the --range (or an internal error, which says "
                "so), 2 bad input, 130/143/129 stopped by Ctrl-C/SIGTERM/SIGHUP.",
     )
-    parser.add_argument("--version", action="version", version=f"baccarat_sim {__version__}")
+    options.add_version(parser)
     table = parser.add_argument_group("the table")
-    table.add_argument("--rules", default="default", metavar="NAME|PATH",
-                       help="shipped rule set name or a rule-set .toml file")
-    table.add_argument("--decks", type=positive_int("decks", 1, MAX_DECKS), metavar="D",
-                       help=f"number of decks, 1-{MAX_DECKS} (default: the rule set's)")
-    table.add_argument("--remove", metavar="CARDS",
-                       help="start from a depleted shoe: cards to remove, as point values (6,6,7), ranks (K,Q) or "
-                            "cards (Qh)")
-    table.add_argument("--model", choices=("fresh", "dealt"),
-                       help="shoe model: shuffled before every round (exact), or dealt through to the cut card "
-                            "(Monte Carlo of whole tables) (default: the rule set's)")
+    options.add_rules(table)
+    options.add_decks(table)
+    options.add_remove(table)
+    options.add_model(table, "shoe model: shuffled before every round (exact), or dealt through to the cut card "
+                             "(Monte Carlo of whole tables) (default: the rule set's)")
     table.add_argument("--slip", required=True, metavar="BET=STAKE[,...]",
                        help="the bets placed every round and their stakes in chips, e.g. banker=100,player=50,tie=5")
     horizons = parser.add_argument_group("the house over N rounds")
@@ -149,38 +146,23 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--sessions", type=parse_rounds, metavar="S",
                           help=f"Monte Carlo sessions (default: {DEFAULT_SESSIONS:,})")
     run_group = parser.add_argument_group("how to run")
-    run_group.add_argument("--seed", type=seed,
-                           help="master seed of every simulation (default: drawn at random and printed)")
-    run_group.add_argument("--threads", type=positive_int("threads", 1), metavar="T",
-                           help="kernel threads (default: all cores); results do not depend on it")
+    options.add_seed(run_group, "master seed of every simulation (default: drawn at random and printed)")
+    options.add_threads(run_group)
     out = parser.add_argument_group("output")
-    out.add_argument("--format", choices=("table", "json", "markdown", "csv"), default="table",
-                     help="what to print on stdout")
-    out.add_argument("--out", metavar="DIR", help="write the result files (JSON, CSV, Markdown, plots) into DIR")
-    out.add_argument("--no-plots", action="store_true", help="with --out: no PNG plots (faster)")
-    out.add_argument("--quiet", action="store_true", help="no progress bar or notes on stderr")
-    out.add_argument("--debug", action="store_true", help="on an internal error, print the traceback")
+    options.add_format(out)
+    options.add_out(out, "write the result files (JSON, CSV, Markdown, plots) into DIR")
+    options.add_no_plots(out)
+    options.add_quiet(out)
+    options.add_debug(out)
     return parser
 
 
-def option_of(param: str, args) -> str:
+def option_of(param: str, args: argparse.Namespace) -> str:
     """The option that set a library parameter (``"stop_loss"`` -> ``--stop-loss``), for one-line errors."""
-    if param == "shoe":  # a shoe is built from the rule file, then --decks, then --remove
-        return "--remove" if args.remove else "--decks" if args.decks is not None else "--rules"
-    return {
-        "rules": "--rules", "decks": "--decks", "remove": "--remove", "model": "--model", "seed": "--seed",
-        "threads": "--threads", "stakes": "--slip", "bankroll": "--bankroll", "stop_loss": "--stop-loss",
-        "stop_win": "--stop-win", "max_rounds": "--max-rounds", "sessions": "--sessions", "tables": "--tables",
-        "observed_handle": "--observed-handle", "n_rounds": "--rounds", "rounds": "--rounds", "out": "--out",
-    }.get(param, "")
+    return options.option_of(param, args, _OWN_OPTIONS)
 
 
-def _note(args, message: str) -> None:
-    if not args.quiet:
-        print(message, file=sys.stderr)
-
-
-def _check_options(args) -> None:
+def _check_options(args: argparse.Namespace) -> None:
     """Options that must come together, before any work is done."""
     observed = {"--observed-win": args.observed_win, "--observed-handle": args.observed_handle,
                 "--rounds-played": args.rounds_played}
@@ -197,42 +179,7 @@ def _check_options(args) -> None:
                         ("--max-rounds", args.max_rounds), ("--sessions", args.sessions)):
         if value is not None and args.bankroll is None:
             raise UsageError(f"{name}: sets up player sessions; give --bankroll too")
-    if args.no_plots and args.out is None:
-        raise UsageError("--no-plots: only with --out (nothing is written without it)")
-
-
-def _check_out_dir(path: str) -> Path:
-    """Create ``--out`` and prove it writable now, before any work is done."""
-    directory = Path(path)
-    if directory.exists() and not directory.is_dir():
-        raise UsageError(f"--out: {path!r} is a file; give a directory (it is created if missing)")
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=directory):  # os.access says yes to root on a read-only mount
-            pass
-    except OSError as error:
-        raise UsageError(f"--out: cannot write to directory {path!r} ({error.strerror or error})") from None
-    return directory
-
-
-def _load(args):
-    """The rule set and shoe composition the arguments ask for."""
-    from ..model.rules import load_rules
-    from ..model.shoe import as_shoe, remove_cards
-
-    rules = load_rules(args.rules)
-    if args.decks is not None:
-        rules = rules.with_shoe(decks=args.decks)
-    if args.model is not None:
-        rules = rules.with_shoe(model=args.model)
-    shoe = as_shoe(rules.shoe.decks)
-    if args.remove:
-        shoe = remove_cards(shoe, args.remove)
-    if rules.shoe.model == "dealt":
-        problem = rules.shoe.room_problem(int(shoe.sum()))
-        if problem:
-            raise UsageError(f"{option_of('shoe', args)}: {problem}")
-    return rules, shoe
+    options.refuse_no_plots_without_out(args)
 
 
 def parse_slip(text: str, bet_ids, rules_id: str = "") -> dict[str, Fraction]:
@@ -279,19 +226,19 @@ def parse_slip(text: str, bet_ids, rules_id: str = "") -> dict[str, Fraction]:
     return stakes
 
 
-def _progress(args):
+def _progress(args: argparse.Namespace):
     """``progress(total, unit)`` for the library: a bar on stderr unless ``--quiet``."""
     from ..report.progress import progress_bar
 
     return lambda total, unit: progress_bar(None if not args.quiet else False, total, unit=unit)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Carry out a parsed command line; returns the exit status."""
     started = time.perf_counter()
     _check_options(args)
-    out_dir = None if args.out is None else _check_out_dir(args.out)
-    rules, shoe = _load(args)
+    out_dir = None if args.out is None else check_out_dir(args.out)
+    rules, shoe = options.load_table(args)
     if args.tables is not None and rules.shoe.model != "dealt":
         raise UsageError(f"--tables: simulates dealt shoes; rule set {rules.id!r} shuffles before every round, where "
                          "the figures are exact (add --model dealt to simulate)")
@@ -319,7 +266,7 @@ def run(args) -> int:
                                      args.stop_win)
         session_bounds(slip.player, session_rules)  # the bankroll must cover the slip: say so before any work
     if seed_value is not None:
-        _note(args, f"seed {seed_value}")
+        note(args, f"seed {seed_value}")
     observed = None
     if args.observed_win is not None:
         observed = (args.observed_win, args.observed_handle, args.rounds_played)
@@ -343,19 +290,13 @@ def run(args) -> int:
     return _report(args, analysis, out_dir)
 
 
-def _report(args, analysis, out_dir: Path | None) -> int:
+def _report(args: argparse.Namespace, analysis, out_dir: Path | None) -> int:
     """Print the analysis, write its files and say whether the observed hold is inside the range."""
     from ..report import hold as hold_report
 
     level = args.range or 95
-    status = EXIT_OK
-    files = []
-    if out_dir is not None:
-        try:
-            files = hold_report.write_hold_files(analysis, out_dir, plots_wanted=not args.no_plots, check_range=level)
-        except OSError as error:
-            print(f"{PROG}: error: --out: {error.strerror or error}", file=sys.stderr)
-            status = EXIT_USAGE
+    files, status = write_files(args, out_dir, lambda directory: hold_report.write_hold_files(
+        analysis, directory, plots_wanted=not args.no_plots, check_range=level))
     if args.format == "json":
         import json
 
@@ -368,20 +309,23 @@ def _report(args, analysis, out_dir: Path | None) -> int:
         rendered = hold_report.hold_text(analysis, check_range=level)
     print(rendered.rstrip("\n"))
     for path in files:
-        _note(args, f"wrote {path}")
+        note(args, f"wrote {path}")
     verdict = analysis.observed
     if verdict is not None and not verdict.inside(level):
-        _note(args, f"observed hold {100 * float(verdict.hold):.4f}% lies outside the central {level}% range "
-                    f"(percentile {verdict.percentile:.4g}, two-sided p-value {verdict.p_two_sided.value:.3g})")
+        note(args, f"observed hold {100 * float(verdict.hold):.4f}% lies outside the central {level}% range "
+                   f"(percentile {verdict.percentile:.4g}, two-sided p-value {verdict.p_two_sided.value:.3g})")
         status = max(status, EXIT_CHECK_FAILED)
     return status
 
 
-def _interrupted(args) -> int:
-    print(f"{PROG}: interrupted", file=sys.stderr)
-    return EXIT_INTERRUPTED
+COMMAND = Command(PROG, SCRIPT, build_parser, run, option_of)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (also for ``--help`` and bad arguments, instead of exiting)."""
-    return guarded_main(PROG, build_parser(), run, argv, option_of, _interrupted)
+    return COMMAND.main(argv)
+
+
+def script() -> int:
+    """The ``baccarat-hold`` console script."""
+    return COMMAND.console_script()

@@ -23,27 +23,25 @@ are parsed, so ``--help`` and argument errors are instant.
 from __future__ import annotations
 
 import argparse
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 from .._version import __version__
-from .common import EXIT_OK, EXIT_USAGE, HelpFormatter, Parser, UsageError, guarded_main, positive_int
+from . import options
+from .common import Command, HelpFormatter, Parser, UsageError, check_out_dir, note, positive_int, write_files
 
-__all__ = ["build_parser", "main", "option_of", "run"]
+__all__ = ["build_parser", "main", "option_of", "run", "script"]
 
 PROG = "python -m baccarat_sim.leak"
-#: Exit status of a command stopped by Ctrl-C (128 + SIGINT).
-EXIT_INTERRUPTED = 130
+#: Its console script (pyproject.toml).
+SCRIPT = "baccarat-leak"
 DEFAULT_HIGH = "6,7,8,9"
 DEFAULT_TOP = 10
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     """The argument parser (no heavy imports)."""
     parser = Parser(
-        prog=PROG,
+        prog=prog,
         description="Exact value of leaked card information (edge sorting, exposed cards): for every observation "
                     "pattern its probability, each bet's EV, the best action (a bet or sitting out) and the edge; "
                     "the player's edge over all rounds, a sat-out round counting 0.",
@@ -57,19 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
                "else by point value (0-9; A for 1, T for 0). Exit status: 0 done, 2 bad input (one line), 1 an "
                "internal error.",
     )
-    parser.add_argument("--version", action="version", version=f"baccarat_sim {__version__}")
+    options.add_version(parser)
     game = parser.add_argument_group("the game")
-    game.add_argument("--rules", default="default", metavar="NAME|PATH",
-                      help="shipped rule set name or a rule-set .toml file; its bets (side bets included) are the "
-                           "player's options besides sitting out")
-    game.add_argument("--decks", type=positive_int("decks", 1, 16), metavar="D",
-                      help="number of decks, 1-16 (default: the rule set's)")
-    game.add_argument("--remove", metavar="CARDS",
-                      help="a depleted shoe: cards to remove, as point values (6,6,7), ranks (K,Q; T for 10) or cards "
-                           "(Qh)")
-    game.add_argument("--model", choices=("fresh", "dealt"),
-                      help="shoe model (default: the rule set's); a burn or bottom card needs a dealt shoe")
-    game.add_argument("--bets", metavar="ID[,ID...]", help="only these bets of the rule set")
+    options.add_rules(game, "shipped rule set name or a rule-set .toml file; its bets (side bets included) are the "
+                            "player's options besides sitting out")
+    options.add_decks(game)
+    options.add_remove(game)
+    options.add_model(game, "shoe model (default: the rule set's); a burn or bottom card needs a dealt shoe")
+    options.add_bets(game, "only these bets of the rule set (ids in any case)")
     seen = parser.add_argument_group("what the player sees before betting")
     seen.add_argument("--positions", metavar="POS[,POS...]",
                       help="the positions whose cards the player classifies (default P1); 'none' for no information")
@@ -91,35 +84,23 @@ def build_parser() -> argparse.ArgumentParser:
     seen.add_argument("--top", type=positive_int("top", 1, 511), metavar="N",
                       help=f"--optimize: how many of the best splits to list (default {DEFAULT_TOP})")
     out = parser.add_argument_group("output")
-    out.add_argument("--format", choices=("table", "json", "markdown", "csv"), default="table",
-                     help="what to print on stdout")
-    out.add_argument("--out", metavar="DIR",
-                     help="write .json, .csv, .md and a .png plot of the edge for each observation pattern here "
-                          "(nothing is written without it)")
-    out.add_argument("--no-plots", action="store_true", help="with --out: no PNG plot")
-    out.add_argument("--quiet", action="store_true", help="no notes on stderr")
-    out.add_argument("--debug", action="store_true", help="on an internal error, print the traceback")
+    options.add_format(out)
+    options.add_out(out, "write .json, .csv, .md and a .png plot of the edge for each observation pattern here "
+                         "(nothing is written without it)")
+    options.add_no_plots(out, "with --out: no PNG plot")
+    options.add_quiet(out, "no notes on stderr")
+    options.add_debug(out)
     return parser
 
 
-def option_of(param: str, args) -> str:
+def option_of(param: str, args: argparse.Namespace) -> str:
     """The option that set a library parameter, for one-line errors."""
-    if param == "shoe":
-        return "--remove" if args.remove else "--decks" if args.decks is not None else "--rules"
-    if param == "positions":
-        return "--card" if args.card else "--positions"
-    if param == "bets":
-        return "--bets" if args.bets else "--rules"
-    return {"rules": "--rules", "decks": "--decks", "remove": "--remove", "model": "--model", "high": "--high",
-            "groups": "--groups", "by": "--by", "top": "--top", "out": "--out"}.get(param, "")
+    return options.option_of(param, args, {"positions": "--card" if args.card else "--positions",
+                                           "bets": "--bets" if args.bets else "--rules", "high": "--high",
+                                           "groups": "--groups", "by": "--by", "top": "--top"})
 
 
-def _note(args, message: str) -> None:
-    if not args.quiet:
-        print(message, file=sys.stderr)
-
-
-def _check_options(args) -> None:
+def _check_options(args: argparse.Namespace) -> None:
     """Options that do not go together, before any work is done."""
     if args.card is not None:
         for flag, given in (("--positions", args.positions), ("--high", args.high), ("--groups", args.groups),
@@ -139,8 +120,7 @@ def _check_options(args) -> None:
         raise UsageError(f"--high: names point values; it does not go with --by {args.by}")
     if args.groups is not None and args.by == "card":
         raise UsageError("--groups: with --by card every card is its own group; drop --groups")
-    if args.no_plots and args.out is None:
-        raise UsageError("--no-plots: only goes with --out (nothing is written without it)")
+    options.refuse_no_plots_without_out(args)
 
 
 def _positions(text: str | None) -> list[str]:
@@ -156,30 +136,7 @@ def _positions(text: str | None) -> list[str]:
     return names
 
 
-def _load(args):
-    """Rules and shoe composition as the arguments ask."""
-    from ..model.rules import load_rules
-    from ..model.shoe import as_shoe, remove_cards
-
-    rules = load_rules(args.rules)
-    if args.decks is not None:
-        rules = rules.with_shoe(decks=args.decks)
-    if args.model is not None:
-        rules = rules.with_shoe(model=args.model)
-    if args.bets:
-        wanted = [b.strip() for b in args.bets.split(",") if b.strip()]
-        unknown = [b for b in wanted if b not in rules.bet_ids]
-        if unknown or not wanted:
-            raise UsageError(f"--bets: unknown bet {', '.join(unknown) or repr(args.bets)} in rule set {rules.id!r}; "
-                             f"bets: {', '.join(rules.bet_ids)}")
-        rules = rules.with_bets(wanted)
-    shoe = as_shoe(rules.shoe.decks)
-    if args.remove:
-        shoe = remove_cards(shoe, args.remove)
-    return rules, shoe
-
-
-def _grouping(args):
+def _grouping(args: argparse.Namespace):
     """The grouping the options ask for (library errors name --high, --groups or --by)."""
     from ..analysis.leak import each, high_low, parse_groups
 
@@ -194,27 +151,13 @@ def _grouping(args):
     return high_low(DEFAULT_HIGH.split(","))
 
 
-def _check_out_dir(path: str) -> Path:
-    """Create ``--out`` and prove it writable now, before any work is done."""
-    directory = Path(path)
-    if directory.exists() and not directory.is_dir():
-        raise UsageError(f"--out: {path!r} is a file; give a directory (it is created if missing)")
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=directory):  # only writing a file tells the truth (root, read-only mounts)
-            pass
-    except OSError as error:
-        raise UsageError(f"--out: cannot write to directory {path!r} ({error.strerror or error})") from None
-    return directory
-
-
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Carry out a parsed command line; returns the exit status."""
     _check_options(args)
     positions = _positions(args.card if args.card is not None else args.positions)
     started = time.perf_counter()
-    rules, shoe = _load(args)
-    out_dir = None if args.out is None else _check_out_dir(args.out)
+    rules, shoe = options.load_table(args, deals_rounds=False)  # the cards seen, not rounds dealt to the cut card
+    out_dir = None if args.out is None else check_out_dir(args.out)
     from ..analysis.leak import leak_value, optimal_sort
     from ..report import leak as leak_report
 
@@ -236,24 +179,22 @@ def run(args) -> int:
         print(leak_report.leak_markdown(result, optimal))
     else:
         print(leak_report.leak_text(result, optimal))
-    _note(args, f"done in {seconds:.2f} s")
-    if out_dir is None:
-        return EXIT_OK
-    try:
-        files = leak_report.write_leak_files(result, out_dir, optimal, not args.no_plots, run_info)
-    except OSError as error:
-        print(f"{PROG}: error: --out: {error.strerror or error}", file=sys.stderr)
-        return EXIT_USAGE
+    note(args, f"done in {seconds:.2f} s")
+    files, status = write_files(args, out_dir, lambda directory: leak_report.write_leak_files(
+        result, directory, optimal, not args.no_plots, run_info))
     for path in files:
-        _note(args, f"wrote {path}")
-    return EXIT_OK
+        note(args, f"wrote {path}")
+    return status
 
 
-def _interrupted(args) -> int:
-    print(f"{PROG}: interrupted; nothing was written", file=sys.stderr)
-    return EXIT_INTERRUPTED
+COMMAND = Command(PROG, SCRIPT, build_parser, run, option_of, "; nothing was written")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (also for ``--help`` and bad arguments, instead of exiting)."""
-    return guarded_main(PROG, build_parser(), run, argv, option_of, _interrupted)
+    return COMMAND.main(argv)
+
+
+def script() -> int:
+    """The ``baccarat-leak`` console script."""
+    return COMMAND.console_script()

@@ -4,6 +4,8 @@
 what it has dealt), ``driver`` (the one run loop: progress, signals,
 checkpoints), ``local`` and ``dask_backend`` (where chunks are dealt),
 ``montecarlo`` and ``counting`` (what a chunk deals), ``checkpoint``,
-``simulation`` (:func:`simulate`, :func:`simulate_dask`), ``composition``
-(exact solves for any remaining shoe).
+``extend`` (a run made longer), ``simulation`` (the one Monte Carlo run flow,
+used by :func:`simulate`, :func:`simulate_dask` and the command line),
+``signals`` (a clean stop between chunks), ``composition`` (exact solves for
+any remaining shoe).
 """

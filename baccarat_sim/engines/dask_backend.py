@@ -35,13 +35,13 @@ from .._version import __version__
 from ..errors import BackendError
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Rules
-from .driver import RunControl, run
+from .driver import RunControl
 from .fingerprint import stream_fingerprint
 from .montecarlo import warm_up
-from .simulation import finish_run, start_run
+from .simulation import MonteCarloRun
 
-__all__ = ["DaskBackend", "check_address", "connect", "guided_task_size", "prepare_workers", "require_distributed",
-           "simulate_dask"]
+__all__ = ["DaskBackend", "check_address", "cluster_backend", "connect", "guided_task_size", "prepare_workers",
+           "require_distributed", "simulate_dask"]
 
 #: Seconds between looks at the cluster's size (for the number of tasks kept in flight).
 _REFRESH_SECONDS = 2.0
@@ -292,10 +292,12 @@ class DaskBackend:
         so through ``note``), then stop with a :class:`BackendError`.
     note : callable or None
         Receives one-line notes (workers lost, waiting).
+    label : str or None
+        What the report calls the cluster (None: its scheduler's address).
     """
 
     def __init__(self, client, *, chunks_per_task: int | None = None, retries: int = 2,
-                 no_workers_timeout: float = NO_WORKERS_TIMEOUT, note=None):
+                 no_workers_timeout: float = NO_WORKERS_TIMEOUT, note=None, label: str | None = None):
         self.client = client
         self.chunks_per_task = chunks_per_task
         self.retries = retries
@@ -305,7 +307,7 @@ class DaskBackend:
         self.threads = 0
         self.tasks = 0
         self.worker_seconds = 0.0
-        self.scheduler = str(client.scheduler.address)
+        self.scheduler = label or str(client.scheduler.address)
 
     def info(self) -> dict:
         """The report's ``run`` fields of a Dask run."""
@@ -420,17 +422,55 @@ def _task_failure(future, first: int, n: int) -> BackendError:
     return BackendError(f"dask: chunks {first}..{first + n - 1} failed on the cluster ({what})")
 
 
-def simulate_dask(rules: Rules, rounds: int, seed: int | None = None, *, client=None,
+@contextlib.contextmanager
+def cluster_backend(plan, *, client=None, scheduler: str | None = None, workers: int | None = None,
+                    threads_per_worker: int = 1, wait_for_workers: float = 60.0,
+                    no_workers_timeout: float = NO_WORKERS_TIMEOUT, note=None):
+    """A :class:`DaskBackend` on a cluster ready to deal ``plan``: every worker checked and its kernel compiled.
+
+    Parameters
+    ----------
+    plan : RunPlan
+        The run the cluster deals.
+    client : distributed.Client or None
+        A client of the cluster to use.
+    scheduler, workers, threads_per_worker, wait_for_workers
+        Without ``client``: see :func:`connect` (a LocalCluster started here
+        is stopped when the block ends).
+    no_workers_timeout, note
+        See :class:`DaskBackend`; ``note`` also hears the cluster's size.
+
+    Yields
+    ------
+    DaskBackend
+    """
+    with contextlib.ExitStack() as stack:
+        if client is None:
+            client = stack.enter_context(connect(scheduler, workers, threads_per_worker,
+                                                 wait_for_workers=wait_for_workers))
+        nthreads = prepare_workers(client, plan)
+        where = "a local cluster" if workers is not None else f"scheduler {client.scheduler.address}"
+        if note is not None:
+            note(f"dask: {len(nthreads)} workers, {sum(nthreads.values())} threads, on {where}")
+        # A LocalCluster's address means nothing once it is stopped: the report says what it was.
+        label = f"LocalCluster({workers} workers)" if workers is not None else None
+        yield DaskBackend(client, no_workers_timeout=no_workers_timeout, note=note, label=label)
+
+
+def simulate_dask(rules: Rules, rounds: int | None, seed: int | None = None, *, client=None,
                   scheduler: str | None = None, workers: int | None = None, threads_per_worker: int = 1,
                   model: str | None = None, shoe=None, by_position: bool | None = None, progress=None,
                   checkpoint: str | Path | None = None, resume: bool = False,
                   no_workers_timeout: float = NO_WORKERS_TIMEOUT, note=None) -> OutcomeHistogram:
-    """:func:`simulate` on a Dask cluster: the same histogram, bit for bit.
+    """:func:`~baccarat_sim.engines.simulation.simulate` on a Dask cluster: the same histogram, bit for bit.
+
+    The same run flow (:class:`~baccarat_sim.engines.simulation.MonteCarloRun`):
+    a run resumed on the cluster may have been stopped locally, and the reverse.
 
     Parameters
     ----------
     rules, rounds, seed, model, shoe, by_position, progress, checkpoint, resume
-        As for :func:`simulate`.
+        As for :func:`~baccarat_sim.engines.simulation.simulate`.
     client : distributed.Client or None
         A client of the cluster to use.
     scheduler : str or None
@@ -445,8 +485,8 @@ def simulate_dask(rules: Rules, rounds: int, seed: int | None = None, *, client=
         start, or once every worker is lost), then stop with a
         :class:`~baccarat_sim.errors.BackendError` (and the checkpoint).
     note : callable or None
-        Receives one-line notes, e.g. that no worker is left and how long the
-        run waits for one (None: no notes).
+        Receives one-line notes: the cluster's size, and that no worker is
+        left and how long the run waits for one (None: no notes).
 
     Returns
     -------
@@ -462,13 +502,11 @@ def simulate_dask(rules: Rules, rounds: int, seed: int | None = None, *, client=
     >>> (h.counts == simulate(rules, 10**9, seed=1).counts).all()  # doctest: +SKIP
     True
     """
-    job, state = start_run(rules, rounds, seed, model, shoe, by_position, checkpoint, resume)
-    with contextlib.ExitStack() as stack:
-        if client is None:
-            client = stack.enter_context(connect(scheduler, workers, threads_per_worker,
-                                                 wait_for_workers=no_workers_timeout))
-        prepare_workers(client, job.plan)
-        started = time.monotonic()
-        backend = DaskBackend(client, no_workers_timeout=no_workers_timeout, note=note)
-        outcome = run(job, state, backend, RunControl(checkpoint=checkpoint, progress=progress))
-    return finish_run(job, state, checkpoint, {"wall_seconds": time.monotonic() - started, **outcome.backend})
+    with MonteCarloRun.open(rules, rounds, seed, model=model, shoe=shoe, by_position=by_position,
+                            checkpoint=checkpoint, resume=resume) as flow:
+        with cluster_backend(flow.plan, client=client, scheduler=scheduler, workers=workers,
+                             threads_per_worker=threads_per_worker, wait_for_workers=no_workers_timeout,
+                             no_workers_timeout=no_workers_timeout, note=note) as backend:
+            flow.deal(backend, RunControl(progress=progress))
+        flow.finish()
+    return flow.histogram()

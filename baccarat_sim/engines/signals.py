@@ -1,8 +1,8 @@
-"""Stopping a run cleanly: SIGINT, SIGTERM and SIGHUP become a flag checked between chunks.
+"""Stopping a run cleanly: the stop signals become a flag checked between chunks.
 
-Batch schedulers stop jobs with SIGTERM, terminals with SIGHUP and people with
-Ctrl-C; all three stop a run the same way, at the next chunk boundary, with a
-checkpoint and a report of what was dealt. While a file is being written
+SIGINT, SIGTERM and SIGHUP (:data:`baccarat_sim.storage.signals.STOP_SIGNALS`)
+all stop a run the same way, at the next chunk boundary, with a checkpoint and
+a report of what was dealt. While a file is being written
 (:meth:`StopSignals.deferred`), a signal is only recorded: a second Ctrl-C can
 never interrupt the checkpoint that the first one started.
 """
@@ -13,15 +13,9 @@ import contextlib
 import signal
 import threading
 
-__all__ = ["STOP_SIGNALS", "StopSignals", "exit_status"]
+from ..storage.signals import STOP_SIGNALS, held_back
 
-#: Signals that stop a run cleanly (those that exist on this platform).
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
-
-
-def exit_status(signum: int) -> int:
-    """The shell's exit status of a process stopped by ``signum``: 128 + the signal number (130 for Ctrl-C)."""
-    return 128 + int(signum)
+__all__ = ["StopSignals"]
 
 
 class StopSignals:
@@ -36,7 +30,6 @@ class StopSignals:
     def __init__(self):
         self.signum: int | None = None
         self._previous: dict = {}
-        self._deferring = 0
 
     @property
     def requested(self) -> bool:
@@ -72,13 +65,8 @@ class StopSignals:
         with ``pthread_sigmask`` where the platform has it, and delivered at the
         end of the block.
         """
-        if self._previous or threading.current_thread() is not threading.main_thread() or not hasattr(
-                signal, "pthread_sigmask"):
+        if self._previous:
             yield
             return
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-        try:
+        with held_back():
             yield
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-

@@ -24,6 +24,7 @@ from ..errors import ConditionError, InputError, InvalidRules
 from ..limits import MAX_BETS, MAX_DECKS
 from .codes import N_CODES, decode
 from .conditions import Condition, compile_condition, covers, evaluate, possible_codes
+from .cutcard import LOW_ABOVE_HIGH, CutCard, as_pair, cards_at
 from .detail import MAX_ATOMS
 from .toml import MAX_DIGITS, Checker, excerpt, read_named_toml, read_toml, shipped_names
 
@@ -48,33 +49,6 @@ DEFAULT_RULES = "default"
 
 
 # --------------------------------------------------------------------------- data
-
-
-@dataclasses.dataclass(frozen=True)
-class CutCard:
-    """Where the cut card sits, in cards from the end of the shoe.
-
-    The position is drawn uniformly from ``low..high`` for every shoe (``low ==
-    high`` for a fixed position). ``fraction`` keeps a position the rule file
-    gave as a fraction of the shoe (e.g. "approximately half": ``(0.45, 0.55)``)
-    so that it scales when the number of decks is changed.
-    """
-
-    low: int
-    high: int
-    fraction: tuple[Fraction, Fraction] | None = None
-
-    @property
-    def mean(self) -> float:
-        """Mean distance of the cut card from the end of the shoe, in cards."""
-        return (self.low + self.high) / 2
-
-    def for_cards(self, n_cards: int) -> CutCard:
-        """The same rule for a shoe of ``n_cards`` (only a fraction rescales)."""
-        if self.fraction is None:
-            return self
-        low, high = (round(f * n_cards) for f in self.fraction)
-        return CutCard(int(low), int(high), self.fraction)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -770,8 +744,8 @@ class _Validator(Checker):
         if len(t) != 1:
             self.fail(key, "give exactly one of cards_from_end or fraction_from_end")
         (name, raw), = t.items()
-        bounds = raw if isinstance(raw, list) else [raw, raw]
-        if len(bounds) != 2:
+        bounds = as_pair(raw)
+        if bounds is None:
             self.fail(f"{key}.{name}", f"must be a number or a [low, high] pair, got {raw!r}")
         if name == "cards_from_end":
             low, high = (self.integer(b, f"{key}.{name}", 0, n_cards - 6) for b in bounds)
@@ -781,9 +755,9 @@ class _Validator(Checker):
             if fraction[1] >= 1:
                 self.fail(f"{key}.{name}", f"must be below 1 (the cut card cannot come before the first card), "
                                            f"got {raw!r}")
-            low, high = (round(f * n_cards) for f in fraction)
+            low, high = (cards_at(f, n_cards) for f in fraction)
         if low > high:
-            self.fail(f"{key}.{name}", f"low must not exceed high, got {raw!r}")
+            self.fail(f"{key}.{name}", f"{LOW_ABOVE_HIGH}, got {raw!r}")
         return CutCard(int(low), int(high), fraction)
 
     def commission(self, t: dict) -> Commission:

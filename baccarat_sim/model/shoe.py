@@ -19,6 +19,7 @@ __all__ = [
     "as_shoe",
     "canonical_cards",
     "deck_count",
+    "nearest_deck_count",
     "describe_shoe",
     "remove_cards",
     "shoe_composition",
@@ -84,6 +85,18 @@ def deck_count(composition: np.ndarray) -> int | None:
     """The number of standard decks, or None for any other composition."""
     first = int(composition[0, 0])
     return first if first > 0 and (composition == first).all() else None
+
+
+def nearest_deck_count(composition: np.ndarray) -> int:
+    """The whole number of decks nearest to a shoe's card count, at least 1 (a depleted 8-deck shoe: 8).
+
+    The deck count to state for a shoe of any composition, such as a saved
+    histogram's.
+
+    >>> nearest_deck_count(remove_cards(as_shoe(8), "6,6,7")), nearest_deck_count(as_shoe(1)[:1])
+    (8, 1)
+    """
+    return int(round(composition.sum() / 52)) or 1
 
 
 def describe_shoe(composition: np.ndarray) -> str:

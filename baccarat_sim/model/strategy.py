@@ -71,6 +71,7 @@ from .cards import (
     SUIT_WORDS,
     SUITS_OF_COLOUR,
 )
+from .cutcard import LOW_ABOVE_HIGH, as_pair
 from .toml import Checker, excerpt, read_named_toml, read_toml, shipped_names
 
 __all__ = [
@@ -362,13 +363,13 @@ class _Validator(Checker):
         return BetPlay(bet, play, count, true_count, running, min_edge, exact_edge, two_sided)
 
     def cut_card(self, value, key) -> tuple[int, int]:
-        bounds = value if isinstance(value, list) else [value, value]
-        if len(bounds) != 2 or any(isinstance(b, bool) or not isinstance(b, int) or not 0 <= b <= 10**6
-                                   for b in bounds):
+        bounds = as_pair(value)
+        if bounds is None or any(isinstance(b, bool) or not isinstance(b, int) or not 0 <= b <= 10**6
+                                 for b in bounds):
             self.fail(key, f"must be a whole number of cards from the end or a [low, high] pair, got "
                            f"{excerpt(value)}")
         if bounds[0] > bounds[1]:
-            self.fail(key, f"low must not exceed high, got {excerpt(value)}")
+            self.fail(key, f"{LOW_ABOVE_HIGH}, got {excerpt(value)}")
         return int(bounds[0]), int(bounds[1])
 
 

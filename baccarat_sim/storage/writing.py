@@ -14,15 +14,14 @@ import contextlib
 import os
 import re
 import secrets
-import signal
-import threading
 from collections.abc import Callable
 from pathlib import Path
+
+from .signals import held_back
 
 __all__ = ["FileSetError", "atomic_write", "remove_orphans", "temporary_name", "write_file_set"]
 
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
-_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 class FileSetError(OSError):
@@ -59,19 +58,6 @@ def _stage(path: Path, write: Callable[[Path], None], sync: bool) -> Path:
         temporary.unlink(missing_ok=True)
         raise
     return temporary
-
-
-@contextlib.contextmanager
-def _signals_held():
-    """Hold the stop signals back while files are renamed (delivered afterwards)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def atomic_write(path: str | Path, write: Callable[[Path], None], *, sync: bool = False) -> Path:
@@ -143,7 +129,7 @@ def write_file_set(directory: str | Path, files: dict[str, Callable[[Path], None
                                f"{len(files)} result files was written") from None
         raise
     renamed: list[Path] = []
-    with _signals_held():
+    with held_back():
         try:
             for final, temporary in staged.items():
                 os.replace(temporary, final)

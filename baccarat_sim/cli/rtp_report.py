@@ -1,0 +1,157 @@
+"""The report of ``python -m baccarat_sim.rtp``: printed, written, checked (``--check``, ``--baseline``).
+
+Also the report of a saved histogram settled under another rule set
+(``--from-histogram``), which deals nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import glob
+import sys
+import time
+from pathlib import Path
+
+from ..analysis.check import FAIL_Z
+from .common import EXIT_CHECK_FAILED, EXIT_OK, announce_compile, check_out_dir, note, write_files
+from .options import select_bets
+
+__all__ = ["from_histogram", "results_dir", "run_report"]
+
+
+def results_dir(args: argparse.Namespace) -> Path | None:
+    """Where the result files go: ``--out`` (None: no files, or ``--no-files``)."""
+    return None if args.out is None or args.no_files else check_out_dir(args.out)
+
+
+def _render(report, fmt: str) -> str:
+    if fmt == "json":
+        return report.to_json()
+    if fmt == "csv":
+        return report.to_csv().rstrip("\n")
+    if fmt == "markdown":
+        return report.to_markdown().rstrip("\n")
+    return report.to_text()
+
+
+def run_report(args: argparse.Namespace, rules, exact, mc, run_info: dict, shoe, out_dir: Path | None,
+               on_written=None) -> int:
+    """Build, print and write a run's report, check it as asked; returns the exit status.
+
+    ``on_written(status)`` is called once the files are written and their
+    paths told (a finished run's checkpoint may go then), before the checks.
+    """
+    from ..report.run_report import build_report
+
+    report = build_report(rules, exact, mc, run_info)
+    if args.eor:
+        report = _with_eor(report, rules, shoe)
+
+    def write(directory):
+        from ..report.files import file_stem, write_report_files
+
+        partial = mc is not None and not mc.meta.get("complete", True)
+        # A stopped run's files say so in their names: they never pass for a finished run's.
+        stem = file_stem(report) + ("-partial" if partial else "")
+        written = write_report_files(report, directory, plots_wanted=not args.no_plots, stem=stem)
+        if not partial:  # the finished run's files replace those of its stops on the way
+            for stale in directory.glob(f"{glob.escape(stem)}-partial*"):
+                stale.unlink(missing_ok=True)
+        return written
+
+    files, status = write_files(args, out_dir, write)
+    print(_render(report, args.format))
+    for path in files:
+        note(args, f"wrote {path}")
+    if on_written is not None:
+        on_written(status)
+    if args.check:
+        status = max(status, _check(report, args))
+    if args.baseline is not None:
+        status = max(status, _compare_baseline(report, rules, args))
+    return status
+
+
+def _check(report, args: argparse.Namespace) -> int:
+    """``--check``: every failure on stderr, each bet that passes as a note; exit 1 if any failed."""
+    from ..analysis.check import check_failures
+
+    table = report.table
+    dealt = [] if report.mc is None else [(bet_id, row["rtp"], row["exact_rtp"], row["z"])
+                                           for bet_id, row in table.iterrows()]
+    failures = check_failures(dealt, report.claims)
+    for bet_id in list(table.index) + ["game"]:
+        for line in failures.get(bet_id, []):
+            print(f"check FAILED {bet_id}: {line}", file=sys.stderr)
+        if bet_id in table.index and bet_id not in failures:
+            z = table.loc[bet_id, "z"]
+            detail = ("exact only" if report.mc is None else f"z {z:+.2f}" if z == z else
+                      "z n/a (too few rounds, or no spread yet: not tested)")
+            note(args, f"check ok     {bet_id}: {detail}"
+                 + "".join(f"; {c.reason}" for c in report.claims if c.claim.bet == bet_id))
+    if not failures:
+        note(args, f"check passed: every Monte Carlo figure within |z| < {FAIL_Z} of exact, every stated RTP holds")
+    return EXIT_CHECK_FAILED if failures else EXIT_OK
+
+
+def _compare_baseline(report, rules, args: argparse.Namespace) -> int:
+    """``--baseline``: every exact figure against a saved report; lists each drift, exit 1 if any."""
+    import json
+
+    from ..analysis.baseline import compare_with_baseline, exact_figures
+    from ..errors import InputError
+    from ..storage.reading import FileRefused, read_regular_file
+
+    try:
+        document = json.loads(read_regular_file(args.baseline, 64 << 20, "baseline report"))
+    except FileRefused as error:
+        raise InputError("baseline", str(error)) from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise InputError("baseline", f"{args.baseline}: is not JSON ({error})") from None
+    comparison = compare_with_baseline(exact_figures(report.exact, rules), document, args.tolerance,
+                                       args.baseline)
+    for drift in comparison.drifts:
+        print(f"baseline DRIFT {drift.describe()}", file=sys.stderr)
+    if comparison.passed:
+        note(args, f"baseline ok: {comparison.compared} exact figures within {args.tolerance:g} of {args.baseline}")
+        return EXIT_OK
+    print(f"baseline FAILED: {len(comparison.drifts)} of {comparison.compared} figures drifted beyond "
+          f"{args.tolerance:g} from {args.baseline}", file=sys.stderr)
+    return EXIT_CHECK_FAILED
+
+
+def _with_eor(report, rules, shoe):
+    """``--eor``: the report with every bet's exact effect of removal and derived counting tags (issue 7)."""
+    from ..analysis.eor import effect_of_removal
+
+    started = time.perf_counter()
+    eor = effect_of_removal(rules, shoe)
+    run_info = {**report.run, "eor_cards": int(shoe.sum()), "eor_seconds": time.perf_counter() - started}
+    return dataclasses.replace(report, eor=eor, run=run_info)
+
+
+def from_histogram(args: argparse.Namespace, started) -> int:
+    """``--from-histogram FILE``: a saved histogram settled under ``--rules`` (issue 16)."""
+    from ..engines.exact import exact_histogram
+    from ..model.histogram import OutcomeHistogram
+    from ..model.rules import load_rules
+    from ..model.shoe import as_shoe, describe_shoe, nearest_deck_count
+
+    hist = OutcomeHistogram.load(args.from_histogram)
+    rules = load_rules(args.rules)
+    if args.bets:
+        rules = rules.with_bets(select_bets(args.bets, rules))
+    if not (hist.shoe == as_shoe(rules.shoe.decks)).all():
+        note(args, f"note: the histogram was dealt from {describe_shoe(hist.shoe)}, rule set {rules.id!r} states "
+                   f"{describe_shoe(as_shoe(rules.shoe.decks))}: the figures are those of the histogram's shoe")
+        rules = rules.with_shoe(decks=nearest_deck_count(hist.shoe))
+    out_dir = results_dir(args)
+    with announce_compile("the exact engine", args.quiet):
+        exact = hist if hist.engine == "exact" else exact_histogram(hist.shoe, hist.detail)
+    mc = hist if hist.engine == "mc" else None
+    run_info = {"rules_path": rules.path, "from_histogram": str(args.from_histogram),
+                "rounds": None if mc is None else mc.rounds, "shoes": None if mc is None else mc.shoes,
+                "seed": None if mc is None else mc.seed, "threads": None, "rounds_per_second": None,
+                "seconds": time.perf_counter() - started, "total_seconds": time.perf_counter() - started}
+    return run_report(args, rules, exact, mc, run_info, hist.shoe, out_dir)

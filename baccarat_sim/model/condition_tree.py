@@ -17,8 +17,8 @@ import numpy as np
 
 from .cardlevel import Attribute, CardValue, Membership, value_names
 
-__all__ = ["CardTest", "Const", "Join", "Node", "Not", "OutcomeTest", "card_values", "evaluate_cards", "join",
-           "node_text"]
+__all__ = ["CardTest", "Const", "Join", "Node", "Not", "OutcomeTest", "card_values", "evaluate_cards", "fold", "join",
+           "node_text", "passes"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,20 +118,38 @@ def card_values(node: Node) -> list[CardValue]:
     return []
 
 
-def evaluate_cards(node: Node, cards: dict) -> np.ndarray:
-    """A card-only tree over arrays of card values (by position)."""
+def passes(values: np.ndarray, allowed: frozenset | None) -> np.ndarray:
+    """A test's truth: ``values`` in ``allowed``, or non-zero when ``allowed`` is None."""
+    return values != 0 if allowed is None else np.isin(values, sorted(allowed))
+
+
+def fold(node: Node, test, constant, known=None) -> np.ndarray:
+    """A tree's truth over numpy arrays: ``not``, ``and`` and ``or`` elementwise.
+
+    ``test(node)`` answers an outcome or card test, ``constant(value)`` a
+    ``true``/``false``; ``known(node)``, when given, may answer any subtree
+    at once (None: fold it).
+    """
+    if known is not None:
+        found = known(node)
+        if found is not None:
+            return found
     if isinstance(node, Const):
-        return np.asarray(node.value)
+        return constant(node.value)
     if isinstance(node, Not):
-        return ~evaluate_cards(node.child, cards)
+        return ~fold(node.child, test, constant, known)
     if isinstance(node, Join):
-        parts = [evaluate_cards(child, cards) for child in node.children]
+        parts = [fold(child, test, constant, known) for child in node.children]
         result = parts[0]
         for part in parts[1:]:
             result = (result & part) if node.op == "and" else (result | part)
         return result
-    values = node.value.evaluate(cards)
-    return values != 0 if node.allowed is None else np.isin(values, sorted(node.allowed))
+    return test(node)
+
+
+def evaluate_cards(node: Node, cards: dict) -> np.ndarray:
+    """A card-only tree over arrays of card values (by position)."""
+    return fold(node, lambda leaf: passes(leaf.value.evaluate(cards), leaf.allowed), np.asarray)
 
 
 def join(op: str, parts: list) -> Node:

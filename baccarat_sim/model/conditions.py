@@ -49,7 +49,7 @@ from ..errors import ConditionError
 from .cardlevel import Atom
 from .codes import N_CODES
 from .condition_parser import MAX_NESTING, excerpt, parse
-from .condition_tree import Const, Join, Node, Not, card_values, evaluate_cards, node_text
+from .condition_tree import Const, Join, Node, Not, card_values, evaluate_cards, fold, node_text, passes
 from .features import CARD_FEATURES, FEATURES, feature_table, possible_codes
 
 # FEATURES, CARD_FEATURES, feature_table, possible_codes and MAX_NESTING are the language's own names, kept here too.
@@ -96,20 +96,13 @@ class Condition:
 
 
 def _mask(node: Node, atom_bits) -> np.ndarray:
-    if atom_bits and node.is_card() and node_text(node) in atom_bits:
-        return atom_bits[node_text(node)][:, None]
-    if isinstance(node, Const):
-        return np.full(N_CODES, node.value)
-    if isinstance(node, Not):
-        return ~_mask(node.child, atom_bits)
-    if isinstance(node, Join):
-        parts = [_mask(child, atom_bits) for child in node.children]
-        result = parts[0]
-        for part in parts[1:]:
-            result = (result & part) if node.op == "and" else (result | part)
-        return result
-    values = feature_table()[node.feature]
-    return values != 0 if node.allowed is None else np.isin(values, sorted(node.allowed))
+    def atom(subtree: Node):  # a card-only part the card detail already holds
+        if atom_bits and subtree.is_card() and node_text(subtree) in atom_bits:
+            return atom_bits[node_text(subtree)][:, None]
+        return None
+
+    return fold(node, lambda leaf: passes(feature_table()[leaf.feature], leaf.allowed),
+                lambda value: np.full(N_CODES, value), atom)
 
 
 #: Most table cells of an atom made of several card tests joined by and/or; a larger one stays several atoms.

@@ -30,8 +30,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from baccarat_sim.analysis.joint import covariance
 from baccarat_sim.analysis.positions import analyze_positions, rounds_in_every_shoe
-from baccarat_sim.analysis.settlement import covariance, net_vector, settle_bet
+from baccarat_sim.analysis.settlement import net_vector, settle_bet
 from baccarat_sim.analysis.stats import estimate
 from baccarat_sim.cli.common import EXIT_CHECK_FAILED
 from baccarat_sim.cli.rtp import main

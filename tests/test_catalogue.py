@@ -85,7 +85,7 @@ from baccarat_sim.engines.detail import rules_detail
 from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.engines.simulation import simulate
 from baccarat_sim.model.rules import available_rules, load_rules, parse_rules
-from baccarat_sim.report.tables import breakdown
+from baccarat_sim.tables import breakdown
 
 from .run_helpers import MANY_THREADS
 from .test_published_edges import _point_ev, point_brute_force

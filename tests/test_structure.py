@@ -54,6 +54,40 @@ def test_layers_import_only_the_layers_below_them():
     assert not problems, "\n".join(problems)
 
 
+#: Layers a layer may not reach even though they lie below it: the report renders what the analysis computed (it
+#: runs no engine or kernel), and the analysis reaches kernels only through the engines.
+SKIPPED_LAYERS = {"report": {"engines", "kernels"}, "analysis": {"kernels"}}
+#: Settling, estimating, running an engine: the report calls none of them, it renders results. (Its one call into
+#: the analysis is ``build_report``, a thin name for ``Report(analyze_run(...))``.)
+COMPUTING = {"settle", "settle_bet", "settle_slip", "net_vector", "bet_breakdown", "covariance", "commission_by_stake",
+             "stake_dependence", "estimate", "running_estimate", "wilson_interval", "score_distribution",
+             "exact_histogram", "simulate", "leak_table"}
+
+
+def test_the_report_imports_no_engine_or_kernel_and_the_analysis_no_kernel():
+    problems = []
+    for layer, skipped in SKIPPED_LAYERS.items():
+        for path in (PACKAGE / layer).rglob("*.py"):
+            for name in _imports(path) & skipped:  # imports inside functions too
+                problems.append(f"{path.relative_to(PACKAGE)} ({layer}) imports {name}")
+    assert not problems, "\n".join(problems)
+
+
+def _imported_names(path: Path) -> set[str]:
+    """Every name a module imports from the package, at any depth (``from ..x import name``)."""
+    return {alias.name for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("baccarat_sim"))
+            for alias in node.names}
+
+
+def test_the_report_calls_no_settlement_estimation_or_engine():
+    found = {str(path.relative_to(PACKAGE)): sorted(_imported_names(path) & COMPUTING)
+             for path in (PACKAGE / "report").rglob("*.py")}
+    assert not {path: names for path, names in found.items() if names}
+    # The check sees what it looks for: the analysis that builds a run's result imports them.
+    assert {"settle", "estimate", "analyze_positions"} <= _imported_names(PACKAGE / "analysis" / "run.py")
+
+
 def _module_graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """Package modules each module imports (at any depth), and the outside packages each imports."""
     modules = {".".join(p.relative_to(PACKAGE).with_suffix("").parts).removesuffix(".__init__"): p

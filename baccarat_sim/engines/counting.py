@@ -23,12 +23,39 @@ import time
 
 import numpy as np
 
-from ..kernels.counting import FLOAT_STATS, INT_STATS, SCENARIO_FLOAT, SCENARIO_INT, VARIANTS, count_blocks
+from ..kernels.counting import (
+    FLOAT_STATS,
+    INT_STATS,
+    PLAY_ALWAYS,
+    PLAY_PERFECT,
+    PLAY_RUNNING_COUNT,
+    PLAY_RUNNING_COUNT_TWO_SIDED,
+    PLAY_TRUE_COUNT,
+    PLAY_TRUE_COUNT_TWO_SIDED,
+    SCENARIO_FLOAT,
+    SCENARIO_INT,
+    VARIANTS,
+    count_blocks,
+    float_index,
+    int_index,
+)
 from ..model.codes import N_CODES
 from .plan import SHOES_PER_BLOCK, BlockChunks, blocks_per_chunk
 from .state import ChunksDone
 
-__all__ = ["CountPlan", "CountState", "CountingJob"]
+__all__ = [
+    "PLAY_ALWAYS",
+    "PLAY_PERFECT",
+    "PLAY_RUNNING_COUNT",
+    "PLAY_RUNNING_COUNT_TWO_SIDED",
+    "PLAY_TRUE_COUNT",
+    "PLAY_TRUE_COUNT_TWO_SIDED",
+    "VARIANTS",
+    "CountPlan",
+    "CountState",
+    "CountStatistics",
+    "CountingJob",
+]
 
 #: Most blocks in a chunk (progress and prompt stops: a chunk of 64 blocks of 16 shoes takes about a second).
 MAX_BLOCKS_PER_CHUNK = 64
@@ -157,3 +184,49 @@ class _CountDealer:
 
     def commit(self, state: CountState) -> None:
         """Nothing to do: each chunk is added as it is dealt."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CountStatistics:
+    """A counting run's statistics, read by scenario, bet and variant in the kernel's own layout.
+
+    The kernel (:mod:`baccarat_sim.kernels.counting`) decides where each
+    statistic sits (:func:`~baccarat_sim.kernels.counting.int_index`,
+    :func:`~baccarat_sim.kernels.counting.float_index`); this reads them there,
+    so the layout has one home.
+
+    Attributes
+    ----------
+    stats_int, stats_float : ndarray
+        The run's sums (:class:`CountState`).
+    n_scenarios, n_bets : int
+        Cut-card scenarios and bets played.
+    """
+
+    stats_int: np.ndarray
+    stats_float: np.ndarray
+    n_scenarios: int
+    n_bets: int
+
+    def scenario(self, s: int) -> tuple[int, int]:
+        """Shoes and rounds dealt in scenario ``s``."""
+        return int(self.stats_int[SCENARIO_INT * s]), int(self.stats_int[SCENARIO_INT * s + 1])
+
+    def bet(self, s: int, b: int, v: int) -> tuple[np.ndarray, np.ndarray]:
+        """Integer and float statistics of bet ``b`` in scenario ``s``, variant ``v`` (0: every round).
+
+        Returns
+        -------
+        (ndarray(int64, shape=(INT_STATS,)), ndarray(float64, shape=(FLOAT_STATS,)))
+            Rounds the bet was offered, bets placed, net in units of ``1 / scale``;
+            sums over shoes of net², bets², net x bets, of the exact EV of the bets placed, of its square per
+            shoe and of its product with the bets per shoe.
+        """
+        ints = _python(int_index)(self.n_scenarios, self.n_bets, s, b, v)
+        floats = _python(float_index)(self.n_scenarios, self.n_bets, s, b, v)
+        return self.stats_int[ints:ints + INT_STATS], self.stats_float[floats:floats + FLOAT_STATS]
+
+
+def _python(kernel):
+    """A jitted helper's Python function (no compilation to read a few columns)."""
+    return getattr(kernel, "py_func", kernel)

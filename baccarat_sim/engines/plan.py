@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import InputError, ShoeError
 from ..kernels.dealing import pack_shoe_params
+from ..kernels.dealing import rounds_in_every_shoe as _worst_shoe_rounds
 from ..limits import MAX_ROUNDS
 from ..model.codes import N_CODES
 from ..model.rules import Rules, Shoe
@@ -39,6 +40,7 @@ __all__ = [
     "blocks_per_chunk",
     "normalize_seed",
     "plan_run",
+    "rounds_in_every_shoe",
     "shoe_params",
     "whole_number",
 ]
@@ -221,6 +223,30 @@ def shoe_params(shoe: Shoe, n_cards: int) -> np.ndarray:
     # The rule set's cut card (moved with the deck count by Rules.with_shoe) also marks a depleted shoe of it.
     return pack_shoe_params(shoe.burn_by_rank(), shoe.turned_discarded, min(shoe.cut_card.low, n_cards),
                             min(shoe.cut_card.high, n_cards), shoe.rounds_after_cut)
+
+
+def rounds_in_every_shoe(shoe: Shoe, n_cards: int | None = None) -> int:
+    """The last round position that every shoe deals, whatever its cards.
+
+    The dealing procedure (:mod:`baccarat_sim.kernels.dealing`) run on the
+    worst shoe: the burn takes its most cards, the cut card sits at its
+    deepest, and every round takes six cards.
+
+    Parameters
+    ----------
+    shoe : Shoe
+        Burn, cut card and last-round rule (``rules.shoe``).
+    n_cards : int or None
+        Cards in the shoe (default ``52 * shoe.decks``).
+
+    Examples
+    --------
+    >>> from baccarat_sim import load_rules
+    >>> rounds_in_every_shoe(load_rules("live-8deck-side-bets").shoe)  # 416 cards, burn up to 11, cut card at 14
+    66
+    """
+    n = shoe.n_cards if n_cards is None else int(n_cards)
+    return int(_worst_shoe_rounds(n, shoe_params(shoe, n)))
 
 
 def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str | None = None,

@@ -617,8 +617,10 @@ _CLAIM_KEYS = {"what", "value", "bet", "text"}
 
 
 def _amount_text(amount: Fraction) -> str:
-    """An amount as a rule file writes it (``1``, ``0.25``)."""
-    return str(amount.numerator) if amount.denominator == 1 else f"{float(amount):g}"
+    """An amount as a rule file writes it (``1``, ``0.25``): :func:`baccarat_sim.model.amounts.amount_text`."""
+    from .amounts import amount_text  # the one home of amounts as text
+
+    return amount_text(amount)
 
 
 def _describe_code(code: int) -> str:

@@ -22,7 +22,8 @@ from . import positions as positions_report
 from .render import csv_text
 from .run_report import Report
 
-__all__ = ["PLOTS", "file_stem", "write_count_files", "write_report_files", "write_sweep_files"]
+__all__ = ["DPI", "PLOTS", "figure_writer", "file_stem", "text_writer", "write_count_files", "write_files",
+           "write_report_files", "write_sweep_files"]
 
 #: Plot files of a run report: suffix -> (figure builder in :mod:`baccarat_sim.report.plots`, needs Monte Carlo).
 PLOTS = {
@@ -33,6 +34,7 @@ PLOTS = {
     "by-round": (plots.rtp_by_round_figure, True),
     "rounds-per-shoe": (plots.rounds_per_shoe_figure, True),
 }
+#: Resolution of the PNG plots a command writes.
 DPI = 120
 
 
@@ -45,11 +47,13 @@ def file_stem(report: Report) -> str:
     return "-".join(str(p) for p in parts)
 
 
-def _text(text: str):
+def text_writer(text: str):
+    """A writer of ``text`` for :func:`write_files`."""
     return lambda path: path.write_text(text)
 
 
-def _figure(figure):
+def figure_writer(figure):
+    """A writer of a figure as a PNG for :func:`write_files`."""
     # The Figure is never registered with pyplot: it is garbage once written.
     return lambda path: figure.savefig(path, dpi=DPI, format="png")
 
@@ -61,7 +65,12 @@ def _save_histogram(hist):
     return write
 
 
-def _write(out_dir, files: dict) -> list[Path]:
+def write_files(out_dir, files: dict) -> list[Path]:
+    """Write a command's files (name to writer) into ``out_dir`` as one set; returns their paths.
+
+    The directory is made if need be and the orphans of an interrupted earlier
+    write are removed first (:mod:`baccarat_sim.storage.writing`).
+    """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     remove_orphans(out_dir)
@@ -84,14 +93,15 @@ def write_report_files(report: Report, out_dir, plots_wanted: bool = True, stem:
     hist = dataclasses.replace(hist, meta={**hist.meta, **document["run"]})
     files = {
         f"{stem}-histogram.npz": _save_histogram(hist),
-        f"{stem}.csv": _text(report.to_csv()),
-        f"{stem}.json": _text(json.dumps(document, indent=2) + "\n"),
+        f"{stem}.csv": text_writer(report.to_csv()),
+        f"{stem}.json": text_writer(json.dumps(document, indent=2) + "\n"),
     }
     if report.eor is not None:  # effects of removal by point value and by rank
-        files[f"{stem}-eor.csv"] = _text(eor_report.eor_csv(report.eor))
+        files[f"{stem}-eor.csv"] = text_writer(eor_report.eor_csv(report.eor))
     if report.positions is not None:  # dealt model: RTP at every round position, rounds per shoe
-        files[f"{stem}-by-round.csv"] = _text(csv_text(positions_report.by_round_frame(report.positions), index=False))
-        files[f"{stem}-rounds-per-shoe.csv"] = _text(
+        files[f"{stem}-by-round.csv"] = text_writer(
+            csv_text(positions_report.by_round_frame(report.positions), index=False))
+        files[f"{stem}-rounds-per-shoe.csv"] = text_writer(
             csv_text(positions_report.rounds_per_shoe_frame(report.positions.rounds_per_shoe), index=False))
     images = []
     if plots_wanted:
@@ -101,45 +111,45 @@ def write_report_files(report: Report, out_dir, plots_wanted: bool = True, stem:
             figure = builder(report)
             if figure is None:  # not this kind of run
                 continue
-            files[f"{stem}-{suffix}.png"] = _figure(figure)
+            files[f"{stem}-{suffix}.png"] = figure_writer(figure)
             images.append(f"{stem}-{suffix}.png")
         if report.eor is not None:
-            files[f"{stem}-eor.png"] = _figure(plots.eor_figure(report.eor))
+            files[f"{stem}-eor.png"] = figure_writer(plots.eor_figure(report.eor))
             images.append(f"{stem}-eor.png")
     pictures = "".join(f"\n![{Path(name).stem}]({name})\n" for name in images)
     shown = len(report.plotted_bets())
     if pictures and shown < len(report.table):  # bounded figures (limits.MAX_PLOTTED_BETS): say what they leave out
         pictures = (f"\nThe per-bet plots show {shown} of the {len(report.table)} bets: those whose stated RTP does "
                     "not hold, then those furthest from exact; every bet is in the table above.\n" + pictures)
-    files[f"{stem}.md"] = _text(report.to_markdown() + "\n" + (f"\n### Plots\n{pictures}" if pictures else ""))
-    return _write(out_dir, files)
+    files[f"{stem}.md"] = text_writer(report.to_markdown() + "\n" + (f"\n### Plots\n{pictures}" if pictures else ""))
+    return write_files(out_dir, files)
 
 
 def write_sweep_files(sweep, out_dir, plots_wanted: bool = True) -> list[Path]:
     """Write a cut-card sweep's ``.csv``, ``.json``, ``.md`` and (with plots) ``.png`` as one set."""
     stem = positions_report.sweep_stem(sweep)
     files = {
-        f"{stem}.csv": _text(positions_report.sweep_csv(sweep)),
-        f"{stem}.json": _text(json.dumps(positions_report.sweep_dict(sweep), indent=2) + "\n"),
+        f"{stem}.csv": text_writer(positions_report.sweep_csv(sweep)),
+        f"{stem}.json": text_writer(json.dumps(positions_report.sweep_dict(sweep), indent=2) + "\n"),
     }
     image = ""
     if plots_wanted:
-        files[f"{stem}.png"] = _figure(plots.cut_sweep_figure(sweep))
+        files[f"{stem}.png"] = figure_writer(plots.cut_sweep_figure(sweep))
         image = f"\n![{stem}]({stem}.png)\n"
-    files[f"{stem}.md"] = _text(positions_report.sweep_markdown(sweep) + image)
-    return _write(out_dir, files)
+    files[f"{stem}.md"] = text_writer(positions_report.sweep_markdown(sweep) + image)
+    return write_files(out_dir, files)
 
 
 def write_count_files(result, out_dir, plots_wanted: bool = True) -> list[Path]:
     """Write a counting study's ``.json``, ``.csv``, ``.md`` (and a ``.png`` plot) as one set."""
     stem = counting_report.count_stem(result)
     files = {
-        f"{stem}.json": _text(json.dumps(counting_report.count_dict(result), indent=2) + "\n"),
-        f"{stem}.csv": _text(counting_report.count_csv(result)),
+        f"{stem}.json": text_writer(json.dumps(counting_report.count_dict(result), indent=2) + "\n"),
+        f"{stem}.csv": text_writer(counting_report.count_csv(result)),
     }
     markdown = counting_report.count_markdown(result)
     if plots_wanted:
-        files[f"{stem}.png"] = _figure(plots.count_figure(result))
+        files[f"{stem}.png"] = figure_writer(plots.count_figure(result))
         markdown += f"\n![{stem}]({stem}.png)\n"
-    files[f"{stem}.md"] = _text(markdown)
-    return _write(out_dir, files)
+    files[f"{stem}.md"] = text_writer(markdown)
+    return write_files(out_dir, files)

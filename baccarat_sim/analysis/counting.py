@@ -61,10 +61,8 @@ from .eor import derive_tags, effect_of_removal, reads_suits
 from .settlement import settle_bet
 from .stats import Z95
 
-__all__ = ["AUX_SALT", "MAX_SHOES", "CountResult", "count_simulation"]
+__all__ = ["MAX_SHOES", "CountResult", "count_simulation"]
 
-#: Salt of the second stream that places moved cut cards.
-AUX_SALT = 0x6A09E667F3BCC909
 #: Most shoes a counting run deals.
 MAX_SHOES = 10**12
 
@@ -351,7 +349,7 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
         (packed["v_bet"], packed["p_bet"], packed["f_bet"]),
     )
     detail = resolved.detail
-    job = CountingJob(CountPlan.for_shoes(shoes), canonical_cards(composition), seed, seed ^ AUX_SALT, params,
+    job = CountingJob(CountPlan.for_shoes(shoes), canonical_cards(composition), seed, params,
                       strategy_args, len(scenarios), len(resolved.bet_ids), record_codes,
                       None if detail is None else kernel_tables(detail),
                       N_CODES if detail is None else detail.n_cells)

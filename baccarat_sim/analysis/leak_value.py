@@ -18,7 +18,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..engines.leak import IN_ROUND_POSITIONS, leak_table
-from ..errors import InputError
+from ..errors import InputError, InternalError
 from ..model.cards import N_CARD_IDS, N_SUITS
 from ..model.codes import N_CODES
 from ..model.rules import Rules
@@ -248,7 +248,8 @@ def settlement_lines(rules: Rules) -> SettlementLines:
 def in_round_table(composition, positions, classes, lines: SettlementLines, n_classes: int) -> np.ndarray:
     """Weights of (in-round pattern, column), int64, patterns in the order of ``itertools.product``."""
     table, sizes = leak_table(composition, {p: classes for p in positions}, lines.line_col, lines.n_columns)
-    assert all(size == n_classes for size in sizes)  # every group has a card, so every class is counted
+    if any(size != n_classes for size in sizes):  # every group has a card, so every class is counted
+        raise InternalError(f"a grouping of {n_classes} classes reached the leak kernel with {sizes} classes")
     return table
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..engines.detail import rules_detail
 from ..engines.exact import exact_histogram
-from ..errors import InputError
+from ..errors import InputError, InternalError
 from ..model.detail import CardDetail
 from ..model.rules import Rules
 from ..model.shoe import as_shoe
@@ -163,4 +163,4 @@ def _check_against_settlement(player: OneRound, hist, rules: Rules, staked: dict
     slip = settle_slip(hist, rules, staked, check=False)
     ours = tuple((value, weight / player.total) for value, weight in zip(player.values, player.weights))
     if ours != tuple(slip.distribution) or player.mean != slip.ev_exact:
-        raise AssertionError(f"the slip's one-round law disagrees with settle_slip for {staked}")
+        raise InternalError(f"the slip's one-round law disagrees with settle_slip for {staked}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 __all__ = ["FileRefused", "read_regular_file"]
 
@@ -66,10 +65,3 @@ def read_regular_file(path: str | os.PathLike, limit: int, what: str = "file") -
     finally:
         os.close(descriptor)
 
-
-def is_regular_file(path: str | os.PathLike) -> bool:
-    """Whether ``path`` names an existing regular file (never opens it)."""
-    try:
-        return stat.S_ISREG(Path(path).stat().st_mode)
-    except OSError:
-        return False

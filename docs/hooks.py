@@ -1,4 +1,4 @@
-"""MkDocs hook: the repository's curated results (figures, the findings page) on the site, at the links a code host reads.
+"""MkDocs hook: the curated results (figures, the findings page) on the site, at the links a code host reads.
 
 A page under docs/ links to a repository file the way a code host resolves it
 (``../results/readme/x.png`` from ``docs/index.md``). This hook adds the files

@@ -351,9 +351,13 @@ def _run_block(block: Block, namespace: dict) -> list[Result]:
 
 
 def rewrite(page: Path, results: list[Result]) -> bool:
-    """Write each example's actual output into the page (keeping ``...`` elisions); whether it changed."""
+    """Write each differing example's actual output into the page (keeping ``...`` elisions); whether it changed.
+
+    An output that matches once masked is left as it is, so that a rerun does
+    not rewrite times and speeds alone.
+    """
     text = page.read_text()
-    for result in sorted((r for r in results if r.part and r.actual is not None),
+    for result in sorted((r for r in results if r.part and r.actual is not None and not r.ok),
                          key=lambda r: r.part[0], reverse=True):
         start, end = result.part
         text = text[:start] + _elided_like(result.shown, result.actual) + text[end:]

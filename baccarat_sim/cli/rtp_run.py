@@ -106,11 +106,13 @@ def _open(args: argparse.Namespace, rules, shoe):
     try:
         flow = MonteCarloRun.open(rules, rounds, seed_value, shoe=shoe, checkpoint=checkpoint, resume=args.resume)
     except CheckpointInUse as held:
-        raise UsageError(f"--out: {held.message}") from None
+        where = "--out" if args.out is not None else f"the checkpoint folder {checkpoint_dir}"
+        raise UsageError(f"{where}: {held.message}") from None
     plan, state = flow.plan, flow.state
     if flow.extended_from is not None:
         note(args, f"extending seed {plan.seed} from {flow.extended_from.rounds_requested:,} to "
-                   f"{plan.rounds_requested:,} rounds ({state.rounds:,} dealt kept)")
+                   f"{plan.rounds_requested:,} rounds: the {state.rounds:,} rounds already dealt are kept, and the "
+                   "result is the same as a run of the larger number from the start")
     elif flow.resumed and flow.complete:
         note(args, f"the run in {checkpoint} is complete: writing its results")
     elif flow.resumed:

@@ -15,7 +15,9 @@ What counts as an example, by the fence's language:
     not shown, but each must exit 0 (or the status the note declares).
 ``python``
     Code, run in one namespace per page (a later block may use an earlier
-    block's names). A ``text`` block right after it is what it prints.
+    block's names). A ``text`` block right after it is what it prints. A
+    block of ``>>>`` lines is a doctest: its outputs are inline, compared by
+    :mod:`doctest` (``--examples`` does not rewrite those).
 ``toml``
     With ``file=NAME`` in its note, written to NAME for the page's later
     examples; without, it must at least parse as TOML.
@@ -50,6 +52,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
+import doctest
 import importlib
 import io
 import json
@@ -317,6 +320,12 @@ def _run_block(block: Block, namespace: dict) -> list[Result]:
         if "file" in block.note:
             Path(block.note["file"]).write_text(block.text)
         return [Result(block, None, None)]
+    if block.language == "python" and block.text.lstrip().startswith(">>>"):  # a doctest: outputs inline
+        report = io.StringIO()
+        test = doctest.DocTestParser().get_doctest(block.text, namespace, block.where, str(block.page), block.line)
+        outcome = doctest.DocTestRunner().run(test, out=report.write, clear_globs=False)
+        return [Result(block, None, None, f"{block.where}: doctest failed:\n{report.getvalue()}" if outcome.failed
+                       else None)]
     if block.language == "python":
         out = io.StringIO()
         try:

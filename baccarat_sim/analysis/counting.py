@@ -340,10 +340,10 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
     seed = normalize_seed(seed)
     resolved = _resolve(strategy, rules, composition, record_codes)
     if not resolved.bet_ids and resolved.skipped:
-        raise InvalidStrategy("", f"{strategy.path}: bets: perfect play needs the exact solver, which prices bets on "
-                                  "scores, pairs or first cards; every bet of rule set "
-                                  f"{rules.id!r} ({', '.join(resolved.skipped)}) reads the cards or has no fast "
-                                  "solver: play them by a count or always")
+        raise InvalidStrategy("", f"{strategy.path}: bets: none of the strategy's bets can be played in rule set "
+                                  f"{rules.id!r}: perfect play needs the exact solver, which prices bets on scores, "
+                                  f"pairs or first cards, and {', '.join(resolved.skipped)} read the cards or have "
+                                  "no fast solver; play them by a count or always")
     if not resolved.bet_ids:
         raise InvalidStrategy("", f"{strategy.path}: bets: none of the strategy's bets is in rule set {rules.id!r}")
     scenarios = _scenarios(rules, strategy, cut_cards, n_cards, params)

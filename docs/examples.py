@@ -3,7 +3,9 @@
 Read by ``tests/test_docs_examples.py`` (which fails when a page's example no
 longer runs or prints something else) and by ``docs/generate.py --examples``
 (which writes what the examples print back into the pages). The pages are
-README.md and every Markdown file under docs/.
+README.md, every Markdown file under docs/ and the package references that
+docs/reference/ includes (``baccarat_sim/rulesets/README.md``,
+``baccarat_sim/strategies/README.md``).
 
 What counts as an example, by the fence's language:
 
@@ -123,9 +125,13 @@ class Block:
         return f"{name}:{self.line}"
 
 
+#: The package's own references, which docs/reference/ includes: their examples are the site's too.
+PACKAGE_PAGES = ("baccarat_sim/rulesets/README.md", "baccarat_sim/strategies/README.md")
+
+
 def pages() -> list[Path]:
-    """README.md and every Markdown page under docs/."""
-    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    """README.md, every Markdown page under docs/, and the package references the site includes."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *(ROOT / p for p in PACKAGE_PAGES)]
 
 
 def blocks(page: Path) -> list[Block]:

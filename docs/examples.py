@@ -195,15 +195,19 @@ def difference(shown: str, actual: str, where: str) -> str:
                                         f"{where} (page)", "actual"))
 
 
-def from_line(output: str, start: str | None) -> str:
-    """The output from the first line that starts with ``start`` (all of it when None)."""
+def from_line(output: str, start: str | None) -> str | None:
+    """The output from the first line that starts with ``start`` (all of it when None; None when no line does)."""
     if start is None:
         return output
     lines = output.splitlines(True)
     for i, line in enumerate(lines):
         if line.startswith(start):
             return "".join(lines[i:])
-    return f"<no line starts with {start!r}>\n" + output
+    return None
+
+
+def _no_start(block: Block, start: str) -> str:
+    return f"{block.where}: from={start!r}, but no line of the output starts with it"
 
 
 @dataclasses.dataclass
@@ -289,7 +293,7 @@ def _console_parts(block: Block) -> list[tuple[str, str, int, int]]:
             continue
         command = line[2:].rstrip("\n")
         while command.endswith("\\") and i < len(lines):  # a command continued on the next line
-            command = command[:-1] + lines[i].strip()
+            command = command[:-1].rstrip() + " " + lines[i].strip()
             offset += len(lines[i])
             i += 1
         start = offset
@@ -341,7 +345,8 @@ def _run_block(block: Block, namespace: dict) -> list[Result]:
             return [Result(block, None, None, f"{block.where}: {type(error).__name__}: {error}")]
         if block.output is None:
             return [Result(block, None, None)]
-        return [Result(block, block.output.text, from_line(out.getvalue(), start),
+        shown = from_line(out.getvalue(), start)
+        return [Result(block, block.output.text, shown, None if shown is not None else _no_start(block, start),
                        part=(block.output.start, block.output.end))]
     if block.language == "bash":
         commands = [line for line in block.text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
@@ -359,9 +364,12 @@ def _run_block(block: Block, namespace: dict) -> list[Result]:
             results.append(Result(block, None, None, f"{block.where}: {error}"))
             continue
         problem = None
+        actual = from_line(output, start)
         if status != expected_exit:
             problem = f"{block.where}: {command!r} exited {status}, the page says {expected_exit}:\n{output}"
-        results.append(Result(block, shown, from_line(output, start), problem, (part_start, part_end)))
+        elif actual is None:
+            problem = _no_start(block, start)
+        results.append(Result(block, shown, actual, problem, (part_start, part_end)))
     return results
 
 

@@ -38,6 +38,7 @@ from functools import reduce
 import numpy as np
 
 from ..errors import InputError
+from ..limits import MAX_LATTICE_SPAN
 
 __all__ = [
     "QUANTILE_LEVELS",
@@ -196,7 +197,13 @@ def one_round(values, weights, cost=None) -> OneRound:
     unit = fraction_gcd(ordered)
     mean = sum((v * w for v, w in zip(ordered, reduced)), Fraction(0)) / total
     second = sum((v * v * w for v, w in zip(ordered, reduced)), Fraction(0)) / total
-    steps = np.array([int(v / unit) for v in ordered], dtype=np.int64)
+    whole = [int(v / unit) for v in ordered]
+    if whole[-1] - whole[0] > MAX_LATTICE_SPAN:
+        raise InputError("values", f"the results of a round range over {whole[-1] - whole[0]:,} steps of "
+                                   f"{float(unit):g} chips (from {float(ordered[0]):g} to {float(ordered[-1]):g}); at "
+                                   f"most {MAX_LATTICE_SPAN:,} steps can be priced: stakes that far apart need "
+                                   "separate slips")
+    steps = np.array(whole, dtype=np.int64)
     probabilities = np.array([w / total for w in reduced])  # int / int: correctly rounded
     for array in (steps, probabilities):
         array.setflags(write=False)
@@ -700,6 +707,10 @@ class Quantile:
     method: str
 
 
+#: A reduced index beyond every sum's support on either side (a query there is clipped to it).
+_FAR_INDEX = 1 << 62
+
+
 class SumQueries:
     """Queries shared by :class:`LatticeSum` and :class:`~baccarat_sim.analysis.saddlepoint.SaddlepointSum`.
 
@@ -716,21 +727,30 @@ class SumQueries:
         """Largest reduced index ``t`` with value ``< x``."""
         return math.ceil((as_fraction(x) / self.unit - self.start) / self.stride) - 1
 
+    @staticmethod
+    def _at(index: int) -> np.ndarray:
+        """One reduced index as the array ``_below_index`` reads, clipped to :data:`_FAR_INDEX`.
+
+        An amount far beyond the support (10^30 chips) lies past one end of
+        it, and is clipped there rather than overflow int64.
+        """
+        return np.array([max(-_FAR_INDEX, min(_FAR_INDEX, index))], dtype=np.int64)
+
     def cdf(self, x) -> float:
         """``P(S <= x)``, ``x`` in currency."""
-        return float(self._below_index(np.array([self._index_at_most(x) + 1]))[0][0])
+        return float(self._below_index(self._at(self._index_at_most(x) + 1))[0][0])
 
     def prob_below(self, x) -> float:
         """``P(S < x)`` (strict), ``x`` in currency."""
-        return float(self._below_index(np.array([self._index_below(x) + 1]))[0][0])
+        return float(self._below_index(self._at(self._index_below(x) + 1))[0][0])
 
     def prob_at_least(self, x) -> float:
         """``P(S >= x)``, computed directly (full relative precision in the upper tail)."""
-        return float(self._below_index(np.array([self._index_below(x) + 1]))[1][0])
+        return float(self._below_index(self._at(self._index_below(x) + 1))[1][0])
 
     def prob_above(self, x) -> float:
         """``P(S > x)``."""
-        return float(self._below_index(np.array([self._index_at_most(x) + 1]))[1][0])
+        return float(self._below_index(self._at(self._index_at_most(x) + 1))[1][0])
 
     def split_at(self, t) -> tuple[np.ndarray, np.ndarray]:
         """``(P(T < t), P(T >= t))`` for an array of reduced indices ``t`` (``S = (start + stride T) unit``).

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import textwrap
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -53,14 +54,29 @@ def _num(value) -> float | None:
     return None if value is None else float(value)
 
 
+#: Significant digits of an amount computed in floating point (beyond them its digits are noise, not chips).
+FLOAT_DIGITS = 15
+
+
 def _chips(value, digits: int = 2) -> str:
-    """Chips for people: thousands separators, no decimals when whole or beyond a thousand."""
+    """Chips for people: thousands separators, no decimals when whole or beyond a thousand.
+
+    An exact amount (a stake, a lattice value: a Fraction) prints every digit
+    it has; one computed in floating point (an SD) prints at most
+    :data:`FLOAT_DIGITS` significant digits, the rest as zeros: beyond them a
+    float's digits (``1e20`` chips times an edge) are noise that would read as exact.
+    """
     if value is None:
         return "n/a"
-    value = Fraction(value) if not isinstance(value, float) else value
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return f"{value.numerator:,}"
-    return f"{float(value):,.{0 if abs(value) >= 1000 else digits}f}"
+    if not isinstance(value, float):
+        value = Fraction(value)
+        if value.denominator == 1:
+            return f"{value.numerator:,}"
+    if abs(value) < 10**FLOAT_DIGITS or (isinstance(value, float) and not math.isfinite(value)):
+        return f"{float(value):,.{0 if abs(value) >= 1000 else digits}f}"
+    if isinstance(value, float):
+        value = Fraction(Decimal(f"{value:.{FLOAT_DIGITS}g}"))
+    return f"{round(value):,}"  # exact (half to even, as a float prints)
 
 
 def _pct(fraction: float | None, digits: int = 4) -> str:

@@ -57,6 +57,7 @@ from ..engines.detail import rules_detail
 from ..engines.exact import exact_histogram
 from ..engines.plan import normalize_seed, shoe_params
 from ..engines.simulation import simulate
+from ..kernels.dealing import N_SHOE_PARAMS
 from ..kernels.dealing import rounds_in_every_shoe as _worst_shoe_rounds
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Bet, CutCard, Rules, Shoe
@@ -75,6 +76,7 @@ __all__ = [
     "RoundsPerShoe",
     "analyze_positions",
     "cut_card_sweep",
+    "histogram_dealt_in_every_shoe",
     "rounds_in_every_shoe",
     "rounds_per_shoe",
 ]
@@ -217,8 +219,26 @@ def rounds_per_shoe(hist: OutcomeHistogram, shoe: Shoe | None = None) -> RoundsP
     rounds = int(reaching.sum())
     if open_tail:  # the last row counts rounds, not shoes: keep P(at least n - 1 rounds) only
         reaching = reaching[:-1]
-    always = rounds_in_every_shoe(shoe, int(hist.shoe.sum())) if shoe is not None else 0
+    always = histogram_dealt_in_every_shoe(hist)
+    if always is None:
+        always = rounds_in_every_shoe(shoe, int(hist.shoe.sum())) if shoe is not None else 0
     return RoundsPerShoe(shoes, reaching.astype(np.int64), rounds, open_tail, always)
+
+
+def histogram_dealt_in_every_shoe(hist: OutcomeHistogram) -> int | None:
+    """The last round position every shoe of the histogram's own dealing reaches, or None where it is not recorded.
+
+    A dealt run records how its shoe was dealt (``meta["shoe_params"]``: burn,
+    cut card, rounds after it); a histogram of an earlier version recorded the
+    figure itself (``meta["rounds_in_every_shoe"]``). Either describes the
+    rounds the histogram holds, whatever rule set later settles them.
+    """
+    params, n_cards = hist.meta.get("shoe_params"), int(hist.shoe.sum())
+    if isinstance(params, list) and len(params) == N_SHOE_PARAMS and all(
+            type(x) is int and 0 <= x <= n_cards for x in params):
+        return int(_worst_shoe_rounds(n_cards, np.array(params, np.int64)))
+    recorded = hist.meta.get("rounds_in_every_shoe")
+    return recorded if type(recorded) is int and recorded >= 0 else None
 
 
 # --------------------------------------------------------------------------- RTP by position
@@ -481,21 +501,38 @@ class CutSweep:
     ----------
     rules : Rules
     cuts : list of CutCard
+        The positions swept, in the order given.
     analyses : list of PositionAnalysis
-        One per cut-card position, in the order given.
+        One per finished position, in the order of ``cuts`` (fewer than the
+        positions when the sweep was stopped).
     seed : int
         The master seed every run used.
+    composition : ndarray(int64, shape=(13, 4)) or None
+        The shoe before shuffling.
+    complete : bool
+        Whether every position was dealt in full.
     """
 
     rules: Rules
     cuts: list[CutCard]
     analyses: list[PositionAnalysis]
     seed: int
+    composition: np.ndarray | None = None
+    complete: bool = True
+
+    @property
+    def done(self) -> list[tuple[CutCard, PositionAnalysis]]:
+        """The finished positions and their analyses."""
+        return list(zip(self.cuts, self.analyses))
 
 
 def cut_card_sweep(rules: Rules, cuts: list[CutCard], rounds: int, seed: int | None = None, *, shoe=None,
-                   threads: int | None = None, progress=None, on_run=None) -> CutSweep:
+                   threads: int | None = None, progress=None, on_run=None, deal=None) -> CutSweep:
     """Deal ``rounds`` dealt-shoe rounds at each cut-card position and analyse each run.
+
+    The sweep stops as a whole when a position's run stops before its end (a
+    signal, ``max_chunks``): the positions finished so far are analysed, and
+    ``complete`` is False.
 
     Parameters
     ----------
@@ -514,6 +551,11 @@ def cut_card_sweep(rules: Rules, cuts: list[CutCard], rounds: int, seed: int | N
         As for :func:`baccarat_sim.engines.simulation.simulate`.
     on_run : callable or None
         Called as ``on_run(cut, analysis)`` after each position.
+    deal : callable or None
+        ``deal(variant, rounds, seed, composition)``: the histogram of one
+        position (with ``by_position`` rows), e.g. from a checkpointed run, or
+        None to stop before it; default
+        :func:`~baccarat_sim.engines.simulation.simulate` here.
 
     Returns
     -------
@@ -522,13 +564,20 @@ def cut_card_sweep(rules: Rules, cuts: list[CutCard], rounds: int, seed: int | N
     seed = normalize_seed(seed)
     composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
     exact = exact_histogram(composition, rules_detail(rules))
+    if deal is None:
+        def deal(variant, n_rounds, seed_value, cards):
+            return simulate(variant, n_rounds, seed_value, threads=threads, shoe=cards, by_position=True,
+                            progress=progress)
     analyses = []
+    complete = True
     for cut in cuts:
         variant = rules.with_shoe(model="dealt", cut_card=cut)
-        hist = simulate(variant, rounds, seed, threads=threads, shoe=composition, by_position=True,
-                        progress=progress)
+        hist = deal(variant, rounds, seed, composition)
+        if hist is None or not hist.meta.get("complete", True):  # stopped: the sweep stops with it
+            complete = False
+            break
         analysis = analyze_positions(hist, variant, exact)
         analyses.append(analysis)
         if on_run is not None:
             on_run(cut, analysis)
-    return CutSweep(rules.with_shoe(model="dealt"), list(cuts), analyses, seed)
+    return CutSweep(rules.with_shoe(model="dealt"), list(cuts), analyses, seed, composition, complete)

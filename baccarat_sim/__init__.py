@@ -49,9 +49,9 @@ _HOME = {
     "exact_histogram": "engines.exact",
     "simulate": "engines.simulation",
     "settle": "analysis.settlement",
-    "settle_slip": "analysis.settlement",
-    "breakdown": "report.tables",
-    "commission_table": "report.tables",
+    "settle_slip": "analysis.joint",
+    "breakdown": "tables",
+    "commission_table": "tables",
 }
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "CheckpointInUse",
     "ConditionError",
     "InputError",
+    "InternalError",
     "InvalidRules",
     "InvalidStrategy",
     "LimitError",
@@ -85,6 +86,10 @@ class CheckpointError(InputError):
 
 class CheckpointInUse(CheckpointError):
     """A checkpoint another run holds (its lock): the message names that run."""
+
+
+class InternalError(RuntimeError):
+    """A check the library makes of its own results failed: a bug, never the input (not a :class:`BaccaratSimError`)."""
 
 
 class BackendError(BaccaratSimError, RuntimeError):

@@ -43,7 +43,8 @@ from pathlib import Path
 from cold import cold_run
 
 from baccarat_sim._version import __version__
-from baccarat_sim.analysis.leak import _settlement_lines, each, exposed_card, high_low, leak_value, optimal_sort
+from baccarat_sim.analysis.leak import each, exposed_card, high_low, leak_value, optimal_sort
+from baccarat_sim.analysis.leak_value import settlement_lines
 from baccarat_sim.engines.leak import leak_table
 from baccarat_sim.model.rules import load_rules
 
@@ -64,7 +65,7 @@ def timed(function, repeats: int) -> dict:
 
 def kernel_table(rules):
     """The 10^4-pattern table the optimal sort aggregates (what ``optimal_sort`` runs once)."""
-    lines = _settlement_lines(rules)
+    lines = settlement_lines(rules)
     classes = each("value").card_classes()
     return leak_table(8, dict.fromkeys(FIRST_FOUR, classes), lines.line_col, lines.n_columns)
 

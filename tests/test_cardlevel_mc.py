@@ -30,8 +30,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from baccarat_sim.analysis.joint import covariance
 from baccarat_sim.analysis.positions import analyze_positions, rounds_in_every_shoe
-from baccarat_sim.analysis.settlement import covariance, net_vector, settle_bet
+from baccarat_sim.analysis.settlement import net_vector, settle_bet
 from baccarat_sim.analysis.stats import estimate
 from baccarat_sim.cli.common import EXIT_CHECK_FAILED
 from baccarat_sim.cli.rtp import main
@@ -190,6 +191,7 @@ def detail_failures(hist, exact) -> tuple[list[str], int]:
 # --------------------------------------------------------------------------- Monte Carlo against exact
 
 
+@pytest.mark.slow
 def test_fresh_run_agrees_with_exact_by_bet_and_by_card_detail():
     hist, exact = fresh_run(), exact_of(fresh_rules())
     assert hist.rounds == FRESH_ROUNDS and hist.detail.signature == exact.detail.signature
@@ -246,6 +248,7 @@ def test_checkpoint_and_resume_mid_run_is_bit_identical(model, tmp_path):
         np.testing.assert_array_equal(hist.by_position, whole.by_position)
 
 
+@pytest.mark.slow
 def test_dask_deals_the_local_histogram():
     pytest.importorskip("distributed")
     from baccarat_sim.engines.dask_backend import (  # needs dask

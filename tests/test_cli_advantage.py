@@ -107,7 +107,7 @@ def test_count_json_and_files(capsys, tmp_path):
     assert {r["bet"] for r in doc["results"]} == {"tie", "banker"} and len(doc["results"]) == 6
     banker = next(r for r in doc["results"] if r["bet"] == "banker")
     assert banker["bet_share"] == 1.0 and banker["exact_advantage_per_bet"] is None
-    (stem,) = {p.name.rsplit(".", 1)[0] for p in out_dir.iterdir()}  # named by the one naming rule (report.naming)
+    (stem,) = {p.name.rsplit(".", 1)[0] for p in out_dir.iterdir()}  # named by the one naming rule (analysis.naming)
     assert re.fullmatch(r"count-tie-perfect-test-table-[0-9a-f]{8}-seed7", stem)
     assert {p.name for p in out_dir.iterdir()} == {f"{stem}{s}" for s in (".json", ".csv", ".md", ".png")}
     status, text, _ = cli(capsys, "--rules", rules, "--count", strategy, "--shoes", "48", "--seed", "7",

@@ -19,10 +19,10 @@ import pytest
 
 from baccarat_sim.analysis.counting import count_simulation
 from baccarat_sim.analysis.settlement import settle_bet
-from baccarat_sim.engines.counting import SHOES_PER_BLOCK, CountPlan
+from baccarat_sim.engines.counting import CountPlan
 from baccarat_sim.engines.detail import rules_detail
 from baccarat_sim.engines.exact import exact_histogram
-from baccarat_sim.engines.plan import shoe_params
+from baccarat_sim.engines.plan import SHOES_PER_BLOCK, shoe_params
 from baccarat_sim.engines.simulation import simulate
 from baccarat_sim.errors import InvalidStrategy
 from baccarat_sim.kernels.dealing import (

@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from baccarat_sim.analysis.eor import SUITS, effect_of_removal, reads_suits, suit_orbits
+from baccarat_sim.analysis.eor import effect_of_removal, reads_suits, suit_orbits
 from baccarat_sim.cli.rtp import main
 from baccarat_sim.errors import InputError
+from baccarat_sim.model.cards import SUIT_WORDS
 from baccarat_sim.model.rules import load_rules, parse_rules
 from baccarat_sim.model.shoe import as_shoe
 from baccarat_sim.report.eor import bet_fields, eor_csv, eor_dict, eor_markdown, eor_table, eor_text
@@ -203,7 +204,7 @@ def test_reports_carry_suit_and_colour_effects(small):
     _, eor = small
     doc = eor_dict(eor)
     heart = doc["bets"]["heart_first"]
-    assert list(heart["eor_by_suit"]) == list(SUITS) and list(heart["eor_by_colour"]) == ["black", "red"]
+    assert list(heart["eor_by_suit"]) == list(SUIT_WORDS) and list(heart["eor_by_colour"]) == ["black", "red"]
     assert heart["eor_by_suit"]["hearts"] == pytest.approx(float(eor.by_suit["heart_first"][1]))
     assert doc["suit_bets"] == list(eor.suit_bets)
     json.dumps(doc, allow_nan=False)

@@ -584,7 +584,7 @@ def test_kernel_compiled_and_uncompiled_agree(monkeypatch):
     shoe = _shoe({0: [1, 1, 0, 0], 2: [2, 0, 0, 0], 4: [0, 1, 1, 0], 7: [1, 0, 0, 1], 12: [0, 2, 0, 0]})
     compiled = np.zeros(N_CODES, np.int64)
     _exact_kernel.exact_counts(shoe, compiled)
-    for name in ("_rank_suit_ways", "_add_tail_weights", "_third_card_stage"):
+    for name in ("_rank_suit_ways", "_add_tail_weights", "third_card_stage"):
         monkeypatch.setattr(_exact_kernel, name, getattr(_exact_kernel, name).py_func)
     plain = np.zeros(N_CODES, np.int64)
     _exact_kernel.exact_counts.py_func(shoe, plain)

@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from baccarat_sim.analysis.settlement import settle
+from baccarat_sim.analysis.settlement import settle, settle_bet
 from baccarat_sim.engines.composition import (
     FastSolver,
     first_card_histogram,
@@ -18,7 +18,7 @@ from baccarat_sim.engines.composition import (
 from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.kernels import composition as fk
 from baccarat_sim.model.rules import available_rules, load_rules, parse_rules
-from baccarat_sim.model.shoe import as_shoe
+from baccarat_sim.model.shoe import MAX_CARDS, as_shoe
 
 
 def depleted(seed, keep):
@@ -139,6 +139,87 @@ def test_numerators_beyond_64_bits_keep_an_exact_sign(keep):
         assert sign[i] == (expected[bet_id] > 0) - (expected[bet_id] < 0)
 
 
+ONE_BET = """
+schema_version = 1
+id = "one-bet"
+[[bets]]
+id = "bet"
+pays = [{{ when = "{when}", pays = "{pays}" }}]
+otherwise = "lose"
+"""
+
+
+def limit_shoe() -> np.ndarray:
+    """A shoe of MAX_CARDS cards (27 decks and 46 more, suits uneven): the largest validation accepts."""
+    shoe = np.full((13, 4), 27, np.int64)
+    shoe[0, :] += 6
+    shoe[12, :] += 5
+    shoe[5, :2] += 1
+    assert shoe.sum() == MAX_CARDS
+    return shoe
+
+
+def test_issue20_player_pair_paying_99999_999_to_1_on_27_decks():
+    # The issue's reproducer: the pair path's int64 numerator overflowed (-1909.81 with sign -1, exact +7625.59), and
+    # the counting kernel played perfect play by that sign.
+    rules = parse_rules(ONE_BET.format(when="player_pair", pays="99999.999:1"))
+    shoe = as_shoe(np.full((13, 4), 27))
+    solver = FastSolver(rules)
+    assert solver.kinds == {"bet": "pairs"}
+    exact = settle_bet(exact_histogram(shoe), rules.bet("bet"), rules).ev_exact
+    assert solver.ev(shoe) == {"bet": exact} and round(float(exact), 2) == 7625.59
+    ev, sign = solver.ev_array(shoe)
+    assert sign[0] == 1 and ev[0] == pytest.approx(float(exact), rel=1e-12)
+
+
+@pytest.mark.parametrize("when, kind", [
+    ("player_pair", "pairs"),
+    ("banker_perfect_pair", "pairs"),
+    ("first_card == player_high", "first_card"),
+    ("player_score == 9 and banker_score == 0 and player_cards == 3", "value"),
+])
+@pytest.mark.parametrize("delta", [-1, 0, 1])
+def test_exact_signs_at_the_largest_shoe(when, kind, delta):
+    # A payout that makes the EV exactly delta * g / (ordered draws) on the largest shoe (g the gcd of the wins and
+    # the losses, so that the payout's denominator stays packable): every numerator is far beyond 64 bits in its
+    # partial sums, and the sign must still be exact (0 included).
+    shoe = limit_shoe()
+    weights = FastSolver(parse_rules(ONE_BET.format(when=when, pays="1:1"))).weights(shoe)["bet"]
+    wins, total = weights[Fraction(1)], sum(weights.values())
+    g = math.gcd(wins, total - wins)
+    pays = Fraction(total - wins + delta * g, wins)
+    rules = parse_rules(ONE_BET.format(when=when, pays=f"{pays.numerator}:{pays.denominator}"))
+    solver = FastSolver(rules)
+    assert solver.kinds == {"bet": kind}
+    expected = solver.ev(shoe)["bet"]
+    assert expected == Fraction(delta * g, total)
+    ev, sign = solver.ev_array(shoe)
+    assert sign[0] == delta
+    assert ev[0] == pytest.approx(float(expected), rel=1e-12, abs=0)
+    if kind == "value":  # the 128-bit path of the value rows was taken
+        assert solver.packed_arrays()["v_max"][0] * math.perm(MAX_CARDS, 6) > 2**62
+
+
+@pytest.mark.parametrize("when, pays", [
+    ("winner == tie", "99999.999999999:1"),
+    ("player_pair", "99999.999999999:1"),
+    ("first_card == tie", "99999.999999999:1"),
+    # 35 decimals: the nets in integer units pass 64 bits, so the bet is settled on the full histogram instead.
+    ("player_pair", "11.00000000000000000000000000000000001:1"),
+    ("winner == tie", "8.00000000000000000000000000000000001:1"),
+])
+def test_largest_payouts_on_the_largest_shoe_agree_with_fractions(when, pays):
+    rules = parse_rules(ONE_BET.format(when=when, pays=pays))
+    shoe = limit_shoe()
+    solver = FastSolver(rules)
+    expected = solver.ev(shoe)["bet"]
+    assert expected == settle_bet(exact_histogram(shoe), rules.bet("bet"), rules).ev_exact
+    ev, sign = solver.ev_array(shoe)
+    assert sign[0] == (expected > 0) - (expected < 0)
+    assert ev[0] == pytest.approx(float(expected), rel=1e-12)
+    assert (solver.kinds["bet"] == "general") == ("0000000001" in pays)
+
+
 def test_coefficient_rows_are_multinomials():
     from baccarat_sim.engines.composition import _coefficients
 
@@ -159,6 +240,14 @@ def test_monomials_are_falling_factorial_products():
         expected = math.prod(math.perm(int(counts[v]), int(np.sum(values == v))) for v in set(values.tolist()))
         assert mono[m] == expected
     assert fk.multiset_index([9] * 6) == fk.N_MONOMIALS - 1
+
+
+
+def test_monomial_blocks_cover_every_multiset_once():
+    # What the module once asserted at import: the blocks' monomials are the 5005 multisets, each once.
+    np.testing.assert_array_equal(np.sort(fk.COLEX_TO_M), np.arange(fk.N_MONOMIALS))
+    assert len({tuple(row) for row in fk.M_VALUES.tolist()}) == fk.N_MONOMIALS
+    assert all(fk.COLEX_TO_M[fk.multiset_index(row)] == m for m, row in enumerate(fk.M_VALUES.tolist()))
 
 
 @pytest.mark.parametrize("kernel, shape", [(fk.pair_weights, (3, 3)), (fk.first_card_weights, (4,))])

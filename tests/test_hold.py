@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from baccarat_sim import exact_histogram, load_rules, settle_slip
-from baccarat_sim.analysis import lattice as lt
+from baccarat_sim.analysis.convolution import U, exact_convolve
 from baccarat_sim.analysis.empirical import EmpiricalSum
 from baccarat_sim.analysis.hold import (
     QUANTILE_LEVELS,
@@ -23,6 +23,8 @@ from baccarat_sim.analysis.hold import (
     sum_distribution,
     summarize,
 )
+from baccarat_sim.analysis.lattice import LatticeSum, exact_sum
+from baccarat_sim.analysis.one_round import OneRound, fraction_gcd, house_round, one_round
 from baccarat_sim.analysis.saddlepoint import SaddlepointSum, saddlepoint_sum
 from baccarat_sim.analysis.sessions import simulate_tables
 from baccarat_sim.analysis.settlement import settle_bet
@@ -43,7 +45,7 @@ def side_slip():
     return build_slip(load_rules("common-variants"), SIDE)
 
 
-def brute_force_sum(one: lt.OneRound, n: int) -> dict[int, Fraction]:
+def brute_force_sum(one: OneRound, n: int) -> dict[int, Fraction]:
     """Exact law of the sum of n rounds, in lattice units, by repeated convolution in Fractions."""
     law = {0: Fraction(1)}
     atoms = [(int(s), Fraction(w, one.total)) for s, w in zip(one.steps, one.weights)]
@@ -76,7 +78,7 @@ def test_one_round_equals_settle_slip(stakes, rules):
     assert one.mean == settled.ev_exact
     assert math.isclose(one.sd, settled.sd, rel_tol=1e-12)
     assert all(v == s * one.unit for v, s in zip(one.values, one.steps))
-    assert lt.fraction_gcd(one.values) == one.unit
+    assert fraction_gcd(one.values) == one.unit
     assert slip.total_stake == sum(Fraction(s) for s in stakes.values()) == one.cost
 
 
@@ -118,7 +120,7 @@ def test_lattice_units(main_slip):
     assert main_slip.unit == 5  # 45, -50, 0
     assert build_slip(rules, {"banker": 100, "tie": 5}).unit == 5  # 95-5, -105, 40
     assert build_slip(rules, {"banker": 1}).unit == Fraction(1, 20)  # 0.95 and -1
-    house = lt.house_round(main_slip.player)
+    house = house_round(main_slip.player)
     assert house.values == (-45, 0, 50) and house.mean == -main_slip.player.mean
 
 
@@ -127,8 +129,8 @@ def test_lattice_units(main_slip):
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 7])
 def test_exact_sum_equals_brute_force(n, main_slip, side_slip):
-    for one in (lt.house_round(main_slip.player), lt.house_round(side_slip.player)):
-        dist = lt.exact_sum(one, n)
+    for one in (house_round(main_slip.player), house_round(side_slip.player)):
+        dist = exact_sum(one, n)
         truth = brute_force_sum(one, n)
         assert dist.error_bound < 1e-10  # Chernoff cuts of 1e-12 at each step, round-off far below
         stored = dict(zip((dist.start + dist.stride * np.arange(dist.pmf.size)).tolist(), dist.pmf.tolist()))
@@ -146,16 +148,16 @@ def test_exact_convolution_is_correctly_rounded():
     for na, nb in [(12, 9), (700, 41), (3000, 2500)]:
         a = rng.random(na) ** 6
         b = rng.random(nb)
-        c, bound = lt._exact_convolve(a, b)
-        assert bound < 2 * lt.U * c.sum()
+        c, bound = exact_convolve(a, b)
+        assert bound < 2 * U * c.sum()
         for i in rng.integers(0, na + nb - 1, 6):
             exact = sum(Fraction(a[j]) * Fraction(b[i - j]) for j in range(max(0, i - nb + 1), min(i, na - 1) + 1))
-            assert abs(Fraction(c[i]) - exact) <= 1.01 * lt.U * exact
+            assert abs(Fraction(c[i]) - exact) <= 1.01 * U * exact
 
 
 def test_a_million_rounds_meet_the_1e9_target(main_slip):
     dist = hold_distribution(main_slip, 10**6)
-    assert isinstance(dist, lt.LatticeSum)
+    assert isinstance(dist, LatticeSum)
     assert dist.error_bound < 1e-9 and dist.method.startswith("exact lattice")
     assert math.isclose(float(dist.pmf @ dist.values()), float(dist.mean), rel_tol=1e-12)
     assert math.isclose(math.sqrt(float(dist.pmf @ (dist.values() - float(dist.mean)) ** 2)), dist.sd, rel_tol=1e-9)
@@ -186,9 +188,9 @@ def test_lattice_against_monte_carlo_tables(side_slip):
                                               ({"perfect_pair_250": 1}, "common-variants", 30_000)])
 def test_saddlepoint_within_its_stated_error(stakes, rules, n):
     """The error measured at a smaller N (check_points 2**12) bounds the error at N, checked at every value."""
-    house = lt.house_round(build_slip(load_rules(rules), stakes).player)
+    house = house_round(build_slip(load_rules(rules), stakes).player)
     approx = saddlepoint_sum(house, n, check_points=2**12)
-    exact = lt.exact_sum(house, n)
+    exact = exact_sum(house, n)
     assert approx.check.n_check < n
     values = exact.start + exact.stride * np.arange(exact.pmf.size)
     t = (values - approx.start) // approx.stride
@@ -204,7 +206,7 @@ def test_saddlepoint_within_its_stated_error(stakes, rules, n):
 
 
 def test_switch_to_saddlepoint_is_labelled_and_never_normal(side_slip):
-    dist = sum_distribution(lt.house_round(side_slip.player), 50_000, max_points=2**14)
+    dist = sum_distribution(house_round(side_slip.player), 50_000, max_points=2**14)
     assert isinstance(dist, SaddlepointSum)
     assert dist.method.startswith("saddlepoint (Lugannani-Rice") and "measured" in dist.method
     assert "normal" not in dist.method
@@ -217,8 +219,8 @@ def test_switch_to_saddlepoint_is_labelled_and_never_normal(side_slip):
 
 
 def test_quantile_and_p_value_definitions():
-    one = lt.one_round([-2, 1, 3], [1, 2, 1])  # P = 1/4, 1/2, 1/4
-    dist = lt.exact_sum(one, 1)
+    one = one_round([-2, 1, 3], [1, 2, 1])  # P = 1/4, 1/2, 1/4
+    dist = exact_sum(one, 1)
     assert dist.quantile(0.25).value == -2  # P(S <= -2) = 0.25 >= 0.25
     assert dist.quantile(0.2500001).value == 1
     assert dist.quantile(0.75).value == 1 and dist.quantile(0.76).value == 3

@@ -15,7 +15,7 @@ import pytest
 
 from baccarat_sim import load_rules
 from baccarat_sim.analysis.hold import bankroll_curve, hold_distribution, study_sessions
-from baccarat_sim.analysis.lattice import one_round
+from baccarat_sim.analysis.one_round import one_round
 from baccarat_sim.analysis.sessions import (
     SessionRules,
     chain_cells,

@@ -238,3 +238,21 @@ def test_histogram_is_frozen():
     h = _hist(6)
     with pytest.raises(AttributeError):
         h.rounds = 0
+
+
+def test_histogram_owns_its_arrays():
+    # Issue 20: the histogram kept the caller's arrays, so editing the array passed as counts changed h.total.
+    counts = np.ones(N_CODES, np.int64)
+    shoe = np.full((13, 4), 8, np.int64)
+    by_position = np.stack([counts, np.zeros(N_CODES, np.int64)])
+    batches = by_position.copy()
+    h = OutcomeHistogram(counts=counts, engine="mc", model="dealt", shoe=shoe, seed=1, rounds=N_CODES,
+                         by_position=by_position, batches=batches)
+    for given in (counts, shoe, by_position, batches):
+        given[...] = 7  # the caller's arrays are the caller's
+    assert h.total == N_CODES and int(h.shoe.sum()) == 8 * 52
+    assert int(h.by_position.sum()) == N_CODES and int(h.batches.sum()) == N_CODES
+    for mine in (h.counts, h.shoe, h.by_position, h.batches, h.code_counts):
+        with pytest.raises(ValueError, match="read-only"):
+            mine[0] = 1  # nor can a reader change the histogram
+    assert h.total == N_CODES

@@ -9,7 +9,7 @@ from matplotlib.container import BarContainer, ErrorbarContainer
 from matplotlib.figure import Figure
 
 from baccarat_sim.analysis.settlement import net_vector
-from baccarat_sim.analysis.stats import estimate
+from baccarat_sim.analysis.stats import estimate, running_estimate, score_distribution
 from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.engines.simulation import simulate
 from baccarat_sim.model.rules import load_rules, parse_rules
@@ -74,7 +74,7 @@ def test_bet_rtp_exact_only(rules):
 
 def test_running_estimate_ends_at_the_reported_figure(report, rules):
     net = net_vector(rules.bet("tie"), rules)
-    rounds, rtp, se = plots.running_estimate(report.mc, net)
+    rounds, rtp, se = running_estimate(report.mc, net)
     assert rounds[-1] == report.mc.rounds and np.all(np.diff(rounds) > 0)
     final = estimate(report.mc, net)
     assert rtp[-1] == pytest.approx(final.rtp, rel=1e-14) and se[-1] == pytest.approx(final.se, rel=1e-12)
@@ -87,7 +87,7 @@ def test_running_estimate_ends_at_the_reported_figure(report, rules):
 
 def test_running_estimate_of_a_dealt_shoe_uses_batch_means(dealt_report, rules):
     net = net_vector(rules.bet("banker"), rules)
-    _, rtp, se = plots.running_estimate(dealt_report.mc, net)
+    _, rtp, se = running_estimate(dealt_report.mc, net)
     final = estimate(dealt_report.mc, net)
     assert final.method == "batch_means"
     assert rtp[-1] == pytest.approx(final.rtp, rel=1e-14) and se[-1] == pytest.approx(final.se, rel=1e-12)
@@ -96,8 +96,8 @@ def test_running_estimate_of_a_dealt_shoe_uses_batch_means(dealt_report, rules):
 def test_convergence_plot(report, rules):
     ax = axes()
     row = report.table.loc["banker"]
-    artists = plots.plot_convergence(report.mc, net_vector(rules.bet("banker"), rules), exact_rtp=row["exact_rtp"],
-                                     stated_rtp=row["stated_rtp"], ax=ax, label="Banker")
+    artists = plots.plot_convergence(running_estimate(report.mc, net_vector(rules.bet("banker"), rules)),
+                                     exact_rtp=row["exact_rtp"], stated_rtp=row["stated_rtp"], ax=ax, label="Banker")
     line = artists["estimate"]
     assert line.get_xdata()[-1] == report.mc.rounds
     assert line.get_ydata()[-1] == pytest.approx(100 * row["rtp"], rel=1e-14)
@@ -111,11 +111,11 @@ def test_convergence_plot(report, rules):
 
 def test_convergence_needs_batches(rules):
     with pytest.raises(ValueError, match="batches"):
-        plots.plot_convergence(exact_histogram(8), net_vector(rules.bet("tie"), rules), ax=axes())
+        running_estimate(exact_histogram(8), net_vector(rules.bet("tie"), rules))
 
 
 def test_score_distribution(report):
-    artists = plots.plot_score_distribution(report.mc, exact=report.exact, ax=axes())
+    artists = plots.plot_score_distribution(score_distribution(report.mc, exact=report.exact), ax=axes())
     for side in ("player", "banker"):
         assert isinstance(artists[side], BarContainer) and len(artists[side]) == 10
         heights = np.array([bar.get_height() for bar in artists[side]])
@@ -132,7 +132,7 @@ def test_score_distribution(report):
 
 
 def test_score_distribution_exact_only():
-    artists = plots.plot_score_distribution(exact_histogram(8), ax=axes())
+    artists = plots.plot_score_distribution(score_distribution(exact_histogram(8)), ax=axes())
     assert set(artists) == {"player", "banker"}
 
 

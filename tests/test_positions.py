@@ -544,7 +544,7 @@ def test_cli_sweep(capsys, rules_file, tmp_path):
     document = json.loads(out)
     assert [c["cut_from_end"] for c in document["cuts"]] == [[14, 14], [26, 26]]
     assert "seed 3 for every cut-card position" in err
-    (stem,) = {p.stem for p in tmp_path.glob("dealt-test-cut-sweep-*-seed3.json")}  # its name's digest: report.naming
+    (stem,) = {p.stem for p in tmp_path.glob("dealt-test-cut-sweep-*-seed3.json")}  # its name's digest: analysis.naming
     for suffix in ("csv", "json", "md", "png"):
         assert (tmp_path / f"{stem}.{suffix}").exists()
     status, out, _ = cli(capsys, *ONE_THREAD, "--rules", rules_file, "--decks", "1", "--rounds", "2e4", "--seed", "3",

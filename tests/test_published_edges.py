@@ -54,7 +54,7 @@ import pytest
 from baccarat_sim.analysis.settlement import settle_bet
 from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.model.rules import available_rules, load_rules
-from baccarat_sim.report.tables import breakdown
+from baccarat_sim.tables import breakdown
 
 TOTAL_8 = 416 * 415 * 414 * 413 * 412 * 411
 

@@ -161,6 +161,33 @@ def test_resume_with_a_checkpoint_of_another_version_is_refused(capsys, stopped)
     _one_line_error(status, err, "--resume", "other dealing code", "baccarat_sim 0.0.1", "0123456789abcdef")
 
 
+def _rewrite_header(path, **fields):
+    """Write a checkpoint again, checksummed, with header fields changed."""
+    with np.load(path) as data:
+        arrays = dict(data)
+    header = json.loads(str(arrays.pop("header")))
+    header.pop("format"), header.pop("checksum")  # written again below, with a checksum of the edited header
+    header.update(fields)
+    write_archive(path, "baccarat_sim-checkpoint", header, arrays)
+
+
+def test_resume_with_a_checkpoint_of_another_stream_version_is_refused(capsys, stopped):
+    # Issue 20: the checkpoint records the stream version, the one thing that says which rounds a seed deals.
+    from baccarat_sim.engines.fingerprint import STREAM_VERSION
+
+    _rewrite_header(stopped / f"checkpoint-{run_name(seed=99)}.npz", stream=STREAM_VERSION + 1)
+    status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
+    _one_line_error(status, err, "--resume", "other dealing code", f"random stream {STREAM_VERSION + 1}",
+                    f"deals random stream {STREAM_VERSION}", "start the run again")
+
+
+def test_resume_across_package_versions_of_one_stream(capsys, stopped):
+    # Issue 20: a release that deals the same stream (an edit, a reformat, a faster kernel) resumes the checkpoint.
+    _rewrite_header(stopped / f"checkpoint-{run_name(seed=99)}.npz", version="0.0.1")
+    status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
+    assert status == 0, err
+
+
 def test_resume_without_a_checkpoint(capsys, tmp_path):
     status, _, err = cli(capsys, "--resume", "--out", tmp_path, *QUIET)
     _one_line_error(status, err, "--resume", "no checkpoint")

@@ -242,24 +242,25 @@ def test_bounded3_draws_are_uniform_and_independent():
     assert abs(z) < 4, f"chi-square z = {z:.2f}"
 
 
+@numba.njit(cache=True)
+def _accepted_over_all_inputs(n1, n2, n3):
+    """How often each value of ``bounded3`` is accepted, over every 32-bit input."""
+    counts = np.zeros(n1 * n2 * n3, np.int64)
+    dummy = (np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4))
+    product = np.uint64(n1 * n2 * n3)
+    threshold = (np.uint64(1 << 32) - product) % product
+    for bits in range(1 << 32):
+        a, b, c, _ = _rng.bounded3(np.uint64(bits), n1, n2, n3, dummy)
+        low = (np.uint64(bits) * product) & np.uint64(MASK32)
+        if low >= threshold:
+            counts[(a * n2 + b) * n3 + c] += 1
+    return counts
+
+
 @pytest.mark.slow
 def test_bounded_is_exactly_uniform_over_all_inputs():
     """Every 32-bit input: each value in [0, n) is accepted exactly floor(2**32 / n) times."""
-
-    @numba.njit
-    def accepted(n1, n2, n3):
-        counts = np.zeros(n1 * n2 * n3, np.int64)
-        dummy = (np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4))
-        product = np.uint64(n1 * n2 * n3)
-        threshold = (np.uint64(1 << 32) - product) % product
-        for bits in range(1 << 32):
-            a, b, c, _ = _rng.bounded3(np.uint64(bits), n1, n2, n3, dummy)
-            low = (np.uint64(bits) * product) & np.uint64(MASK32)
-            if low >= threshold:
-                counts[(a * n2 + b) * n3 + c] += 1
-        return counts
-
-    counts = accepted(3, 5, 7)
+    counts = _accepted_over_all_inputs(3, 5, 7)
     assert (counts == (1 << 32) // 105).all()
 
 
@@ -273,3 +274,42 @@ def test_blocks_and_seeds_get_distinct_streams():
     # Neighbouring blocks' outputs share no structure a simple test sees: bits are balanced.
     bits = np.unpackbits(np.ascontiguousarray(first[:, 0]).view(np.uint8))
     assert abs(bits.mean() - 0.5) < 4 * 0.5 / math.sqrt(bits.size)
+
+
+# --- stream ids (issue 20) ------------------------------------------------------------------------------------------
+
+STREAM_STEP = 0xBB67AE8584CAA73B
+
+
+def py_unmix(z):
+    """The inverse of py_mix (each step of splitmix64's output function is a bijection)."""
+    z = z ^ (z >> 31) ^ (z >> 62)
+    z = z * pow(0x94D049BB133111EB, -1, 1 << 64) & MASK64
+    z = z ^ (z >> 27) ^ (z >> 54)
+    z = z * pow(0xBF58476D1CE4E5B9, -1, 1 << 64) & MASK64
+    return z ^ (z >> 30) ^ (z >> 60)
+
+
+@pytest.mark.parametrize("seed, block", [(0, 0), (1234, 7), (2**63 - 1, 10**12)])
+@pytest.mark.parametrize("stream", [_rng.STREAM_DEAL, _rng.STREAM_CUT_SCENARIOS])
+def test_stream_ids_match_the_python_twin(seed, block, stream):
+    # Stream 0 is the dealing stream every earlier version dealt: block_state(seed, block) is block_state(seed,
+    # block, STREAM_DEAL). Another id spaces the state's words by another step.
+    key = py_mix(py_mix(seed) ^ py_mix((block * 0xD1B54A32D192ED03 + GAMMA) & MASK64))
+    step = (GAMMA + stream * STREAM_STEP) & MASK64
+    expected = tuple(py_mix((key + step * k) & MASK64) for k in (1, 2, 3, 4))
+    assert as_ints(as_state(_rng.block_state(np.uint64(seed), block, stream))) == expected
+    if stream == _rng.STREAM_DEAL:
+        assert expected == py_block_state(seed, block)
+
+
+def test_an_auxiliary_stream_is_no_runs_dealing_stream():
+    # Counting's cut-card scenarios drew from the dealing stream of seed ^ constant: another run's shoes. A state's
+    # first two words give back its key and spacing (mix is a bijection), and the spacing is the stream's own.
+    assert py_unmix(py_mix(0x0123456789ABCDEF)) == 0x0123456789ABCDEF
+    for seed, block in [(7, 0), (2**62 + 5, 3), (99, 10**9)]:
+        for stream in (_rng.STREAM_DEAL, _rng.STREAM_CUT_SCENARIOS):
+            s0, s1, _, _ = as_ints(as_state(_rng.block_state(np.uint64(seed), block, stream)))
+            spacing = (py_unmix(s1) - py_unmix(s0)) & MASK64
+            assert spacing == (GAMMA + stream * STREAM_STEP) & MASK64
+    assert (GAMMA + _rng.STREAM_CUT_SCENARIOS * STREAM_STEP) & MASK64 != GAMMA

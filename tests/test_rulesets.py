@@ -14,7 +14,7 @@ from baccarat_sim.analysis.settlement import settle
 from baccarat_sim.cli.rtp import main
 from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.model.rules import available_rules, load_rules, parse_rules
-from baccarat_sim.report.tables import breakdown
+from baccarat_sim.tables import breakdown
 
 REPO = Path(__file__).resolve().parents[1]
 RULESETS = REPO / "baccarat_sim" / "rulesets"

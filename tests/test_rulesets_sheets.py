@@ -21,23 +21,19 @@ import pytest
 from matplotlib.figure import Figure
 
 from baccarat_sim import exact_histogram, load_rules, simulate
+from baccarat_sim.analysis.commission import commission_by_stake, stake_dependence
+from baccarat_sim.analysis.joint import settle_slip
 from baccarat_sim.analysis.positions import analyze_positions, rounds_in_every_shoe
-from baccarat_sim.analysis.settlement import (
-    check_limits,
-    commission_by_stake,
-    settle,
-    settle_bet,
-    settle_slip,
-    stake_dependence,
-)
+from baccarat_sim.analysis.settlement import settle, settle_bet
 from baccarat_sim.analysis.slip import build_slip
+from baccarat_sim.analysis.table_limits import check_limits
 from baccarat_sim.cli.rtp import AFTER_CUT_READINGS, main
 from baccarat_sim.errors import InvalidRules, LimitError
 from baccarat_sim.model.codes import N_CODES, decode
 from baccarat_sim.model.rules import Commission, parse_rules
 from baccarat_sim.report.plots import plot_bet_rtp
 from baccarat_sim.report.run_report import STAKE_MARK, build_report
-from baccarat_sim.report.tables import breakdown
+from baccarat_sim.tables import breakdown
 
 REPO = Path(__file__).resolve().parents[1]
 SHEETS = REPO.parent / "shared" / "rulesheets"

@@ -6,13 +6,15 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from baccarat_sim.analysis.settlement import check_limits, covariance, net_vector, settle, settle_bet, settle_slip
+from baccarat_sim.analysis.joint import covariance, settle_slip
+from baccarat_sim.analysis.settlement import net_vector, settle, settle_bet
+from baccarat_sim.analysis.table_limits import check_limits
 from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.errors import LimitError
 from baccarat_sim.model.codes import N_CODES
 from baccarat_sim.model.histogram import OutcomeHistogram
 from baccarat_sim.model.rules import Commission, load_rules, parse_rules
-from baccarat_sim.report.tables import breakdown, commission_table
+from baccarat_sim.tables import breakdown, commission_table
 
 
 @pytest.fixture(scope="module")

@@ -54,6 +54,40 @@ def test_layers_import_only_the_layers_below_them():
     assert not problems, "\n".join(problems)
 
 
+#: Layers a layer may not reach even though they lie below it: the report renders what the analysis computed (it
+#: runs no engine or kernel), and the analysis reaches kernels only through the engines.
+SKIPPED_LAYERS = {"report": {"engines", "kernels"}, "analysis": {"kernels"}}
+#: Settling, estimating, running an engine: the report calls none of them, it renders results. (Its one call into
+#: the analysis is ``build_report``, a thin name for ``Report(analyze_run(...))``.)
+COMPUTING = {"settle", "settle_bet", "settle_slip", "net_vector", "bet_breakdown", "covariance", "commission_by_stake",
+             "stake_dependence", "estimate", "running_estimate", "wilson_interval", "score_distribution",
+             "exact_histogram", "simulate", "leak_table"}
+
+
+def test_the_report_imports_no_engine_or_kernel_and_the_analysis_no_kernel():
+    problems = []
+    for layer, skipped in SKIPPED_LAYERS.items():
+        for path in (PACKAGE / layer).rglob("*.py"):
+            for name in _imports(path) & skipped:  # imports inside functions too
+                problems.append(f"{path.relative_to(PACKAGE)} ({layer}) imports {name}")
+    assert not problems, "\n".join(problems)
+
+
+def _imported_names(path: Path) -> set[str]:
+    """Every name a module imports from the package, at any depth (``from ..x import name``)."""
+    return {alias.name for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("baccarat_sim"))
+            for alias in node.names}
+
+
+def test_the_report_calls_no_settlement_estimation_or_engine():
+    found = {str(path.relative_to(PACKAGE)): sorted(_imported_names(path) & COMPUTING)
+             for path in (PACKAGE / "report").rglob("*.py")}
+    assert not {path: names for path, names in found.items() if names}
+    # The check sees what it looks for: the analysis that builds a run's result imports them.
+    assert {"settle", "estimate", "analyze_positions"} <= _imported_names(PACKAGE / "analysis" / "run.py")
+
+
 def _module_graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """Package modules each module imports (at any depth), and the outside packages each imports."""
     modules = {".".join(p.relative_to(PACKAGE).with_suffix("").parts).removesuffix(".__init__"): p
@@ -143,9 +177,13 @@ _COMPILE = textwrap.dedent("""
 """)
 
 
-def _compile_in(root: Path, cache: Path) -> str:
-    env = dict(os.environ, PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(cache))
-    done = subprocess.run([sys.executable, "-c", _COMPILE], env=env, capture_output=True, text=True, timeout=300,
+def _compile_in(root: Path, cache: Path | None, code: str = _COMPILE, **env_changes) -> str:
+    """Compile one cheap kernel in a fresh interpreter from the copy of the package at ``root``: [hits, misses]."""
+    env = dict(os.environ, PYTHONPATH=str(root), **env_changes)
+    env.pop("NUMBA_CACHE_DIR", None)
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
                           cwd=root, check=True)
     return done.stdout.strip()
 
@@ -164,3 +202,59 @@ def test_editing_an_inlined_helper_recompiles_the_kernels(tmp_path):
     tableau.write_text(tableau.read_text() + "\n# an edit that changes no rule\n")
     edited = json.loads(_compile_in(root, cache))
     assert edited == [0, 1], "a kernel was loaded from a cache older than the tableau it inlines"
+
+
+def test_kernels_are_cached_in_the_users_cache_folder_unless_numba_cache_dir_says(tmp_path):
+    root = tmp_path / "copy"
+    shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
+    assert json.loads(_compile_in(root, None, XDG_CACHE_HOME=str(tmp_path / "xdg"))) == [0, 1]
+    (folder,) = (tmp_path / "xdg" / "baccarat_sim" / "numba").iterdir()
+    assert folder.name.startswith("kernels-") and list(folder.glob("dealing.encode_shoe-*.nbi"))
+    assert json.loads(_compile_in(root, tmp_path / "numba")) == [0, 1]  # NUMBA_CACHE_DIR: numba's folder, ours in it
+    assert list((tmp_path / "numba" / "baccarat_sim").glob(f"{folder.name}/dealing.encode_shoe-*.nbi"))
+
+
+_HELPER = textwrap.dedent("""
+    import numba
+    from baccarat_sim.kernels.dealing import encode_shoe
+
+    @numba.njit(cache=True)
+    def encoded(cards):
+        return encode_shoe(cards)
+""")
+#: A package kernel and a compiled helper outside the package that calls it: [[hits, misses] of each].
+_COMPILE_BOTH = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    import numpy as np
+    from baccarat_sim.kernels.dealing import encode_shoe
+    from baccarat_sim.kernels.jit import cache_by_content
+    cache_by_content(Path("helpers"))
+    sys.path.insert(0, "helpers")
+    from helper_kernels import encoded
+    encode_shoe(np.arange(52, dtype=np.uint8))
+    encoded(np.arange(52, dtype=np.uint8))
+    print(json.dumps([[sum(f.stats.cache_hits.values()), sum(f.stats.cache_misses.values())]
+                      for f in (encode_shoe, encoded)]))
+""")
+
+
+def test_a_copy_of_the_package_at_another_path_loads_the_kernels_the_first_compiled(tmp_path):
+    # The kernels' cache is keyed on what they are (the digest of their sources, numba, Python, the CPU), not on
+    # where the package is: a fresh clone or a second worktree loads what the first one compiled. The same holds
+    # for compiled code outside the package that calls the kernels (tests/conftest.py registers the tests'
+    # helpers): numba alone would check only the helper's file, serve it after a kernel it calls changed, and
+    # compile it again in every checkout.
+    cache = tmp_path / "cache"
+    first, second = tmp_path / "first", tmp_path / "elsewhere" / "second"
+    for root in (first, second):
+        shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
+        (root / "helpers").mkdir()
+        (root / "helpers" / "helper_kernels.py").write_text(_HELPER)
+    assert json.loads(_compile_in(first, cache, _COMPILE_BOTH)) == [[0, 1], [0, 1]]  # compiled
+    assert json.loads(_compile_in(second, cache, _COMPILE_BOTH)) == [[1, 0], [1, 0]]  # loaded at another path
+    assert not list(second.rglob("*.nbi")) and not list(first.rglob("*.nbi"))  # nothing cached beside the sources
+    dealing = second / "baccarat_sim" / "kernels" / "dealing.py"
+    dealing.write_text(dealing.read_text() + "\n# an edit that changes no rule\n")
+    edited = json.loads(_compile_in(second, cache, _COMPILE_BOTH))
+    assert edited == [[0, 1], [0, 1]], "a kernel or a helper was loaded from a cache older than a kernel source"

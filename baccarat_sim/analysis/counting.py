@@ -33,26 +33,24 @@ import math
 import numpy as np
 
 from ..engines.composition import FastSolver
-from ..engines.counting import CountingJob, CountPlan
-from ..engines.detail import rules_detail
-from ..engines.driver import RunControl, run
-from ..engines.exact import exact_histogram
-from ..engines.local import LocalBackend
-from ..engines.plan import normalize_seed, shoe_params, whole_number
-from ..errors import InputError, InvalidStrategy, ShoeError
-from ..kernels.counting import (
-    FLOAT_STATS,
-    INT_STATS,
+from ..engines.counting import (
     PLAY_ALWAYS,
     PLAY_PERFECT,
     PLAY_RUNNING_COUNT,
     PLAY_RUNNING_COUNT_TWO_SIDED,
     PLAY_TRUE_COUNT,
     PLAY_TRUE_COUNT_TWO_SIDED,
-    SCENARIO_FLOAT,
-    SCENARIO_INT,
     VARIANTS,
+    CountingJob,
+    CountPlan,
+    CountStatistics,
 )
+from ..engines.detail import rules_detail
+from ..engines.driver import RunControl, run
+from ..engines.exact import exact_histogram
+from ..engines.local import LocalBackend
+from ..engines.plan import normalize_seed, shoe_params, whole_number
+from ..errors import InputError, InvalidStrategy, ShoeError
 from ..model.cards import N_CARD_IDS, N_SUITS
 from ..model.codes import N_CODES
 from ..model.detail import CardDetail, kernel_tables
@@ -63,10 +61,8 @@ from .eor import derive_tags, effect_of_removal, reads_suits
 from .settlement import settle_bet
 from .stats import Z95
 
-__all__ = ["AUX_SALT", "MAX_SHOES", "CountResult", "count_simulation"]
+__all__ = ["MAX_SHOES", "CountResult", "count_simulation"]
 
-#: Salt of the second stream that places moved cut cards.
-AUX_SALT = 0x6A09E667F3BCC909
 #: Most shoes a counting run deals.
 MAX_SHOES = 10**12
 
@@ -218,7 +214,7 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_c
                      _packed_for(solver, bet_ids), detail, card_level, tuple(skipped))
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True, eq=False)
 class CountResult:
     """Per bet, per cut-card scenario and per variant: how the strategy did.
 
@@ -356,14 +352,15 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
         (packed["v_bet"], packed["p_bet"], packed["f_bet"]),
     )
     detail = resolved.detail
-    job = CountingJob(CountPlan.for_shoes(shoes), canonical_cards(composition), seed, seed ^ AUX_SALT, params,
+    job = CountingJob(CountPlan.for_shoes(shoes), canonical_cards(composition), seed, params,
                       strategy_args, len(scenarios), len(resolved.bet_ids), record_codes,
                       None if detail is None else kernel_tables(detail),
                       N_CODES if detail is None else detail.n_cells)
     state = job.new_state()
     outcome = run(job, state, LocalBackend(threads), RunControl(progress=progress, max_chunks=max_chunks))
-    rows = _rows(resolved, rules, composition, scenarios, state.stats_int, state.stats_float)
-    rounds = int(state.stats_int[1])
+    stats = CountStatistics(state.stats_int, state.stats_float, len(scenarios), len(resolved.bet_ids))
+    rows = _rows(resolved, rules, composition, scenarios, stats)
+    _, rounds = stats.scenario(0)
     run_info = {
         "rules": rules.id,
         "rules_sha256": rules.sha256,
@@ -412,14 +409,12 @@ def _off_the_top(resolved: _Resolved, rules: Rules, composition: np.ndarray) -> 
     return evs
 
 
-def _rows(resolved: _Resolved, rules: Rules, composition: np.ndarray, scenarios: np.ndarray, ints: np.ndarray,
-          floats: np.ndarray) -> list[dict]:
-    n_s, n_b = len(scenarios), len(resolved.bet_ids)
+def _rows(resolved: _Resolved, rules: Rules, composition: np.ndarray, scenarios: np.ndarray,
+          stats: CountStatistics) -> list[dict]:
     off_the_top = _off_the_top(resolved, rules, composition)
     rows = []
     for s, (low, high) in enumerate(scenarios):
-        shoes = int(ints[SCENARIO_INT * s])
-        rounds = int(ints[SCENARIO_INT * s + 1])
+        shoes, rounds = stats.scenario(s)
         cut_text = f"{low}" if low == high else f"{low}-{high}"
         label = f"cut card {cut_text} from end" + (" (rule set)" if s == 0 else "")
         for b, bet_id in enumerate(resolved.bet_ids):
@@ -427,12 +422,11 @@ def _rows(resolved: _Resolved, rules: Rules, composition: np.ndarray, scenarios:
             for v in range(VARIANTS):
                 if v == 1 and max_round >= 10**9:
                     continue
-                ci = SCENARIO_INT * n_s + ((s * n_b + b) * VARIANTS + v) * INT_STATS
-                cf = SCENARIO_FLOAT * n_s + ((s * n_b + b) * VARIANTS + v) * FLOAT_STATS
-                offered, bets, net_scaled = (int(x) for x in ints[ci:ci + 3])
+                ints, floats = stats.bet(s, b, v)
+                offered, bets, net_scaled = (int(x) for x in ints)
                 scale = float(resolved.scale[b])
                 net = net_scaled / scale
-                sum_x2, sum_y2, sum_xy, sum_ev, sum_e2, sum_ey = floats[cf:cf + 6]
+                sum_x2, sum_y2, sum_xy, sum_ev, sum_e2, sum_ey = floats
                 sum_x2 /= scale * scale
                 sum_xy /= scale
                 mean = net / shoes

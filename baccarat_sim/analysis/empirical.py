@@ -18,8 +18,9 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InputError
-from .lattice import Probability, Quantile, as_fraction
+from .one_round import as_fraction
 from .stats import Z95, wilson_interval
+from .sums import Density, Probability, Quantile, frame_grid
 
 __all__ = ["EmpiricalSum"]
 
@@ -84,6 +85,12 @@ class EmpiricalSum:
     def values(self) -> np.ndarray:
         """Currency value of each distinct sampled value, ``ndarray(float64, (m,))``."""
         return self.steps * float(self.unit)
+
+    def density(self, low: float, high: float, bins: int = 60) -> Density:
+        """The sample as a histogram of ``bins`` bins framing ``[low, high]``: probability per unit of currency."""
+        edges = frame_grid(low, high, bins + 1)
+        counts, edges = np.histogram(self.values(), bins=edges, weights=self.counts)
+        return Density(0.5 * (edges[1:] + edges[:-1]), counts / (self.samples * np.diff(edges)), binned=True)
 
     def _count_at_most(self, x) -> int:
         index = math.floor(as_fraction(x) / self.unit)

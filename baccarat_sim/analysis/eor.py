@@ -40,14 +40,12 @@ from ..engines.detail import detail_of_atoms, rules_detail
 from ..engines.exact import exact_histogram
 from ..errors import InputError
 from ..model.cardlevel import NONE
-from ..model.cards import N_CARD_IDS, N_RANKS, N_SUITS, RANK_NAMES, RANK_POINTS
+from ..model.cards import N_CARD_IDS, N_RANKS, N_SUITS, RANK_NAMES, RANK_POINTS, SUITS_OF_COLOUR
 from ..model.rules import Rules
 from ..model.shoe import as_shoe
 from .settlement import settle_bet
 
 __all__ = [
-    "COLOURS",
-    "SUITS",
     "CountTags",
     "EffectOfRemoval",
     "betting_correlation",
@@ -58,9 +56,6 @@ __all__ = [
     "suit_orbits",
 ]
 
-#: Suits in card-id order (suit ``s`` of card ``rank * 4 + s``) and the colours, with the suits of each.
-SUITS = ("spades", "hearts", "diamonds", "clubs")
-COLOURS = {"black": (0, 3), "red": (1, 2)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,10 +75,10 @@ class EffectOfRemoval:
     by_value : dict of str to tuple of 10 (Fraction or None)
         EOR of point values 0..9.
     by_suit : dict of str to tuple of 4 (Fraction or None), or None
-        EOR of spades, hearts, diamonds, clubs (in :data:`SUITS` order; None
+        EOR of spades, hearts, diamonds, clubs (suit order, ``model.cards.SUIT_WORDS``; None
         for a suit with no card left); None when no bet reads suits or colours.
     by_colour : dict of str to tuple of 2 (Fraction or None), or None
-        EOR of black and red (in :data:`COLOURS` order); None as ``by_suit``.
+        EOR of black and red (``model.cards.SUITS_OF_COLOUR`` order); None as ``by_suit``.
     suit_bets : tuple of str
         The bets whose conditions read suits or colours.
     """
@@ -119,7 +114,7 @@ class EffectOfRemoval:
     @property
     def colour_counts(self) -> np.ndarray:
         """Cards of each colour in the shoe, ``ndarray(int64, shape=(2,))`` (black, red)."""
-        return np.array([self.suit_counts[list(suits)].sum() for suits in COLOURS.values()], np.int64)
+        return np.array([self.suit_counts[list(suits)].sum() for suits in SUITS_OF_COLOUR.values()], np.int64)
 
     def balance(self, bet_id: str, by: str = "rank") -> Fraction:
         """Count-weighted sum of the EORs of a bet: exactly zero.
@@ -311,7 +306,7 @@ def effect_of_removal(rules: Rules, shoe=None, bets=None) -> EffectOfRemoval:
         by_suit = {bet.id: tuple(mean(bet.id, [(r, s) for r in range(N_RANKS)]) for s in range(N_SUITS))
                    for bet in bet_list}
         by_colour = {bet.id: tuple(mean(bet.id, [(r, s) for r in range(N_RANKS) for s in suits])
-                                   for suits in COLOURS.values()) for bet in bet_list}
+                                   for suits in SUITS_OF_COLOUR.values()) for bet in bet_list}
     return EffectOfRemoval(
         rules_id=rules.id,
         shoe=composition,

@@ -34,18 +34,12 @@ from fractions import Fraction
 
 from ..errors import InputError
 from .empirical import EmpiricalSum
-from .lattice import (
-    QUANTILE_LEVELS,
-    LatticeSum,
-    OneRound,
-    Probability,
-    exact_sum,
-    house_round,
-    lattice_window,
-)
+from .lattice import LatticeSum, exact_sum, lattice_window
+from .one_round import OneRound, house_round
 from .saddlepoint import SaddlepointSum, saddlepoint_sum
 from .sessions import SessionOutcome, SessionRules, chain_cells, session_chain, simulate_sessions, simulate_tables
 from .slip import Slip
+from .sums import Probability
 
 __all__ = [
     "FAN_LEVELS",
@@ -67,6 +61,8 @@ __all__ = [
     "summarize",
 ]
 
+#: The quantile levels a hold summary reports.
+QUANTILE_LEVELS = (0.001, 0.01, 0.05, 0.5, 0.95, 0.99, 0.999)
 #: Quantile levels of the fan chart: the central 50%, 90%, 95% and 99% bands and the median.
 FAN_LEVELS = (0.005, 0.025, 0.05, 0.25, 0.5, 0.75, 0.95, 0.975, 0.995)
 #: Largest exact lattice window (points; about 75 bytes each at the peak: 1.2 GB and 7 s).

@@ -17,7 +17,7 @@ burn and the depletion by earlier rounds change no bet's RTP at such a round.
 What does change it is *selection*: round ``k`` is dealt only in shoes whose
 first ``k - 1`` rounds used few enough cards to leave the cut card in, and those
 shoes have lost more of the cards that make short rounds (naturals, standing
-totals). :func:`rounds_in_every_shoe` gives the last round every shoe reaches;
+totals). :func:`~baccarat_sim.engines.plan.rounds_in_every_shoe` gives the last round every shoe reaches;
 only later rounds can differ from the fresh-shoe RTP. So when a bet's
 ``max_round`` ("Max Round Availability") is at most that round, the RTP a
 player faces under the cap *is* the exact fresh-shoe RTP.
@@ -55,13 +55,12 @@ import numpy as np
 
 from ..engines.detail import rules_detail
 from ..engines.exact import exact_histogram
-from ..engines.plan import normalize_seed, shoe_params
+from ..engines.plan import normalize_seed, rounds_in_every_shoe
 from ..engines.simulation import simulate
-from ..kernels.dealing import N_SHOE_PARAMS
-from ..kernels.dealing import rounds_in_every_shoe as _worst_shoe_rounds
 from ..model.histogram import OutcomeHistogram
-from ..model.rules import Bet, CutCard, Rules, Shoe
+from ..model.rules import Bet, CutCard, Rules
 from ..model.shoe import as_shoe
+from .rounds_per_shoe import RoundsPerShoe, histogram_dealt_in_every_shoe, position_rows, rounds_per_shoe
 from .settlement import net_vector
 from .stats import Z95, estimate
 
@@ -85,160 +84,6 @@ __all__ = [
 MIN_ROUNDS = 1000
 #: Each winning pay line of a bet must be expected at least this often at a position.
 MIN_LINE_HITS = 10
-#: Quantiles of the rounds-per-shoe distribution that are reported.
-QUANTILES = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
-
-
-# --------------------------------------------------------------------------- rounds per shoe
-
-
-def rounds_in_every_shoe(shoe: Shoe, n_cards: int | None = None) -> int:
-    """The last round position that every shoe deals, whatever its cards.
-
-    The dealing procedure (:mod:`baccarat_sim.kernels.dealing`) run on the
-    worst shoe: the burn takes its most cards, the cut card sits at its
-    deepest, and every round takes six cards.
-
-    Parameters
-    ----------
-    shoe : Shoe
-        Burn, cut card and last-round rule (``rules.shoe``).
-    n_cards : int or None
-        Cards in the shoe (default ``52 * shoe.decks``).
-
-    Examples
-    --------
-    >>> from baccarat_sim import load_rules
-    >>> rounds_in_every_shoe(load_rules("live-8deck-side-bets").shoe)  # 416 cards, burn up to 11, cut card at 14
-    66
-    """
-    n = shoe.n_cards if n_cards is None else int(n_cards)
-    return int(_worst_shoe_rounds(n, shoe_params(shoe, n)))
-
-
-@dataclasses.dataclass(frozen=True)
-class RoundsPerShoe:
-    """Distribution of the number of rounds a shoe deals.
-
-    Attributes
-    ----------
-    shoes : int
-        Shoes dealt.
-    reaching : ndarray(int64)
-        ``reaching[k - 1]``: shoes that dealt a round ``k`` (at least ``k`` rounds).
-    rounds : int
-        Rounds dealt in all.
-    open_tail : bool
-        True when the histogram's last position row pooled later rounds, so the
-        last entry of :attr:`probability` is P(at least that many rounds).
-    always : int
-        Rounds every shoe deals under the rule set (:func:`rounds_in_every_shoe`).
-    """
-
-    shoes: int
-    reaching: np.ndarray
-    rounds: int
-    open_tail: bool = False
-    always: int = 0
-
-    @property
-    def mean(self) -> float:
-        """Mean rounds per shoe (exact: rounds / shoes, whatever the tail)."""
-        return self.rounds / self.shoes if self.shoes else math.nan
-
-    @property
-    def probability(self) -> np.ndarray:
-        """``probability[k - 1]`` = P(a shoe deals exactly ``k`` rounds)."""
-        if not self.shoes:
-            return np.zeros(0)
-        exactly = self.reaching - np.append(self.reaching[1:], 0)
-        return exactly / self.shoes
-
-    @property
-    def sd(self) -> float:
-        """Standard deviation of rounds per shoe (NaN with an open tail)."""
-        if self.open_tail or not self.shoes:
-            return math.nan
-        k = np.arange(1, len(self.reaching) + 1)
-        return float(math.sqrt(max(self.probability @ (k * k) - self.mean**2, 0.0)))
-
-    def quantile(self, q: float) -> int:
-        """Smallest ``k`` with P(rounds <= k) >= q."""
-        cdf = np.cumsum(self.probability)
-        return int(np.searchsorted(cdf, q - 1e-12) + 1)
-
-    @property
-    def least(self) -> int:
-        """Fewest rounds seen in a shoe."""
-        return int(np.flatnonzero(self.reaching == self.shoes)[-1] + 1) if self.shoes else 0
-
-    @property
-    def most(self) -> int:
-        """Most rounds seen in a shoe (a lower bound with an open tail)."""
-        return int(len(self.reaching))
-
-    def summary(self) -> dict:
-        """Mean, SD, extremes and quantiles, JSON-ready (keys ``p5``, ``p50``, ...)."""
-        out = {"mean": self.mean, "sd": self.sd, "min": self.least, "max": self.most, "shoes": self.shoes,
-               "in_every_shoe": self.always}
-        out.update({f"p{100 * q:g}": self.quantile(q) for q in QUANTILES})
-        return out
-
-
-
-def _position_rows(hist: OutcomeHistogram) -> tuple[np.ndarray, bool]:
-    """Per-position rows with trailing empty rows dropped, and whether the last one pools later rounds."""
-    if hist.model != "dealt" or hist.by_position is None:
-        raise ValueError("position analysis needs a dealt-model Monte Carlo histogram with by_position rows "
-                         "(simulate(..., model='dealt', by_position=True))")
-    rows = hist.by_position
-    totals = rows.sum(axis=1)
-    # The kernel's last row also takes every later round; it holds data only
-    # when the plan had fewer rows than a shoe can have rounds.
-    open_tail = bool(totals[-1] > 0)
-    used = np.flatnonzero(totals)
-    return rows[: used[-1] + 1 if len(used) else 0], open_tail
-
-
-def rounds_per_shoe(hist: OutcomeHistogram, shoe: Shoe | None = None) -> RoundsPerShoe:
-    """Rounds per shoe of a dealt run, from its per-position row totals.
-
-    Every shoe deals at most one round at each position, so the rounds at
-    position ``k`` are the shoes that reached round ``k``.
-
-    Parameters
-    ----------
-    hist : OutcomeHistogram
-        Dealt model, with ``by_position``.
-    shoe : Shoe or None
-        The rule set's shoe, for :attr:`RoundsPerShoe.always`.
-    """
-    rows, open_tail = _position_rows(hist)
-    reaching = rows.sum(axis=1)
-    shoes = int(hist.shoes) if hist.shoes else int(reaching[0]) if len(reaching) else 0
-    rounds = int(reaching.sum())
-    if open_tail:  # the last row counts rounds, not shoes: keep P(at least n - 1 rounds) only
-        reaching = reaching[:-1]
-    always = histogram_dealt_in_every_shoe(hist)
-    if always is None:
-        always = rounds_in_every_shoe(shoe, int(hist.shoe.sum())) if shoe is not None else 0
-    return RoundsPerShoe(shoes, reaching.astype(np.int64), rounds, open_tail, always)
-
-
-def histogram_dealt_in_every_shoe(hist: OutcomeHistogram) -> int | None:
-    """The last round position every shoe of the histogram's own dealing reaches, or None where it is not recorded.
-
-    A dealt run records how its shoe was dealt (``meta["shoe_params"]``: burn,
-    cut card, rounds after it); a histogram of an earlier version recorded the
-    figure itself (``meta["rounds_in_every_shoe"]``). Either describes the
-    rounds the histogram holds, whatever rule set later settles them.
-    """
-    params, n_cards = hist.meta.get("shoe_params"), int(hist.shoe.sum())
-    if isinstance(params, list) and len(params) == N_SHOE_PARAMS and all(
-            type(x) is int and 0 <= x <= n_cards for x in params):
-        return int(_worst_shoe_rounds(n_cards, np.array(params, np.int64)))
-    recorded = hist.meta.get("rounds_in_every_shoe")
-    return recorded if type(recorded) is int and recorded >= 0 else None
 
 
 # --------------------------------------------------------------------------- RTP by position
@@ -332,6 +177,38 @@ class BetPositions:
         se = share_late * math.hypot(self.capped.se, self.late.se)
         return (share_late * gap, se)
 
+    @property
+    def ci95_by_round(self) -> tuple[np.ndarray, np.ndarray]:
+        """95% confidence interval of the RTP at each position (low, high; NaN where too few rounds)."""
+        return self.rtp - Z95 * self.se, self.rtp + Z95 * self.se
+
+    @property
+    def exact_rtp_by_round(self) -> np.ndarray:
+        """Exact RTP at each position where it is known: the fresh-shoe RTP at rounds every shoe deals, else NaN."""
+        k = np.arange(1, len(self.rounds) + 1)
+        return np.where(k <= self.always, self.exact_rtp, np.nan)
+
+    @property
+    def z_by_round(self) -> np.ndarray:
+        """z-score of each position's RTP against the fresh-shoe exact RTP (NaN where too few rounds)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (self.rtp - self.exact_rtp) / self.se
+
+    @property
+    def rtp_minus_fresh(self) -> float:
+        """RTP over all rounds minus the fresh-shoe exact RTP."""
+        return self.all_rounds.rtp - self.exact_rtp
+
+    @property
+    def z_vs_fresh(self) -> float:
+        """z-score of the RTP over all rounds against the fresh-shoe exact RTP (NaN without a standard error)."""
+        return (self.all_rounds.rtp - self.exact_rtp) / self.all_rounds.se if self.all_rounds.se else math.nan
+
+    @property
+    def share_offered(self) -> float | None:
+        """Share of all rounds in which the bet is offered under its Max Round Availability (None: no cap)."""
+        return None if self.capped is None else self.capped.rounds / self.all_rounds.rounds
+
     def rtp_list(self) -> list:
         """RTP at round 1, 2, ... with None where too few rounds were seen."""
         return [None if math.isnan(v) else float(v) for v in self.rtp]
@@ -392,7 +269,7 @@ def _bet_positions(hist: OutcomeHistogram, rows: np.ndarray, bet: Bet, rules: Ru
 
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True, eq=False)
 class PositionAnalysis:
     """Per-position results of a dealt run: every bet by round, under its cap, and rounds per shoe.
 
@@ -408,6 +285,15 @@ class PositionAnalysis:
     def always(self) -> int:
         """Rounds every shoe deals (their exact RTP is the fresh-shoe RTP)."""
         return self.rounds_per_shoe.always
+
+    def run_fields(self) -> dict:
+        """The fields a dealt run adds to its header: mean rounds per shoe, their summary, rounds in every shoe."""
+        summary = self.rounds_per_shoe.summary()
+        return {
+            "rounds_per_shoe": summary["mean"],
+            "rounds_per_shoe_summary": summary,
+            "rounds_in_every_shoe": self.always,
+        }
 
     def bands(self) -> list[tuple[int, int]]:
         """Round bands for compact tables: the rounds every shoe deals, then single rounds or groups of five."""
@@ -427,7 +313,7 @@ class PositionAnalysis:
 
         A band's RTP is NaN where it saw fewer rounds than the bet's ``min_rounds``.
         """
-        rows, _ = _position_rows(self.hist)
+        rows, _ = position_rows(self.hist)
         bands = self.bands()
         counts = np.stack([rows[lo - 1: hi].sum(axis=0) for lo, hi in bands])
         estimates = []
@@ -453,6 +339,10 @@ class BandEstimate:
     rounds: int
     rtp: float
     se: float
+
+    def excludes(self, rtp: float) -> bool:
+        """Whether the 95% interval of this RTP excludes ``rtp`` (a difference the noise does not explain)."""
+        return abs(self.rtp - rtp) > Z95 * self.se
 
 
 def analyze_positions(hist: OutcomeHistogram, rules: Rules, exact: OutcomeHistogram | None = None
@@ -482,7 +372,7 @@ def analyze_positions(hist: OutcomeHistogram, rules: Rules, exact: OutcomeHistog
     """
     if exact is None:
         exact = exact_histogram(hist.shoe, hist.detail)
-    rows, _ = _position_rows(hist)
+    rows, _ = position_rows(hist)
     per_shoe = rounds_per_shoe(hist, rules.shoe)
     bets = {bet.id: _bet_positions(hist, rows, bet, rules, exact, per_shoe.always) for bet in rules.bets}
     return PositionAnalysis(rules, hist, bets, per_shoe)
@@ -491,7 +381,7 @@ def analyze_positions(hist: OutcomeHistogram, rules: Rules, exact: OutcomeHistog
 # --------------------------------------------------------------------------- cut-card sweep
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True, eq=False)
 class CutSweep:
     """Each bet's RTP as the cut card moves: one dealt run per cut-card position.
 

@@ -30,7 +30,10 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InputError
-from .lattice import ChernoffBounds, OneRound, ReducedRound, SumQueries, cumulant_generating, exact_sum, reduce_round
+from .bounds import ChernoffBounds, cumulant_generating
+from .lattice import exact_sum
+from .one_round import OneRound, ReducedRound, reduce_round
+from .sums import SumQueries
 
 __all__ = ["ApproximationCheck", "SaddlepointSum", "saddlepoint_sum"]
 

@@ -38,10 +38,11 @@ from ..engines.local import LocalBackend
 from ..engines.plan import shoe_params
 from ..engines.sessions import NO_BOUND, SessionJob, SessionPlan, sampling_table, warm_up
 from ..errors import InputError, ShoeError
+from ..model.amounts import amount_text
 from ..model.detail import kernel_tables
 from ..model.shoe import canonical_cards
 from .empirical import EmpiricalSum
-from .lattice import OneRound, as_fraction
+from .one_round import OneRound, as_fraction
 from .slip import Slip
 from .stats import Z95, wilson_interval
 
@@ -141,7 +142,8 @@ def session_bounds(player: OneRound, rules: SessionRules) -> SessionBounds:
     if cost is None:
         cost = max(-player.values[0], unit)
     if rules.bankroll < cost:
-        raise InputError("bankroll", f"{_chips(rules.bankroll)} cannot cover the slip's total stake of {_chips(cost)}")
+        raise InputError("bankroll", f"{amount_text(rules.bankroll)} cannot cover the slip's total stake of "
+                                     f"{amount_text(cost)}")
     d_min, d_max = int(player.steps[0]), int(player.steps[-1])
     # A threshold no session can reach (a bankroll of 10^30 chips) is as good as none: it is held beyond every result
     # a session of at most MAX_SESSION_ROUNDS rounds can reach, so that it fits the kernels' int64.
@@ -151,10 +153,6 @@ def session_bounds(player: OneRound, rules: SessionRules) -> SessionBounds:
     high = (min(math.ceil(rules.stop_win / unit), far) if rules.stop_win is not None
             else rules.max_rounds * max(d_max, 0) + 1)
     return SessionBounds(low, ruin, high, low + 1 + min(d_min, 0), high - 1 + max(d_max, 0), rules.max_rounds, cost)
-
-
-def _chips(amount: Fraction) -> str:
-    return str(amount.numerator) if amount.denominator == 1 else f"{float(amount):g}"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,15 +1,16 @@
 """A bet slip played every round: its exact one-round law and its net result per outcome code.
 
 The settlement layer decides everything about a slip: the table limits and
-the rules on combining bets (:func:`~baccarat_sim.analysis.settlement.check_limits`),
+the rules on combining bets (:func:`~baccarat_sim.analysis.table_limits.check_limits`),
 each bet's pay-table line for every outcome (``Bet.case_index``) and the net
 of each line, with the commission rounded for the stake where the rule set
-rounds it (``online-commission-rounding``). This module only adds up the
-staked bets' nets per outcome and groups the exact combination weights of a
-fresh shoe by net result, giving the integer weights the lattice sums
-(:mod:`baccarat_sim.analysis.lattice`) and the exact session sampler need.
+rounds it (``online-commission-rounding``); the slip's net on each combination
+of lines is :func:`~baccarat_sim.analysis.joint.slip_nets`. This module only
+groups the exact combination weights of a fresh shoe by net result, giving
+the integer weights the lattice sums (:mod:`baccarat_sim.analysis.lattice`)
+and the exact session sampler need.
 The result is checked, value for value, against
-:func:`~baccarat_sim.analysis.settlement.settle_slip`, which rounds the
+:func:`~baccarat_sim.analysis.joint.settle_slip`, which rounds the
 commission for the stake the same way.
 """
 
@@ -22,12 +23,13 @@ import numpy as np
 
 from ..engines.detail import rules_detail
 from ..engines.exact import exact_histogram
-from ..errors import InputError
+from ..errors import InputError, InternalError
 from ..model.detail import CardDetail
 from ..model.rules import Rules
 from ..model.shoe import as_shoe
-from .lattice import OneRound, one_round
-from .settlement import _line_nets, check_limits, settle_slip
+from .joint import joint_lines, settle_slip, slip_nets
+from .one_round import OneRound, one_round
+from .table_limits import check_limits, stake_amount
 
 __all__ = ["Slip", "build_slip"]
 
@@ -104,7 +106,7 @@ def build_slip(rules: Rules, stakes: dict, shoe=None, *, check: bool = True) -> 
         Decks or a composition (a depleted shoe); default the rule set's decks.
     check : bool
         Check the slip against the rule set's table limits
-        (:func:`~baccarat_sim.analysis.settlement.check_limits`).
+        (:func:`~baccarat_sim.analysis.table_limits.check_limits`).
 
     Returns
     -------
@@ -122,7 +124,7 @@ def build_slip(rules: Rules, stakes: dict, shoe=None, *, check: bool = True) -> 
     >>> slip.player.values, slip.unit, slip.total_stake
     ((Fraction(-50, 1), Fraction(0, 1), Fraction(45, 1)), Fraction(5, 1), Fraction(150, 1))
     """
-    amounts = check_limits(rules, stakes) if check else {k: Fraction(str(v)) for k, v in stakes.items()}
+    amounts = check_limits(rules, stakes) if check else {k: stake_amount(v, f"stakes.{k}") for k, v in stakes.items()}
     staked = {bet_id: stake for bet_id, stake in amounts.items() if stake}
     if not staked:
         raise InputError("stakes", "every stake is 0")
@@ -134,12 +136,8 @@ def build_slip(rules: Rules, stakes: dict, shoe=None, *, check: bool = True) -> 
     # The joint pay-table line of every outcome code, and the slip's net for each combination of lines
     # (a handful): stake times the line's net per unit, the commission rounded for that stake where the rule
     # set rounds it.
-    lines = np.stack([bet.case_index(detail) for bet in bets], axis=1)
-    groups, inverse = np.unique(lines, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
-    line_nets = [_line_nets(bet, rules, stake) for bet, stake in zip(bets, staked.values())]
-    group_net = [sum((stake * nets[line] for stake, nets, line in zip(staked.values(), line_nets, row)), Fraction(0))
-                 for row in groups]
+    groups, inverse = joint_lines(bets, detail)
+    group_net = slip_nets(groups, bets, rules, list(staked.values()))
     # The combination weights of the fresh shoe, grouped by net result. (This reads the histogram's counts per
     # outcome code: the one place here that depends on the code space.)
     weights = np.zeros(len(groups), np.int64)
@@ -150,8 +148,7 @@ def build_slip(rules: Rules, stakes: dict, shoe=None, *, check: bool = True) -> 
             by_net[net] = by_net.get(net, 0) + int(weight)
     total_stake = sum(staked.values(), Fraction(0))
     player = one_round(list(by_net), list(by_net.values()), cost=total_stake)
-    rounded = rules.commission.rounding != "none" and any(
-        case.commission for bet in bets for case in (*bet.cases, bet.otherwise))
+    rounded = rules.commission.rounded and any(case.commission for bet in bets for case in (*bet.cases, bet.otherwise))
     _check_against_settlement(player, hist, rules, staked)
     unit = player.unit
     steps_of_group = np.array([int(net / unit) if (net / unit).denominator == 1 else 0 for net in group_net],
@@ -166,4 +163,4 @@ def _check_against_settlement(player: OneRound, hist, rules: Rules, staked: dict
     slip = settle_slip(hist, rules, staked, check=False)
     ours = tuple((value, weight / player.total) for value, weight in zip(player.values, player.weights))
     if ours != tuple(slip.distribution) or player.mean != slip.ev_exact:
-        raise AssertionError(f"the slip's one-round law disagrees with settle_slip for {staked}")
+        raise InternalError(f"the slip's one-round law disagrees with settle_slip for {staked}")

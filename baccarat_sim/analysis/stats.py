@@ -1,4 +1,4 @@
-"""Statistics of Monte Carlo estimates: standard errors, confidence intervals, z-scores."""
+"""Statistics of Monte Carlo estimates: standard errors, confidence intervals, z-scores, their course over a run."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import numpy as np
 
 from ..model.histogram import OutcomeHistogram
 
-__all__ = ["Z95", "Estimate", "estimate", "wilson_interval"]
+__all__ = ["Z95", "Estimate", "ScoreDistribution", "estimate", "running_estimate", "score_distribution",
+           "wilson_interval"]
 
 #: Two-sided 95% normal quantile.
 Z95 = 1.959963984540054
@@ -90,6 +91,92 @@ def wilson_interval(hits: int, n: int, z: float = Z95) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return (centre - half, centre + half)
+
+
+def running_estimate(hist: OutcomeHistogram, net: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """RTP estimate and standard error after each batch of a Monte Carlo run.
+
+    Batches are consecutive groups of whole chunks in stream order, so the
+    k-th point is exactly what the run would have reported had it stopped
+    after batch k.
+
+    Parameters
+    ----------
+    hist : OutcomeHistogram
+        A Monte Carlo histogram with ``batches``.
+    net : ndarray(float64, shape=(N_CODES,))
+        Net result per unit staked of each outcome code
+        (:func:`baccarat_sim.analysis.settlement.net_vector`).
+
+    Returns
+    -------
+    (ndarray(int64), ndarray(float64), ndarray(float64))
+        Rounds dealt, RTP and its standard error after each non-empty batch.
+    """
+    if hist.batches is None or len(hist.batches) == 0:
+        raise ValueError("a convergence plot needs a Monte Carlo histogram with batches")
+    batches = hist.batches[hist.batches.sum(axis=1) > 0]
+    cumulative = np.cumsum(batches, axis=0)
+    rounds = cumulative.sum(axis=1)
+    rtp = np.empty(len(batches))
+    se = np.empty(len(batches))
+    for k in range(len(batches)):
+        est = estimate(hist, net, counts=cumulative[k], batches=batches[: k + 1])
+        rtp[k], se[k] = est.rtp, est.se
+    return rounds, rtp, se
+
+
+#: The two hands whose final scores :func:`score_distribution` gives.
+HANDS = ("player", "banker")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ScoreDistribution:
+    """How often each final score (0-9) of the Player and the Banker hand comes up.
+
+    Attributes
+    ----------
+    counts : dict of str to ndarray(shape=(10,))
+        Weight of each final score by hand (``"player"``, ``"banker"``) in the
+        histogram the bars show (the exact one when given).
+    total : int
+        Total weight of that histogram.
+    exact : bool
+        Whether the bars are exact.
+    mc_counts : dict of str to ndarray(shape=(10,)), or None
+        A Monte Carlo run's rounds of each final score, beside exact bars.
+    mc_total : int
+        Its rounds (0 without).
+    mc_ci95 : dict of str to ndarray(float64, shape=(2, 10)), or None
+        The 95% Wilson interval (low row, high row) of each score's probability.
+    """
+
+    counts: dict
+    total: int
+    exact: bool
+    mc_counts: dict | None = None
+    mc_total: int = 0
+    mc_ci95: dict | None = None
+
+
+def score_distribution(hist: OutcomeHistogram, exact: OutcomeHistogram | None = None) -> ScoreDistribution:
+    """The final-score distribution of ``exact`` (else ``hist``), with ``hist``'s estimate beside exact bars.
+
+    Parameters
+    ----------
+    hist : OutcomeHistogram
+    exact : OutcomeHistogram or None
+        Exact histogram of the same shoe; a Monte Carlo ``hist`` is then an
+        estimate with 95% Wilson intervals beside it.
+    """
+    bars = exact if exact is not None else hist
+    counts = {hand: bars.marginal(f"{hand}_score") for hand in HANDS}
+    if exact is None or hist is exact or hist.engine != "mc":
+        return ScoreDistribution(counts, bars.total, bars.engine == "exact")
+    mc_counts = {hand: hist.marginal(f"{hand}_score") for hand in HANDS}
+    n = hist.total
+    intervals = {hand: np.array([wilson_interval(int(c), n) for c in mc_counts[hand]]).T for hand in HANDS}
+    return ScoreDistribution(counts, bars.total, bars.engine == "exact", mc_counts, n, intervals)
 
 
 def chi_square(observed: np.ndarray, probabilities: np.ndarray, min_expected: float = 5.0) -> tuple[float, int]:

@@ -34,10 +34,11 @@ def option_of(param: str, args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Write the page; returns the exit status."""
+    from ..analysis.findings import build_findings
     from ..report.findings import write_findings
 
     out_dir = check_out_dir(args.out)  # before the rule sets are computed
-    paths, status = write_files(args, out_dir, lambda directory: write_findings(directory, args.rules))
+    paths, status = write_files(args, out_dir, lambda directory: write_findings(build_findings(args.rules), directory))
     if status == EXIT_OK:
         print(f"wrote {len(paths)} files to {args.out}; open {Path(args.out) / 'README.md'}")
     return status

@@ -113,11 +113,12 @@ def _compare_baseline(report, rules, args: argparse.Namespace) -> int:
 def _with_eor(report, rules, shoe):
     """``--eor``: the report with every bet's exact effect of removal and derived counting tags (issue 7)."""
     from ..analysis.eor import effect_of_removal
+    from ..report.run_report import Report
 
     started = time.perf_counter()
     eor = effect_of_removal(rules, shoe)
     run_info = {**report.run, "eor_cards": int(shoe.sum()), "eor_seconds": time.perf_counter() - started}
-    return dataclasses.replace(report, eor=eor, run=run_info)
+    return Report(dataclasses.replace(report.result, eor=eor, run=run_info))
 
 
 def from_histogram(args: argparse.Namespace, started) -> int:

@@ -51,18 +51,18 @@ def checkpoint_dir(args: argparse.Namespace) -> Path | None:
 
 
 def checkpoint_path(folder: Path | None, rules, shoe, model: str, seed_value: int) -> Path | None:
-    """A run's checkpoint: named as its result files are (:func:`~baccarat_sim.report.naming.run_file_name`).
+    """A run's checkpoint: named as its result files are (:func:`~baccarat_sim.analysis.naming.run_file_name`).
 
     Runs that differ in rule file, shoe, dealing, bets, model or seed never share one.
     """
-    from ..report.naming import run_file_name
+    from ..analysis.naming import run_file_name
 
     return None if folder is None else folder / f"checkpoint-{run_file_name(rules, shoe, model, seed_value)}.npz"
 
 
 def checkpoints_of(folder: Path, rules, shoe, model: str) -> list[tuple[int, Path]]:
     """The checkpoints of runs of this rule set, shoe, model and bets in ``folder``, any seed: (seed, path)."""
-    from ..report.naming import run_file_pattern, seed_of_name
+    from ..analysis.naming import run_file_pattern, seed_of_name
 
     found = []
     for path in sorted(folder.glob(f"checkpoint-{run_file_pattern(rules, shoe, model)}.npz")):

@@ -1,7 +1,8 @@
 """Checkpoints of Monte Carlo runs: written atomically, checked in full before a run resumes.
 
 A checkpoint is a checked archive (:mod:`baccarat_sim.storage.archive`): the
-run's plan, what it has dealt and the fingerprint of the dealing code. Before a
+run's plan, what it has dealt and the stream version of the dealing code
+(:data:`~baccarat_sim.engines.fingerprint.STREAM_VERSION`). Before a
 run resumes from one, every invariant between its parts is checked: the plan
 must be the one the rule set gives for its round count, the chunks done must
 account for exactly the rounds or shoes counted, and every count must add up.
@@ -19,7 +20,7 @@ from ..model.codes import N_CODES
 from ..storage.archive import ArchiveError, read_archive, read_archive_header, write_archive
 from ..storage.writing import atomic_write
 from .detail import detail_of_texts
-from .fingerprint import stream_fingerprint
+from .fingerprint import STREAM_VERSION
 from .plan import RunPlan, plan_run
 from .state import RunState
 
@@ -38,7 +39,7 @@ def save_checkpoint(path, plan: RunPlan, state: RunState, meta: dict | None = No
     """
     header = {
         "version": __version__,
-        "stream": stream_fingerprint(),
+        "stream": STREAM_VERSION,
         "plan": plan.identity(),
         "rounds": int(state.rounds),
         "shoes": int(state.shoes),
@@ -106,11 +107,11 @@ def _check_plan(path, header: dict, shapes: dict, expect: RunPlan | None, rules,
     its size: a hostile file costs no more than its header. Its card detail is
     compiled only when nothing the caller knows vouches for it.
     """
-    if header.get("stream") != stream_fingerprint():
-        # Other dealing code may deal another stream from the same seed: mixing the two would be silently wrong.
-        _fail(path, f"was dealt by other dealing code (baccarat_sim {header.get('version')}, stream "
-                    f"{header.get('stream')}; this is {stream_fingerprint()}); start the run again instead of "
-                    "resuming it")
+    if header.get("stream") != STREAM_VERSION:
+        # Another stream deals other rounds from the same seed: mixing the two would be silently wrong.
+        _fail(path, f"was dealt by other dealing code (baccarat_sim {header.get('version')}, random stream "
+                    f"{header.get('stream')}; this baccarat_sim deals random stream {STREAM_VERSION}, whose rounds "
+                    "for the same seed differ); start the run again instead of resuming it")
     plan = _plan(header.get("plan"), path)
     if rules is not None and plan.rules_sha256 != rules.sha256:
         if plan.rules_id == rules.id:

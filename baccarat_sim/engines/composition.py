@@ -15,8 +15,10 @@ pay tables read (see :mod:`baccarat_sim.kernels.composition`):
 ``first_card``
     Only the comparison of the two first cards (Dragon/Tiger): a closed form.
 ``general``
-    Anything else (a pay table mixing scores with pairs, ...): settled on the
-    full exact histogram, exact but at the full engine's speed.
+    Anything else (a pay table mixing scores with pairs, ...), and a pay table
+    whose nets, in integer units, would not fit the fast path's 64-bit rows
+    (payouts with dozens of digits): settled on the full exact histogram, exact
+    but at the full engine's speed.
 
 Every result is exact: :meth:`FastSolver.ev` returns Fractions equal to
 :func:`baccarat_sim.analysis.settlement.settle` on the exact histogram of the same shoe.
@@ -148,17 +150,36 @@ class _Packed:
         return np.array([int(v * self.scale) for v in self.table.ravel()], np.int64).reshape(self.table.shape)
 
 
+#: Largest integer a packed row may hold (int64).
+_ROW_LIMIT = 2**63 - 1
+#: A value bet's packed row sums up to 6! = 720 of its scaled nets per monomial (the orderings of a multiset).
+_VALUE_TERMS = math.factorial(6)
+
+
+def _packs(packed: _Packed) -> bool:
+    """Whether a pay table's rows fit in int64, so that :func:`solve_packed` is exact for every shoe.
+
+    The kernel sums each row against non-negative weights on 128 bits when it
+    must: any int64 row is then exact (see its notes).
+    """
+    largest = max(abs(value) for value in packed.values) * packed.scale  # a whole number
+    return int(largest) * (_VALUE_TERMS if packed.kind == "value" else 1) <= _ROW_LIMIT
+
+
 def _classify(bet, rules: Rules) -> _Packed:
     """Which of the four kinds a bet's pay table is, and its table in that kind's space."""
     nets = bet.net_results(rules.commission.rate).reshape(N_PREFIXES, N_SUFFIXES)
+    packed = None
     if (nets == nets[:, :1]).all():
-        return _Packed(bet.id, "value", nets[:, 0].copy())
-    if (nets == nets[:1, :]).all():
+        packed = _Packed(bet.id, "value", nets[:, 0].copy())
+    elif (nets == nets[:1, :]).all():
         tail = nets[0].reshape(3, 3, 4)
         if (tail == tail[:, :, :1]).all():
-            return _Packed(bet.id, "pairs", tail[:, :, 0].copy())
-        if (tail == tail[:1, :1, :]).all():
-            return _Packed(bet.id, "first_card", tail[0, 0, :].copy())
+            packed = _Packed(bet.id, "pairs", tail[:, :, 0].copy())
+        elif (tail == tail[:1, :1, :]).all():
+            packed = _Packed(bet.id, "first_card", tail[0, 0, :].copy())
+    if packed is not None and _packs(packed):
+        return packed
     return _Packed(bet.id, "general", nets.reshape(N_CODES).copy())
 
 
@@ -267,7 +288,7 @@ class FastSolver:
             v_max = []
             for index, packed in enumerate(self._packed):
                 if packed.kind == "value":
-                    row = packed.scaled() @ _coefficients()  # exact: |entries| <= 720 * max net
+                    row = packed.scaled() @ _coefficients()  # exact: |entries| <= 720 * max net (_packs)
                     groups["v"].append((row, packed.scale, index))
                     v_max.append(float(max(abs(v) for v in packed.scaled().ravel())))
                 elif packed.kind == "pairs":

@@ -23,22 +23,47 @@ import time
 
 import numpy as np
 
-from ..kernels.counting import FLOAT_STATS, INT_STATS, SCENARIO_FLOAT, SCENARIO_INT, VARIANTS, count_blocks
+from ..kernels.counting import (
+    FLOAT_STATS,
+    INT_STATS,
+    PLAY_ALWAYS,
+    PLAY_PERFECT,
+    PLAY_RUNNING_COUNT,
+    PLAY_RUNNING_COUNT_TWO_SIDED,
+    PLAY_TRUE_COUNT,
+    PLAY_TRUE_COUNT_TWO_SIDED,
+    SCENARIO_FLOAT,
+    SCENARIO_INT,
+    VARIANTS,
+    count_blocks,
+    float_index,
+    int_index,
+)
 from ..model.codes import N_CODES
+from .plan import SHOES_PER_BLOCK, BlockChunks, blocks_per_chunk
 from .state import ChunksDone
 
-__all__ = ["CountPlan", "CountState", "CountingJob", "SHOES_PER_BLOCK"]
+__all__ = [
+    "PLAY_ALWAYS",
+    "PLAY_PERFECT",
+    "PLAY_RUNNING_COUNT",
+    "PLAY_RUNNING_COUNT_TWO_SIDED",
+    "PLAY_TRUE_COUNT",
+    "PLAY_TRUE_COUNT_TWO_SIDED",
+    "VARIANTS",
+    "CountPlan",
+    "CountState",
+    "CountStatistics",
+    "CountingJob",
+]
 
-#: Shoes per block (the same blocks as the Monte Carlo engine's dealt model).
-SHOES_PER_BLOCK = 16
-#: Most blocks in a chunk, and the fewest chunks a run is cut into (progress, stops).
+#: Most blocks in a chunk (progress and prompt stops: a chunk of 64 blocks of 16 shoes takes about a second).
 MAX_BLOCKS_PER_CHUNK = 64
-MIN_CHUNKS = 32
 
 
 @dataclasses.dataclass(frozen=True)
-class CountPlan:
-    """The layout of a counting run: shoes in blocks, blocks in chunks."""
+class CountPlan(BlockChunks):
+    """The layout of a counting run: shoes in blocks (the Monte Carlo engine's dealt blocks), blocks in chunks."""
 
     shoes: int
     total_blocks: int
@@ -50,22 +75,12 @@ class CountPlan:
         """The layout of a run of ``shoes`` shoes."""
         total_blocks = -(-shoes // SHOES_PER_BLOCK)
         return cls(shoes, total_blocks, shoes - (total_blocks - 1) * SHOES_PER_BLOCK,
-                   max(1, min(MAX_BLOCKS_PER_CHUNK, -(-total_blocks // MIN_CHUNKS))))
-
-    @property
-    def n_chunks(self) -> int:
-        """Chunks in the run."""
-        return -(-self.total_blocks // self.blocks_per_chunk)
+                   blocks_per_chunk(total_blocks, MAX_BLOCKS_PER_CHUNK))
 
     @property
     def rounds_requested(self) -> int:
         """Units the run deals (shoes), for progress."""
         return self.shoes
-
-    def chunk_blocks(self, chunk: int) -> tuple[int, int]:
-        """(first block, number of blocks) of chunk ``chunk``."""
-        first = chunk * self.blocks_per_chunk
-        return first, min(self.blocks_per_chunk, self.total_blocks - first)
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -86,8 +101,8 @@ class CountingJob:
     plan : CountPlan
     canonical : ndarray(uint8)
         The shoe's cards in canonical order.
-    seed, aux_seed : int
-        Master seed of the dealing stream and of the moved cut cards.
+    seed : int
+        Master seed (the shoes and the moved cut cards come from two streams of it).
     shoe_params : ndarray(int64)
         Burn and cut-card settings (:func:`baccarat_sim.kernels.dealing.pack_shoe_params`).
     strategy_args : tuple
@@ -107,13 +122,12 @@ class CountingJob:
     supports_remote = False
     unit = "shoes"
 
-    def __init__(self, plan: CountPlan, canonical, seed: int, aux_seed: int, shoe_params, strategy_args: tuple,
+    def __init__(self, plan: CountPlan, canonical, seed: int, shoe_params, strategy_args: tuple,
                  n_scenarios: int, n_bets: int, record_codes: bool = False, detail: tuple | None = None,
                  n_cells: int | None = None):
         self.plan = plan
         self.canonical = canonical
         self.seed = np.uint64(seed)
-        self.aux_seed = np.uint64(aux_seed)
         self.shoe_params = shoe_params
         self.strategy_args = strategy_args
         self.k_int = SCENARIO_INT * n_scenarios + n_scenarios * n_bets * VARIANTS * INT_STATS
@@ -157,7 +171,7 @@ class _CountDealer:
         stats_float = np.zeros((n_blocks, job.k_float))
         codes = np.zeros((n_blocks, job.n_cells if job.record_codes else 1), np.int64)
         started = time.perf_counter()
-        count_blocks(job.canonical, job.seed, job.aux_seed, first, n_blocks, SHOES_PER_BLOCK, plan.last_shoes,
+        count_blocks(job.canonical, job.seed, first, n_blocks, SHOES_PER_BLOCK, plan.last_shoes,
                      plan.total_blocks, job.shoe_params, *job.strategy_args, stats_int, stats_float, codes, job.detail)
         state.kernel_seconds += time.perf_counter() - started
         state.stats_int += stats_int.sum(axis=0)
@@ -170,3 +184,49 @@ class _CountDealer:
 
     def commit(self, state: CountState) -> None:
         """Nothing to do: each chunk is added as it is dealt."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CountStatistics:
+    """A counting run's statistics, read by scenario, bet and variant in the kernel's own layout.
+
+    The kernel (:mod:`baccarat_sim.kernels.counting`) decides where each
+    statistic sits (:func:`~baccarat_sim.kernels.counting.int_index`,
+    :func:`~baccarat_sim.kernels.counting.float_index`); this reads them there,
+    so the layout has one home.
+
+    Attributes
+    ----------
+    stats_int, stats_float : ndarray
+        The run's sums (:class:`CountState`).
+    n_scenarios, n_bets : int
+        Cut-card scenarios and bets played.
+    """
+
+    stats_int: np.ndarray
+    stats_float: np.ndarray
+    n_scenarios: int
+    n_bets: int
+
+    def scenario(self, s: int) -> tuple[int, int]:
+        """Shoes and rounds dealt in scenario ``s``."""
+        return int(self.stats_int[SCENARIO_INT * s]), int(self.stats_int[SCENARIO_INT * s + 1])
+
+    def bet(self, s: int, b: int, v: int) -> tuple[np.ndarray, np.ndarray]:
+        """Integer and float statistics of bet ``b`` in scenario ``s``, variant ``v`` (0: every round).
+
+        Returns
+        -------
+        (ndarray(int64, shape=(INT_STATS,)), ndarray(float64, shape=(FLOAT_STATS,)))
+            Rounds the bet was offered, bets placed, net in units of ``1 / scale``;
+            sums over shoes of net², bets², net x bets, of the exact EV of the bets placed, of its square per
+            shoe and of its product with the bets per shoe.
+        """
+        ints = _python(int_index)(self.n_scenarios, self.n_bets, s, b, v)
+        floats = _python(float_index)(self.n_scenarios, self.n_bets, s, b, v)
+        return self.stats_int[ints:ints + INT_STATS], self.stats_float[floats:floats + FLOAT_STATS]
+
+
+def _python(kernel):
+    """A jitted helper's Python function (no compilation to read a few columns)."""
+    return getattr(kernel, "py_func", kernel)

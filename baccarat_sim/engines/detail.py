@@ -15,7 +15,7 @@ import functools
 import numba
 import numpy as np
 
-from ..errors import InvalidRules
+from ..errors import InternalError, InvalidRules
 from ..kernels.exact_detail import exact_detail_counts
 from ..model.codes import N_CODES
 from ..model.conditions import atom_of_text
@@ -47,7 +47,7 @@ def detail_counts(detail: CardDetail, shoe: np.ndarray) -> np.ndarray:
     weights = exact_detail_weights(detail.atoms, shoe, numba.get_num_threads())
     lookup = detail.lookup
     if weights[lookup < 0].any():  # the universal shoe deals every sequence: no other shoe can add a combination
-        raise AssertionError("a shoe dealt a combination of card-level conditions the universal shoe cannot")
+        raise InternalError("a shoe dealt a combination of card-level conditions the universal shoe cannot")
     bits = np.flatnonzero(lookup >= 0)  # the atom bits of each detail, put in detail order below
     return weights[bits[np.argsort(lookup[bits])]].reshape(-1)
 

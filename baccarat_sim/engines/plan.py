@@ -7,6 +7,10 @@ at most :data:`MAX_BATCHES` *batches* of whole chunks (the unit of batch-means
 standard errors and of convergence plots). All three layouts depend only on the
 run's size, never on threads or timing, so a histogram is bit-identical however
 the run is executed, interrupted and resumed.
+
+The chunk layout (:func:`blocks_per_chunk`, :class:`BlockChunks`) is every
+run's: the counting runs (:mod:`baccarat_sim.engines.counting`) and the session
+runs (:mod:`baccarat_sim.engines.sessions`) cut their blocks the same way.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ import secrets
 import numpy as np
 
 from ..errors import InputError, ShoeError
-from ..kernels.dealing import pack_shoe_params
+from ..kernels.dealing import N_SHOE_PARAMS, pack_shoe_params
+from ..kernels.dealing import rounds_in_every_shoe as _worst_shoe_rounds
 from ..limits import MAX_ROUNDS
 from ..model.codes import N_CODES
 from ..model.rules import Rules, Shoe
@@ -28,20 +33,26 @@ from .exact import exact_histogram
 
 __all__ = [
     "MAX_BATCHES",
+    "MIN_CHUNKS",
+    "SHOES_PER_BLOCK",
+    "BlockChunks",
     "RunPlan",
+    "blocks_per_chunk",
     "normalize_seed",
     "plan_run",
+    "recorded_rounds_in_every_shoe",
+    "rounds_in_every_shoe",
     "shoe_params",
     "whole_number",
 ]
 
 #: Rounds per block in the fresh model.
 ROUNDS_PER_BLOCK = 1 << 16
-#: Shoes per block in the dealt model.
+#: Shoes per block in the dealt model (and in a counting run: the same blocks of the same stream).
 SHOES_PER_BLOCK = 16
 #: Rounds a chunk aims at (about 0.1-0.2 s of kernel time on one core).
 CHUNK_ROUNDS = 1 << 23
-#: Chunks a run is cut into at least (when it has that many blocks).
+#: Chunks a run is cut into at least (when it has that many blocks): progress, checkpoints and prompt stops.
 MIN_CHUNKS = 32
 #: Most batches of a run (rows kept for batch-means standard errors and convergence plots).
 MAX_BATCHES = 100
@@ -89,8 +100,41 @@ def whole_number(value, name: str, low: int, high: int) -> int:
     return number
 
 
+def blocks_per_chunk(total_blocks: int, most: int, *, power_of_two: bool = False) -> int:
+    """Blocks in a chunk of a run of ``total_blocks`` blocks: at most ``most``, and at least :data:`MIN_CHUNKS` chunks.
+
+    ``most`` is what a chunk may hold (about a tenth of a second of kernel
+    time); a run with fewer than ``MIN_CHUNKS * most`` blocks gets smaller
+    chunks, one block at least. ``power_of_two``: rounded down to a power of
+    two, so that a longer run's chunks are unions of a shorter one's (see
+    :attr:`RunPlan.batch_blocks`).
+    """
+    blocks = max(1, min(most, -(-total_blocks // MIN_CHUNKS)))
+    return _power_of_two_at_most(blocks) if power_of_two else blocks
+
+
+class BlockChunks:
+    """The chunks of a run of ``total_blocks`` blocks, ``blocks_per_chunk`` each (the last may hold fewer).
+
+    A base of every run's plan (:class:`RunPlan`, counting and session plans), which set the two attributes.
+    """
+
+    total_blocks: int
+    blocks_per_chunk: int
+
+    @property
+    def n_chunks(self) -> int:
+        """Chunks in the run."""
+        return -(-self.total_blocks // self.blocks_per_chunk)
+
+    def chunk_blocks(self, chunk: int) -> tuple[int, int]:
+        """(first block, number of blocks) of chunk ``chunk``."""
+        first = chunk * self.blocks_per_chunk
+        return first, min(self.blocks_per_chunk, self.total_blocks - first)
+
+
 @dataclasses.dataclass(frozen=True)
-class RunPlan:
+class RunPlan(BlockChunks):
     """Everything that fixes a run's random stream and layout (no results).
 
     Build it with :func:`plan_run`. ``units`` are rounds (fresh model) or shoes
@@ -112,11 +156,6 @@ class RunPlan:
     #: The card detail counted (the texts of its atoms; empty: the outcome codes alone) and the cells per row.
     detail: tuple = ()
     n_cells: int = N_CODES
-
-    @property
-    def n_chunks(self) -> int:
-        """Chunks in the run."""
-        return -(-self.total_blocks // self.blocks_per_chunk)
 
     @property
     def batch_blocks(self) -> int:
@@ -141,11 +180,6 @@ class RunPlan:
     def units_of_block(self, block: int) -> int:
         """Rounds (fresh model) or shoes (dealt model) block ``block`` deals."""
         return self.last_units if block == self.total_blocks - 1 else self.units_per_block
-
-    def chunk_blocks(self, chunk: int) -> tuple[int, int]:
-        """(first block, number of blocks) of chunk ``chunk``."""
-        first = chunk * self.blocks_per_chunk
-        return first, min(self.blocks_per_chunk, self.total_blocks - first)
 
     def units_of_chunks(self, first_chunk: int, n_chunks: int) -> int:
         """Rounds (fresh model) or shoes (dealt model) chunks ``first_chunk ..`` (``n_chunks`` of them) deal.
@@ -201,6 +235,43 @@ def shoe_params(shoe: Shoe, n_cards: int) -> np.ndarray:
     # The rule set's cut card (moved with the deck count by Rules.with_shoe) also marks a depleted shoe of it.
     return pack_shoe_params(shoe.burn_by_rank(), shoe.turned_discarded, min(shoe.cut_card.low, n_cards),
                             min(shoe.cut_card.high, n_cards), shoe.rounds_after_cut)
+
+
+def rounds_in_every_shoe(shoe: Shoe, n_cards: int | None = None) -> int:
+    """The last round position that every shoe deals, whatever its cards.
+
+    The dealing procedure (:mod:`baccarat_sim.kernels.dealing`) run on the
+    worst shoe: the burn takes its most cards, the cut card sits at its
+    deepest, and every round takes six cards.
+
+    Parameters
+    ----------
+    shoe : Shoe
+        Burn, cut card and last-round rule (``rules.shoe``).
+    n_cards : int or None
+        Cards in the shoe (default ``52 * shoe.decks``).
+
+    Examples
+    --------
+    >>> from baccarat_sim import load_rules
+    >>> rounds_in_every_shoe(load_rules("live-8deck-side-bets").shoe)  # 416 cards, burn up to 11, cut card at 14
+    66
+    """
+    n = shoe.n_cards if n_cards is None else int(n_cards)
+    return int(_worst_shoe_rounds(n, shoe_params(shoe, n)))
+
+
+def recorded_rounds_in_every_shoe(params, n_cards: int) -> int | None:
+    """:func:`rounds_in_every_shoe` of the dealing a dealt run recorded, or None where ``params`` is no such record.
+
+    ``params`` is a histogram's ``meta["shoe_params"]`` (the packed burn, cut
+    card and rounds after it, :func:`shoe_params`), read from a file: anything
+    but a list of that many whole numbers within the shoe is not a record.
+    """
+    if not (isinstance(params, list) and len(params) == N_SHOE_PARAMS
+            and all(type(x) is int and 0 <= x <= n_cards for x in params)):
+        return None
+    return int(_worst_shoe_rounds(n_cards, np.array(params, np.int64)))
 
 
 def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str | None = None,
@@ -267,8 +338,7 @@ def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str |
     rounds_per_block = units_per_block * rounds_per_unit
     # A power of two (see RunPlan.batch_blocks), growing with the run: a longer run's chunks are unions of a shorter
     # one's.
-    blocks_per_chunk = _power_of_two_at_most(max(1, min(round(CHUNK_ROUNDS / rounds_per_block),
-                                                        -(-total_blocks // MIN_CHUNKS))))
+    chunk = blocks_per_chunk(total_blocks, round(CHUNK_ROUNDS / rounds_per_block), power_of_two=True)
     return RunPlan(
         model=model,
         seed=normalize_seed(seed),
@@ -278,7 +348,7 @@ def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str |
         units_per_block=units_per_block,
         total_blocks=total_blocks,
         last_units=last_units,
-        blocks_per_chunk=blocks_per_chunk,
+        blocks_per_chunk=chunk,
         n_positions=n_positions,
         rules_id=rules.id,
         rules_sha256=rules.sha256,

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..kernels.sessions import play_dealt_blocks, play_fresh_blocks
-from .plan import normalize_seed, whole_number
+from .plan import BlockChunks, blocks_per_chunk, normalize_seed, whole_number
 from .state import ChunksDone
 
 __all__ = [
@@ -46,15 +46,13 @@ MAX_SESSIONS_PER_BLOCK = 1024
 BLOCK_ROUNDS = 1 << 20
 #: Rounds a chunk aims at (about 0.1 s of kernel time on two cores).
 CHUNK_ROUNDS = 1 << 24
-#: Chunks a run is cut into at least (when it has that many blocks): progress and prompt stops.
-MIN_CHUNKS = 32
 #: A bound no session reaches (a table's hold over N rounds has none).
 NO_BOUND = 1 << 62
 MODELS = ("fresh", "dealt")
 
 
 @dataclasses.dataclass(frozen=True)
-class SessionPlan:
+class SessionPlan(BlockChunks):
     """The layout of a session run: sessions in blocks (one random stream each), blocks in chunks.
 
     Build it with :meth:`for_sessions`; it depends only on the run's size and seed.
@@ -83,14 +81,8 @@ class SessionPlan:
         max_rounds = whole_number(max_rounds, "max_rounds", 1, 10**15)
         per_block = max(1, min(MAX_SESSIONS_PER_BLOCK, BLOCK_ROUNDS // max_rounds))
         total_blocks = -(-sessions // per_block)
-        by_rounds = max(1, round(CHUNK_ROUNDS / (per_block * max_rounds)))
-        blocks_per_chunk = max(1, min(by_rounds, -(-total_blocks // MIN_CHUNKS)))
-        return cls(model, normalize_seed(seed), sessions, max_rounds, per_block, total_blocks, blocks_per_chunk)
-
-    @property
-    def n_chunks(self) -> int:
-        """Chunks in the run."""
-        return -(-self.total_blocks // self.blocks_per_chunk)
+        chunk = blocks_per_chunk(total_blocks, round(CHUNK_ROUNDS / (per_block * max_rounds)))
+        return cls(model, normalize_seed(seed), sessions, max_rounds, per_block, total_blocks, chunk)
 
     @property
     def rounds_requested(self) -> int:
@@ -99,9 +91,9 @@ class SessionPlan:
 
     def chunk_sessions(self, chunk: int) -> tuple[int, int, int]:
         """(first block, first session, number of sessions) of chunk ``chunk``."""
-        first_block = chunk * self.blocks_per_chunk
+        first_block, n_blocks = self.chunk_blocks(chunk)
         first = first_block * self.sessions_per_block
-        last = min(self.sessions, (first_block + self.blocks_per_chunk) * self.sessions_per_block)
+        last = min(self.sessions, (first_block + n_blocks) * self.sessions_per_block)
         return first_block, first, last - first
 
 

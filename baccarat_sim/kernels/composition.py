@@ -31,8 +31,9 @@ import itertools
 import numpy as np
 
 from ..model.codes import N_PREFIXES
-from ..model.tableau import THIRD_CARD_PREFIX
 from .jit import jit
+from .outcome import third_card_prefix
+from .wide import add_product, wide_float, wide_sign
 
 #: Point values, cards per round at most, and the number of value multisets.
 N_VALUES = 10
@@ -116,7 +117,7 @@ def _monomial_tables():
             colex_to_m[multiset_index(multiset)] = m
             m_values[m] = multiset
             m += 1
-    assert m == N_MONOMIALS and (colex_to_m >= 0).all(), "monomials must cover the 5005 multisets once"
+    # The blocks cover the 5005 multisets once each (m ends at N_MONOMIALS): tests/test_fast.py holds it.
     tables = {
         "HALF_COUNTS": half_counts, "BLOCK_SIDE": block_side, "BLOCK_HALF": block_half,
         "BLOCK_VECTOR": block_vector, "BLOCK_LEN": block_len, "BLOCK_OUT": block_out,
@@ -157,7 +158,7 @@ def value_coefficients(out):
                     b = (x1 + x3) % 10
                     for x4 in range(N_VALUES):
                         for x5 in range(N_VALUES):
-                            base = THIRD_CARD_PREFIX[((p * 10 + b) * 10 + x4) * 10 + x5]
+                            base = third_card_prefix(p, b, x4, x5)
                             sorted_values[0] = x0
                             sorted_values[1] = x1
                             sorted_values[2] = x2
@@ -328,6 +329,36 @@ def falling(n, k):
     return product
 
 
+@jit(inline="always")
+def _linear_form(rows, j, weights, largest, total):
+    """``rows[j] . weights`` exactly, as ``(float, sign)``.
+
+    ``largest`` bounds ``|rows[j, k]|`` and ``total`` the sum of the
+    (non-negative) ``weights``, so ``|sum| <= largest * total``: below
+    ``2**62`` the sum is plain int64 arithmetic (the common case); else it is
+    summed on 128 bits (:mod:`baccarat_sim.kernels.wide`), exact for every
+    int64 row and weights totalling below ``2**64``.
+    """
+    if largest * float(total) < 2.0**62:
+        exact = np.int64(0)
+        for k in range(weights.shape[0]):
+            exact += rows[j, k] * weights[k]
+        return float(exact), (1 if exact > 0 else (-1 if exact < 0 else 0))
+    high, low = np.uint64(0), np.uint64(0)
+    for k in range(weights.shape[0]):
+        high, low = add_product(high, low, rows[j, k], weights[k])
+    return wide_float(high, low), wide_sign(high, low)
+
+
+@jit(inline="always")
+def _largest(rows, j):
+    """``max_k |rows[j, k]|`` as a float."""
+    largest = 0.0
+    for k in range(rows.shape[1]):
+        largest = max(largest, abs(float(rows[j, k])))
+    return largest
+
+
 @jit
 def solve_packed(shoe, counts, v_rows, v_scale, v_max, v_bet, p_rows, p_scale, p_bet, f_rows, f_scale, f_bet,
                  ev_out, sign_out):
@@ -340,7 +371,7 @@ def solve_packed(shoe, counts, v_rows, v_scale, v_max, v_bet, p_rows, p_scale, p
     Parameters
     ----------
     shoe : ndarray(int64, shape=(13, 4))
-        Cards left per rank and suit.
+        Cards left per rank and suit (at most ``MAX_CARDS``, so that ``N (N-1) ... (N-5)`` fits in int64).
     counts : ndarray(int64, shape=(10,))
         The same cards per point value.
     v_rows, p_rows, f_rows : ndarray(int64, shape=(k, 5005) / (k, 9) / (k, 4))
@@ -359,11 +390,14 @@ def solve_packed(shoe, counts, v_rows, v_scale, v_max, v_bet, p_rows, p_scale, p
 
     Notes
     -----
-    A value bet's numerator can exceed 64 bits for very large shoes and
-    payouts; it is accumulated both modulo ``2**64`` (exact when it fits) and
-    in float64 (relative error about 1e-16 of the sum of absolute terms), and
-    the sign is taken from the integer whenever the float says it fits, so
-    the sign is always exact.
+    Every numerator is a sum of products of a row entry (int64) and a weight
+    (a monomial, a pair or first-card count: non-negative, int64), whose
+    absolute values total at most ``v_max * N (N-1) ... (N-5)`` (``max |row| *
+    N (N-1) (N-2) (N-3)``, ``max |row| * N (N-1)``): below ``2**126`` for any
+    int64 row. A numerator that could pass ``2**62`` is summed on 128 bits, so
+    every sign is exact, and the EV is its float (relative error about
+    ``1e-16``). :meth:`~baccarat_sim.engines.composition.FastSolver.packed_arrays`
+    packs only pay tables whose rows fit in int64.
     """
     n_cards = np.int64(0)
     for v in range(10):
@@ -371,46 +405,25 @@ def solve_packed(shoe, counts, v_rows, v_scale, v_max, v_bet, p_rows, p_scale, p
     if v_rows.shape[0] > 0:
         mono = np.empty(N_MONOMIALS, np.int64)
         falling_monomials(counts, mono)
-        total6 = float(falling(n_cards, 6))
+        total6 = falling(n_cards, 6)
         for j in range(v_rows.shape[0]):
-            if v_max[j] * total6 < 2.0 ** 62:  # the common case (8 decks): plain exact integers
-                exact = np.int64(0)
-                for m in range(N_MONOMIALS):
-                    exact += v_rows[j, m] * mono[m]
-                numerator = float(exact)
-                sign = 1 if exact > 0 else (-1 if exact < 0 else 0)
-            else:
-                wrapped = np.uint64(0)
-                approx = 0.0
-                for m in range(N_MONOMIALS):
-                    wrapped += np.uint64(v_rows[j, m]) * np.uint64(mono[m])
-                    approx += v_rows[j, m] * float(mono[m])
-                exact = np.int64(wrapped)
-                if abs(approx) < 2.0 ** 61:
-                    sign = 1 if exact > 0 else (-1 if exact < 0 else 0)
-                    numerator = float(exact)
-                else:
-                    sign = 1 if approx > 0 else -1
-                    numerator = approx
-            ev_out[v_bet[j]] = numerator / (v_scale[j] * total6)
+            numerator, sign = _linear_form(v_rows, j, mono, v_max[j], total6)
+            ev_out[v_bet[j]] = numerator / (v_scale[j] * float(total6))
             sign_out[v_bet[j]] = sign
     if p_rows.shape[0] > 0:
         pairs = np.zeros((3, 3), np.int64)
         pair_weights(shoe, pairs)
-        total4 = float(falling(n_cards, 4))
+        flat = pairs.reshape(9)
+        total4 = falling(n_cards, 4)
         for j in range(p_rows.shape[0]):
-            numerator = np.int64(0)
-            for k in range(9):
-                numerator += p_rows[j, k] * pairs[k // 3, k % 3]
-            ev_out[p_bet[j]] = numerator / (p_scale[j] * total4)
-            sign_out[p_bet[j]] = 1 if numerator > 0 else (-1 if numerator < 0 else 0)
+            numerator, sign = _linear_form(p_rows, j, flat, _largest(p_rows, j), total4)
+            ev_out[p_bet[j]] = numerator / (p_scale[j] * float(total4))
+            sign_out[p_bet[j]] = sign
     if f_rows.shape[0] > 0:
         first = np.zeros(4, np.int64)
         first_card_weights(shoe, first)
-        total2 = float(falling(n_cards, 2))
+        total2 = falling(n_cards, 2)
         for j in range(f_rows.shape[0]):
-            numerator = np.int64(0)
-            for k in range(4):
-                numerator += f_rows[j, k] * first[k]
-            ev_out[f_bet[j]] = numerator / (f_scale[j] * total2)
-            sign_out[f_bet[j]] = 1 if numerator > 0 else (-1 if numerator < 0 else 0)
+            numerator, sign = _linear_form(f_rows, j, first, _largest(f_rows, j), total2)
+            ev_out[f_bet[j]] = numerator / (f_scale[j] * float(total2))
+            sign_out[f_bet[j]] = sign

@@ -18,8 +18,9 @@ Alternative cut-card positions ("scenarios") share every shuffle: a shoe's
 rounds are the same whatever the cut card, only the round at which the shoe
 stops differs, so all scenarios are counted in one pass. Their cut positions,
 and the shuffle of any cards a deeper cut card makes dealable, come from a
-second stream (``block_state(aux_seed, b)``) applied to a working copy, so the
-first scenario's stream and card order stay identical to the MC engine's.
+stream of their own (``block_state(seed, b, STREAM_CUT_SCENARIOS)``) applied to a
+working copy, so the first scenario's stream and card order stay identical to
+the MC engine's.
 
 Counts tag each card id (``tags[count, card]``), so a count may go by rank,
 suit, colour or card. A rule set with card-level bets passes its card detail
@@ -34,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..model.codes import N_SUFFIXES
+from ..model.cards import SUIT_BITS
 from .composition import solve_packed
 from .dealing import (
     POINT_BITS,
@@ -42,14 +43,13 @@ from .dealing import (
     another_round,
     dealable_cards,
     encode_shoe,
-    first_round_position,
-    round_detail,
-    round_parts,
+    open_shoe,
+    round_at,
     shuffle_prefix,
-    start_shoe,
 )
 from .jit import jit, jit_parallel
-from .rng import block_state, bounded, high32, next_u64
+from .outcome import code_of
+from .rng import STREAM_CUT_SCENARIOS, block_state, bounded, high32, next_u64
 
 #: How a bet is played (``mode`` array).
 PLAY_NEVER = 0
@@ -89,35 +89,21 @@ def float_index(n_scenarios, n_bets, s, b, v):
 
 
 _POINT_MASK = (1 << POINT_BITS) - 1
+_SUIT_MASK = (1 << SUIT_BITS) - 1
 
 
 @jit(inline="always")
 def _see(encoded, unseen, values, tags, running):
     """The counter sees a card (encoded ``card << POINT_BITS | point``): it leaves the unseen cards."""
     card = encoded >> POINT_BITS
-    unseen[card >> 2, card & 3] -= 1
+    unseen[card >> SUIT_BITS, card & _SUIT_MASK] -= 1
     values[encoded & _POINT_MASK] -= 1
     for c in range(tags.shape[0]):
         running[c] += tags[c, card]
 
 
-@jit(inline="always")
-def _dealt_cell(cards, position, detail):
-    """Deal one round from encoded ``cards[position:]``: ``(cell, cards_used)``.
-
-    The cell is the outcome code, or ``detail * N_CODES + code`` when
-    ``detail`` holds card detail tables. The caller guarantees six cards are left.
-    """
-    e0, e1, e2 = np.int64(cards[position]), np.int64(cards[position + 1]), np.int64(cards[position + 2])
-    e3, e4, e5 = np.int64(cards[position + 3]), np.int64(cards[position + 4]), np.int64(cards[position + 5])
-    prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
-    if detail is not None:
-        prefix = round_detail(prefix, e0, e1, e2, e3, e4, e5, detail)
-    return prefix * N_SUFFIXES + suffix, used
-
-
 @jit
-def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts,
+def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts,
                 tags, count_of_bet, mode, threshold, min_edge, max_round, track_exact, net, solver_rows,
                 solver_scale, solver_max, solver_bet, stats_int, stats_float, codes, detail):
     """Deal ``n_shoes`` shoes of one block, playing every bet by its strategy.
@@ -126,8 +112,9 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
     ----------
     canonical : ndarray(uint8, shape=(N,))
         The shoe's cards in canonical order.
-    seed, aux_seed : uint64
-        Master seed of the dealing stream and of the extra cut-card positions.
+    seed : uint64
+        Master seed: the shoes come from its dealing stream, the extra cut-card positions from its
+        ``STREAM_CUT_SCENARIOS`` stream.
     block : int
         Block index.
     n_shoes : int
@@ -178,7 +165,7 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
         if mode[b] == PLAY_PERFECT:
             needs_solver = True
     state = block_state(seed, block)
-    aux = block_state(aux_seed, block)
+    aux = block_state(seed, block, STREAM_CUT_SCENARIOS)
     cards = encode_shoe(canonical)  # evolves exactly like the MC engine's array
     work = cards.copy()  # this shoe's dealing order, deeper cut cards included
     n_cards = cards.shape[0]
@@ -186,7 +173,7 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
     full_values = np.zeros(10, np.int64)
     for i in range(n_cards):
         card = cards[i] >> POINT_BITS
-        full[card >> 2, card & 3] += 1
+        full[card >> SUIT_BITS, card & _SUIT_MASK] += 1
         full_values[cards[i] & _POINT_MASK] += 1
     unseen = np.zeros((13, 4), np.int64)
     values = np.zeros(10, np.int64)
@@ -201,8 +188,9 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
     shoe_ev = np.zeros((n_scenarios, n_bets, VARIANTS))
     shoe_rounds = np.zeros(n_scenarios, np.int64)
     for _ in range(n_shoes):
-        # Scenario 0 is the rule set's shoe, started exactly as the Monte Carlo engine starts it.
-        cut_index[0], state = start_shoe(cards, state, shoe_params)
+        # Scenario 0 is the rule set's shoe, started exactly as the Monte Carlo engine starts it; its turned
+        # card and burn are every scenario's.
+        position, cut_index[0], _, state = open_shoe(cards, state, shoe_params)
         shuffled = dealable_cards(n_cards, cut_index[0], shoe_params)
         deepest = shuffled
         for s in range(1, n_scenarios):
@@ -211,7 +199,7 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
             cut_index[s] = n_cards - (scenario_cuts[s, 0] + spread)
             deepest = max(deepest, dealable_cards(n_cards, cut_index[s], shoe_params))
         work[:] = cards
-        if deepest > shuffled:  # continue the Fisher-Yates shuffle on the copy, from the second stream
+        if deepest > shuffled:  # continue the Fisher-Yates shuffle on the copy, from the cut cards' stream
             aux = shuffle_prefix(work[shuffled:], deepest - shuffled, aux)
         unseen[:, :] = full
         values[:] = full_values
@@ -220,7 +208,6 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
         if turned_seen:
             _see(work[0], unseen, values, tags, running)
             n_unseen -= 1
-        position = first_round_position(work, shoe_params)
         extra_left[:] = -1  # rounds still to deal once the cut card is out; -1: not out yet
         shoe_net[:, :, :] = 0
         shoe_bets[:, :, :] = 0
@@ -258,7 +245,8 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
                 for b in range(n_bets):
                     if mode[b] == PLAY_PERFECT:
                         placed[b] = sign[b] > 0 if min_edge[b] == 0.0 else ev[b] > min_edge[b]
-            code, used = _dealt_cell(work, position, detail)
+            prefix, suffix, used = round_at(work, position, detail)
+            code = code_of(prefix, suffix)
             if record_codes and extra_left[0] != 0:
                 codes[code] += 1
             for s in range(n_scenarios):
@@ -304,7 +292,7 @@ def count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_s
 
 
 @jit_parallel
-def count_blocks(canonical, seed, aux_seed, first_block, n_blocks, shoes_per_block, last_shoes, total_blocks,
+def count_blocks(canonical, seed, first_block, n_blocks, shoes_per_block, last_shoes, total_blocks,
                  shoe_params, turned_seen, scenario_cuts, tags, count_of_bet, mode, threshold, min_edge, max_round,
                  track_exact, net, solver_rows, solver_scale, solver_max, solver_bet, stats_int, stats_float, codes,
                  detail):
@@ -319,6 +307,6 @@ def count_blocks(canonical, seed, aux_seed, first_block, n_blocks, shoes_per_blo
     for k in prange(n_blocks):
         block = first_block + k
         n_shoes = last_shoes if block == total_blocks - 1 else shoes_per_block
-        count_block(canonical, seed, aux_seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts, tags,
+        count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts, tags,
                     count_of_bet, mode, threshold, min_edge, max_round, track_exact, net, solver_rows, solver_scale,
                     solver_max, solver_bet, stats_int[k], stats_float[k], codes[k], detail)

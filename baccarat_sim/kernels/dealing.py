@@ -12,23 +12,35 @@ so a hand's point total is one add and a mask, with no table lookup between
 the cards of a round and the next round's position (the dealt model's
 critical path).
 
-A dealt shoe (:func:`start_shoe`, then :func:`first_round_position`,
-:func:`another_round` and :func:`after_round` around each round): the cut
-card is placed and the part of the shoe that can be dealt is shuffled; a card
-is turned and that many cards burned (``shoe_params``); rounds are dealt from
-the top while six cards are left, until the round in which the cut card comes
-out, plus the rule set's extra rounds after it.
+A dealt shoe is dealt by one loop, written once here and used by every
+kernel that deals one (the Monte Carlo lanes through :func:`deal_rounds`, the
+sessions and the counting kernel)::
+
+    position, cut_index, extra_left, state = open_shoe(cards, state, shoe_params)
+    while another_round(position, n_cards, extra_left):
+        prefix, suffix, used = round_at(cards, position, detail)
+        ...  # count or settle the round
+        position += used
+        extra_left = after_round(position, cut_index, extra_left, shoe_params)
+
+The cut card is placed and the part of the shoe that can be dealt is
+shuffled (:func:`start_shoe`); a card is turned and that many cards burned
+(``shoe_params``, :func:`first_round_position`); rounds are dealt from the top
+while six cards are left, until the round in which the cut card comes out,
+plus the rule set's extra rounds after it (:func:`another_round`,
+:func:`after_round`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..model.cards import N_CARD_IDS, RANK_POINTS
+from ..model.cards import N_CARD_IDS, RANK_POINTS, SUIT_BITS
 from ..model.codes import N_PREFIXES, N_SUFFIXES
 from ..model.tableau import THIRD_CARD_PREFIX
 from .detail import NO_CARD, detail_index
 from .jit import jit
+from .outcome import banker_drew_of, cards_used_of, code_of, player_drew_of, suffix_of_cards, third_card_index
 from .rng import bounded, bounded2, bounded3, high32, low32, next_u64
 
 __all__ = [
@@ -46,11 +58,14 @@ __all__ = [
     "encode_shoe",
     "first_round_position",
     "fresh_positions",
+    "open_shoe",
     "fresh_round_parts",
     "pack_shoe_params",
     "round_code",
+    "round_at",
     "round_detail",
     "round_parts",
+    "round_with_detail",
     "rounds_in_every_shoe",
     "shuffle_prefix",
     "start_shoe",
@@ -82,7 +97,8 @@ SHOE_AFTER_CUT = 16
 N_SHOE_PARAMS = 17
 
 #: Encoded form ``card << POINT_BITS | point`` of each card id, ``ndarray(int32, shape=(52,))``.
-ENCODED_CARD = ((np.arange(N_CARD_IDS) << POINT_BITS) | RANK_POINTS[np.arange(N_CARD_IDS) // 4]).astype(np.int32)
+ENCODED_CARD = ((np.arange(N_CARD_IDS) << POINT_BITS)
+                | RANK_POINTS[np.arange(N_CARD_IDS) >> SUIT_BITS]).astype(np.int32)
 # The tableau's prefix table in uint16: 20 KB, so it stays in the L1 cache
 # beside the histogram instead of spilling into L2 as 80 KB of int64.
 _THIRD_CARD_PREFIX16 = THIRD_CARD_PREFIX.astype(np.uint16)
@@ -147,25 +163,16 @@ def round_parts(e0, e1, e2, e3, e4, e5):
 
     ``e0..e5`` are the next six encoded cards in dealing order (Player,
     Banker, Player, Banker, then the third cards, read only if the tableau
-    draws them). ``prefix`` (0-399) holds the scores and card counts,
-    ``suffix`` (0-35) the pairs and the first-card comparison, worked out with
-    plain integer compares: pairs 0/1/2 = none / same rank / same card id
-    (suited), first card 0/1/2/3 = Player higher / Banker higher / same rank /
-    same card id.
+    draws them). ``prefix`` (0-399) holds the scores and card counts, read
+    off the tableau's table; ``suffix`` (0-35) the pairs and the first-card
+    comparison, worked out with plain integer compares
+    (:func:`~baccarat_sim.kernels.outcome.suffix_of_cards`).
     """
     p = _mod10((e0 + e2) & _POINT_MASK)
     b = _mod10((e1 + e3) & _POINT_MASK)
-    prefix = np.int64(_THIRD_CARD_PREFIX16[((p * 10 + b) * 10 + (e4 & _POINT_MASK)) * 10 + (e5 & _POINT_MASK)])
-    c0 = e0 >> POINT_BITS
-    c1 = e1 >> POINT_BITS
-    c2 = e2 >> POINT_BITS
-    c3 = e3 >> POINT_BITS
-    r0 = c0 >> 2
-    r1 = c1 >> 2
-    player_pair = np.int64(r0 == (c2 >> 2)) + np.int64(c0 == c2)
-    banker_pair = np.int64(r1 == (c3 >> 2)) + np.int64(c1 == c3)
-    first = np.int64(r0 < r1) + 2 * np.int64(r0 == r1) + np.int64(c0 == c1)
-    return prefix, player_pair * 12 + banker_pair * 4 + first, 4 + ((prefix >> 1) & 1) + (prefix & 1)
+    prefix = np.int64(_THIRD_CARD_PREFIX16[third_card_index(p, b, e4 & _POINT_MASK, e5 & _POINT_MASK)])
+    suffix = suffix_of_cards(e0 >> POINT_BITS, e1 >> POINT_BITS, e2 >> POINT_BITS, e3 >> POINT_BITS)
+    return prefix, suffix, cards_used_of(prefix)
 
 
 @jit(inline="always")
@@ -179,8 +186,8 @@ def round_detail(prefix, e0, e1, e2, e3, e4, e5, detail):
     that stood has no third card (``NO_CARD``). ``detail``: the tables of
     :func:`baccarat_sim.kernels.detail.detail_index`.
     """
-    player_drew = (prefix >> 1) & 1
-    banker_drew = prefix & 1
+    player_drew = player_drew_of(prefix)
+    banker_drew = banker_drew_of(prefix)
     # Arithmetic, not branches: whether a hand draws is a coin toss to the branch predictor.
     c4 = e4 >> POINT_BITS
     p3 = NO_CARD + player_drew * (c4 - NO_CARD)
@@ -202,7 +209,31 @@ def round_code(e0, e1, e2, e3, e4, e5):
         The outcome code (see :mod:`baccarat_sim.model.codes`) and the cards used (4-6).
     """
     prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
-    return prefix * N_SUFFIXES + suffix, used
+    return code_of(prefix, suffix), used
+
+
+@jit(inline="always")
+def round_with_detail(e0, e1, e2, e3, e4, e5, detail):
+    """:func:`round_parts`, the prefix moved to the round's card detail when ``detail`` holds tables.
+
+    See :func:`round_detail`; with ``detail=None`` numba compiles the plain round alone.
+    """
+    prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
+    if detail is not None:  # pruned by numba where there is no card detail
+        prefix = round_detail(prefix, e0, e1, e2, e3, e4, e5, detail)
+    return prefix, suffix, used
+
+
+@jit(inline="always")
+def round_at(cards, position, detail):
+    """Deal one round from encoded ``cards[position:]`` in order; return ``(prefix, suffix, cards_used)``.
+
+    With card ``detail`` tables (None: none) the prefix carries the round's
+    card detail (:func:`round_detail`). The caller guarantees six cards are left.
+    """
+    return round_with_detail(np.int64(cards[position]), np.int64(cards[position + 1]),
+                             np.int64(cards[position + 2]), np.int64(cards[position + 3]),
+                             np.int64(cards[position + 4]), np.int64(cards[position + 5]), detail)
 
 
 @jit(inline="always")
@@ -211,14 +242,8 @@ def dealt_round(cards, position):
 
     The caller guarantees six cards are left.
     """
-    return round_code(
-        np.int64(cards[position]),
-        np.int64(cards[position + 1]),
-        np.int64(cards[position + 2]),
-        np.int64(cards[position + 3]),
-        np.int64(cards[position + 4]),
-        np.int64(cards[position + 5]),
-    )
+    prefix, suffix, used = round_at(cards, position, None)
+    return code_of(prefix, suffix), used
 
 
 # --------------------------------------------------------------------------- a freshly shuffled shoe
@@ -270,11 +295,8 @@ def fresh_round_parts(cards, state, detail):
     none) the prefix carries the round's card detail (:func:`round_detail`).
     """
     j0, j1, j2, j3, j4, j5, state = fresh_positions(cards.shape[0], state)
-    e0, e1, e2 = np.int64(cards[j0]), np.int64(cards[j1]), np.int64(cards[j2])
-    e3, e4, e5 = np.int64(cards[j3]), np.int64(cards[j4]), np.int64(cards[j5])
-    prefix, suffix, _ = round_parts(e0, e1, e2, e3, e4, e5)
-    if detail is not None:
-        prefix = round_detail(prefix, e0, e1, e2, e3, e4, e5, detail)
+    prefix, suffix, _ = round_with_detail(np.int64(cards[j0]), np.int64(cards[j1]), np.int64(cards[j2]),
+                                          np.int64(cards[j3]), np.int64(cards[j4]), np.int64(cards[j5]), detail)
     return prefix, suffix, state
 
 
@@ -380,7 +402,22 @@ def first_round_position(cards, shoe_params):
 
     ``cards[0]`` is the card turned for the burn.
     """
-    return shoe_params[SHOE_BURN + (cards[0] >> (POINT_BITS + 2))] + shoe_params[SHOE_TURNED]
+    return shoe_params[SHOE_BURN + (cards[0] >> (POINT_BITS + SUIT_BITS))] + shoe_params[SHOE_TURNED]
+
+
+@jit(inline="always")
+def open_shoe(cards, state, shoe_params):
+    """Start a dealt shoe: the cut card placed, the dealable part shuffled (:func:`start_shoe`), the burn done.
+
+    Returns
+    -------
+    (int, int, int, state)
+        ``(position, cut_index, extra_left, state)``: where the first round
+        starts, the cut index, ``extra_left = -1`` (the cut card is not out)
+        and the generator state, for :func:`another_round`, :func:`round_at` and :func:`after_round`.
+    """
+    cut_index, state = start_shoe(cards, state, shoe_params)
+    return first_round_position(cards, shoe_params), cut_index, np.int64(-1), state
 
 
 @jit(inline="always")
@@ -417,7 +454,7 @@ def cell(prefix, suffix, slots, n_prefixes):
     crowd into two runs of 400 counters per row (see :mod:`baccarat_sim.kernels.mc`).
     ``n_prefixes`` is ``N_PREFIXES`` times the card details of the histogram.
     """
-    return suffix * n_prefixes + prefix if slots else prefix * N_SUFFIXES + suffix
+    return suffix * n_prefixes + prefix if slots else code_of(prefix, suffix)
 
 
 @jit
@@ -437,11 +474,7 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, record, column, de
     rounds = 0
     extra_left = -1
     while another_round(position, n_cards, extra_left):
-        e0, e1, e2 = np.int64(cards[position]), np.int64(cards[position + 1]), np.int64(cards[position + 2])
-        e3, e4, e5 = np.int64(cards[position + 3]), np.int64(cards[position + 4]), np.int64(cards[position + 5])
-        prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
-        if detail is not None:
-            prefix = round_detail(prefix, e0, e1, e2, e3, e4, e5, detail)
+        prefix, suffix, used = round_at(cards, position, detail)
         if column < 0:
             counts[min(rounds, last_row), cell(prefix, suffix, slots, n_prefixes)] += 1
         else:

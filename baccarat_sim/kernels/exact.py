@@ -18,8 +18,9 @@ So the kernel runs over the point values of the first four cards, each hand's
 two taken as an unordered pair (55 x 55 cases: the third cards see only the
 two-card totals and which point values have left the shoe). For each case it
 sums the ordered ways to draw those cards by rank and suit into a 36-entry tail
-(:func:`_add_tail_weights`), resolves the third cards once by point value
-(:func:`_third_card_stage`), and adds the product of the two to the histogram.
+(:func:`_add_tail_weights`), resolves the third cards once by point value off
+the tableau's table (:func:`third_card_stage`), and adds the product of the two
+to the histogram.
 Suits tie cards together only within a rank, so they are worked out once per
 rank and shoe (:func:`_rank_suit_ways`) and ranks combine by multiplication.
 """
@@ -30,10 +31,10 @@ import numpy as np
 
 from ..model.cards import RANK_POINTS
 from ..model.codes import N_SUFFIXES
-from ..model.tableau import BANKER_DRAWS, PLAYER_DRAWS
 from .jit import jit
+from .outcome import cards_used_of, code_of, first_card_status, pair_status, suffix_of, third_card_prefix
 
-__all__ = ["exact_counts", "shoe_tallies"]
+__all__ = ["exact_counts", "shoe_tallies", "third_card_stage"]
 
 
 @jit
@@ -100,7 +101,7 @@ def _add_tail_weights(rank_total, rank_ways, r, classes, scratch, tail):
     tail : ndarray(int64, shape=(N_SUFFIXES,))
         Receives the ways at ``(player_pair * 3 + banker_pair) * 4 + first_card``.
     """
-    first_cmp = 0 if r[0] > r[1] else (1 if r[0] < r[1] else 2)
+    first_cmp = first_card_status(r[0], r[1], False)
     if r[0] != r[2] and r[1] != r[3] and first_cmp != 2:
         # No pair and no first-card tie: suits are invisible, draw by rank
         # (the common case, so it skips the suit classes).
@@ -109,7 +110,7 @@ def _add_tail_weights(rank_total, rank_ways, r, classes, scratch, tail):
         weight *= rank_total[r[2]] - (r[2] == r[0]) - (r[2] == r[1])
         weight *= rank_total[r[3]] - (r[3] == r[0]) - (r[3] == r[1]) - (r[3] == r[2])
         if weight > 0:
-            tail[first_cmp] += weight
+            tail[suffix_of(0, 0, first_cmp)] += weight
         return
     # Some cards share a rank and a bet can see their suits. Take each rank
     # once, with the set of positions holding it; suits tie cards together only
@@ -148,15 +149,20 @@ def _add_tail_weights(rank_total, rank_ways, r, classes, scratch, tail):
         weight = classes[k] * by_rank
         if weight == 0:
             continue
-        player_pair = 0 if r[0] != r[2] else (2 if k & 4 else 1)
-        banker_pair = 0 if r[1] != r[3] else (2 if k & 2 else 1)
-        first_card = first_cmp if first_cmp != 2 else (3 if k & 1 else 2)
-        tail[(player_pair * 3 + banker_pair) * 4 + first_card] += weight
+        player_pair = pair_status(r[0] == r[2], r[0] == r[2] and k & 4 != 0)
+        banker_pair = pair_status(r[1] == r[3], r[1] == r[3] and k & 2 != 0)
+        first_card = first_card_status(r[0], r[1], r[0] == r[1] and k & 1 != 0)
+        tail[suffix_of(player_pair, banker_pair, first_card)] += weight
 
 
 @jit
-def _third_card_stage(p_total, b_total, remaining, n_left, bases, weights):
-    """Outcomes after the first four cards, by point value of the third cards.
+def third_card_stage(p_total, b_total, remaining, n_left, prefixes, weights):
+    """Outcomes after the first four cards, by point value of the fifth and sixth cards.
+
+    The tableau is read off its table (:func:`~baccarat_sim.kernels.outcome.third_card_prefix`):
+    whether the round takes the fifth card depends on the two-card totals
+    alone, and whether it takes the sixth on the fifth card's point value, so
+    a card the round does not take stands for every card left.
 
     Parameters
     ----------
@@ -166,9 +172,9 @@ def _third_card_stage(p_total, b_total, remaining, n_left, bases, weights):
         Cards left per point value.
     n_left : int
         Cards left in the shoe (after the first four).
-    bases : ndarray(int64)
-        Output: ``(((ps*10 + bs)*2 + pc)*2 + bc)`` of each outcome.
-    weights : ndarray(int64)
+    prefixes : ndarray(int64, shape=(at least 100,))
+        Output: the outcome-code prefix of each entry (scores and card counts).
+    weights : ndarray(int64, shape=(at least 100,))
         Output: ordered ways for cards 5 and 6 (unused positions included).
 
     Returns
@@ -176,42 +182,30 @@ def _third_card_stage(p_total, b_total, remaining, n_left, bases, weights):
     int
         Number of entries written.
     """
-    n = 0
-    if p_total >= 8 or b_total >= 8:
-        bases[0] = ((p_total * 10 + b_total) * 2 + 0) * 2 + 0
+    stands = third_card_prefix(p_total, b_total, 0, 0)
+    if cards_used_of(stands) == 4:  # a natural, or both hands stand
+        prefixes[0] = stands
         weights[0] = n_left * (n_left - 1)
         return 1
-    if PLAYER_DRAWS[p_total]:
-        for v in range(10):
-            ways_p = remaining[v]
-            if ways_p == 0:
-                continue
-            p_final = (p_total + v) % 10
-            if BANKER_DRAWS[b_total, 1 + v]:
-                for u in range(10):
-                    ways_b = remaining[u] - (1 if u == v else 0)
-                    if ways_b <= 0:
-                        continue
-                    bases[n] = ((p_final * 10 + (b_total + u) % 10) * 2 + 1) * 2 + 1
-                    weights[n] = ways_p * ways_b
-                    n += 1
-            else:
-                bases[n] = ((p_final * 10 + b_total) * 2 + 1) * 2 + 0
-                weights[n] = ways_p * (n_left - 1)
-                n += 1
-        return n
-    if BANKER_DRAWS[b_total, 0]:
-        for u in range(10):
-            ways_b = remaining[u]
-            if ways_b == 0:
-                continue
-            bases[n] = ((p_total * 10 + (b_total + u) % 10) * 2 + 0) * 2 + 1
-            weights[n] = ways_b * (n_left - 1)
+    n = 0
+    for v in range(10):  # the fifth card
+        ways5 = remaining[v]
+        if ways5 == 0:
+            continue
+        fifth = third_card_prefix(p_total, b_total, v, 0)
+        if cards_used_of(fifth) == 5:
+            prefixes[n] = fifth
+            weights[n] = ways5 * (n_left - 1)
             n += 1
-        return n
-    bases[0] = ((p_total * 10 + b_total) * 2 + 0) * 2 + 0
-    weights[0] = n_left * (n_left - 1)
-    return 1
+            continue
+        for u in range(10):  # the sixth card: the Banker's third after the Player's
+            ways6 = remaining[u] - (1 if u == v else 0)
+            if ways6 <= 0:
+                continue
+            prefixes[n] = third_card_prefix(p_total, b_total, v, u)
+            weights[n] = ways5 * ways6
+            n += 1
+    return n
 
 
 @jit(inline="always")
@@ -258,7 +252,7 @@ def exact_counts(shoe, out):
     scratch = np.zeros(8, np.int64)
     tail = np.zeros(N_SUFFIXES, np.int64)
     remaining = np.zeros(10, np.int64)
-    bases = np.zeros(128, np.int64)
+    prefixes = np.zeros(128, np.int64)
     stage_weights = np.zeros(128, np.int64)
     # The third cards see only the two-card totals and which point values have
     # left the shoe, not the order the first cards came in: gather the tails of
@@ -290,11 +284,11 @@ def exact_counts(shoe, out):
                                         for i3 in range(n_ranks_of[b1]):
                                             r[3] = ranks_of[b1, i3]
                                             _add_tail_weights(rank_total, rank_ways, r, classes, scratch, tail)
-                    n_stage = _third_card_stage((p_lo + p_hi) % 10, (b_lo + b_hi) % 10, remaining, n_cards - 4,
-                                                bases, stage_weights)
+                    n_stage = third_card_stage((p_lo + p_hi) % 10, (b_lo + b_hi) % 10, remaining, n_cards - 4,
+                                               prefixes, stage_weights)
                     for t in range(N_SUFFIXES):
                         w4 = tail[t]
                         if w4 == 0:
                             continue
                         for i in range(n_stage):
-                            out[bases[i] * N_SUFFIXES + t] += w4 * stage_weights[i]
+                            out[code_of(prefixes[i], t)] += w4 * stage_weights[i]

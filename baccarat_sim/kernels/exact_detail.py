@@ -30,20 +30,10 @@ import numpy as np
 from numba import prange
 
 from ..model.codes import N_SUFFIXES
-from ..model.tableau import BANKER_DRAWS
 from .jit import jit, jit_parallel
+from .outcome import banker_drew_of, cards_used_of, code_of, player_drew_of, suffix_of_cards, third_card_prefix
 
 __all__ = ["exact_detail_counts"]
-
-
-@jit(inline="always")
-def _suffix(c0, c1, c2, c3):
-    """Outcome-code suffix of the first four card ids (pairs and the first-card comparison)."""
-    r0, r1 = c0 >> 2, c1 >> 2
-    player_pair = np.int64(r0 == (c2 >> 2)) + np.int64(c0 == c2)
-    banker_pair = np.int64(r1 == (c3 >> 2)) + np.int64(c1 == c3)
-    first = np.int64(r0 < r1) + 2 * np.int64(r0 == r1) + np.int64(c0 == c1)
-    return player_pair * 12 + banker_pair * 4 + first
 
 
 @jit
@@ -84,7 +74,7 @@ def _group(pt, bt, counts, points, ids, n_ids, tclass, t_total, t_point, n_class
                             if n3 <= 0:
                                 continue
                             w = n0 * n1 * n2 * n3
-                            state = _suffix(c0, c1, c2, c3)
+                            state = suffix_of_cards(c0, c1, c2, c3)
                             for aset in range(n_sets):
                                 f = (first4[aset, 0, c0] + first4[aset, 1, c1] + first4[aset, 2, c2]
                                      + first4[aset, 3, c3])
@@ -128,47 +118,43 @@ def _group(pt, bt, counts, points, ids, n_ids, tclass, t_total, t_point, n_class
 @jit
 def _third_stage(pt, bt, n_rows, k, t_total, t_point, n_sets, n_cards, radix, third, rt, rt_offset, rt_width, slot,
                  states, weight, r1, r2, out):
-    """The third cards of scratch rows ``0 .. n_rows - 1`` (states with two-card totals ``(pt, bt)``); frees them."""
-    natural = pt >= 8 or bt >= 8
+    """The third cards of scratch rows ``0 .. n_rows - 1`` (states with two-card totals ``(pt, bt)``); frees them.
+
+    The tableau is read off its table (:func:`~baccarat_sim.kernels.outcome.third_card_prefix`),
+    as in :func:`baccarat_sim.kernels.exact.third_card_stage`: the fifth card
+    is taken or not by the two-card totals alone, the sixth by the fifth's
+    point value.
+    """
+    stands = third_card_prefix(pt, bt, 0, 0)
     rest = n_cards - 4
     for row in range(n_rows):
         state = states[row]
         slot[state] = -1
         w = weight[row]
         suffix = state % N_SUFFIXES
-        if natural or (pt > 5 and BANKER_DRAWS[bt, 0] == 0):
+        if cards_used_of(stands) == 4:  # a natural, or both hands stand
             bits = _bits(state, k, k, n_sets, radix, third, rt, rt_offset, rt_width)
-            prefix = ((pt * 10 + bt) * 2) * 2
-            out[bits, prefix * N_SUFFIXES + suffix] += w * rest * (rest - 1)
-        elif pt > 5:  # the Player stands on 6-7, the Banker draws on 0-5: its third card is the fifth card
-            for d in range(k):
-                wd = (t_total[d] * w - r1[row, d]) * (rest - 1)
-                if wd == 0:
-                    continue
-                bits = _bits(state, k, d, n_sets, radix, third, rt, rt_offset, rt_width)
-                prefix = ((pt * 10 + (bt + t_point[d]) % 10) * 2) * 2 + 1
-                out[bits, prefix * N_SUFFIXES + suffix] += wd
-        else:  # the Player draws on 0-5
-            for c in range(k):
+            out[bits, code_of(stands, suffix)] += w * rest * (rest - 1)
+        else:
+            for c in range(k):  # the fifth card's class
                 wc = t_total[c] * w - r1[row, c]
                 if wc == 0:
                     continue
-                v = t_point[c]
-                player = (pt + v) % 10
-                if BANKER_DRAWS[bt, 1 + v]:
-                    for d in range(k):
-                        delta = np.int64(c == d)
-                        wd = (t_total[c] * (t_total[d] - delta) * w - t_total[c] * r1[row, d]
-                              - (t_total[d] - delta) * r1[row, c] + r2[row, c, d])
-                        if wd == 0:
-                            continue
-                        bits = _bits(state, c, d, n_sets, radix, third, rt, rt_offset, rt_width)
-                        prefix = ((player * 10 + (bt + t_point[d]) % 10) * 2 + 1) * 2 + 1
-                        out[bits, prefix * N_SUFFIXES + suffix] += wd
-                else:
-                    bits = _bits(state, c, k, n_sets, radix, third, rt, rt_offset, rt_width)
-                    prefix = ((player * 10 + bt) * 2 + 1) * 2
-                    out[bits, prefix * N_SUFFIXES + suffix] += wc * (rest - 1)
+                fifth = third_card_prefix(pt, bt, t_point[c], 0)
+                if cards_used_of(fifth) == 5:  # one hand drew the fifth card, the other stood
+                    p3 = c if player_drew_of(fifth) else k
+                    b3 = c if banker_drew_of(fifth) else k
+                    bits = _bits(state, p3, b3, n_sets, radix, third, rt, rt_offset, rt_width)
+                    out[bits, code_of(fifth, suffix)] += wc * (rest - 1)
+                    continue
+                for d in range(k):  # both drew: the sixth card is the Banker's third
+                    delta = np.int64(c == d)
+                    wd = (t_total[c] * (t_total[d] - delta) * w - t_total[c] * r1[row, d]
+                          - (t_total[d] - delta) * r1[row, c] + r2[row, c, d])
+                    if wd == 0:
+                        continue
+                    bits = _bits(state, c, d, n_sets, radix, third, rt, rt_offset, rt_width)
+                    out[bits, code_of(third_card_prefix(pt, bt, t_point[c], t_point[d]), suffix)] += wd
         weight[row] = 0
         for c in range(k):
             r1[row, c] = 0

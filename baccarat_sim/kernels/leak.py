@@ -34,12 +34,11 @@ import numpy as np
 
 from ..model.cards import CARDS_OF_VALUE, N_CARD_IDS, N_CARDS_OF_VALUE
 from ..model.codes import N_SUFFIXES
-from ..model.tableau import THIRD_CARD_PREFIX
-from .exact import shoe_tallies
+from .exact import shoe_tallies, third_card_stage
 from .jit import jit
+from .outcome import code_of, first_card_status, pair_status, suffix_of, third_card_prefix
 
 __all__ = ["leak_counts", "local_pattern_room", "suit_aware_positions"]
-
 
 
 @jit
@@ -110,45 +109,16 @@ def local_pattern_room(first_class):
 def _third_card_entries(p_total, b_total, remaining, n_left, third_class, radix, prefixes, offsets, weights):
     """The fifth and sixth cards by point value: outcome prefix, pattern offset and ordered ways of each entry.
 
-    Where neither card is observed, cards a round does not use are not told
-    apart (one entry for a natural, one per Player third card when the Banker
-    stands); where one is observed, every pair of point values is its own
-    entry. Returns the number of entries written.
+    Where neither card is observed, these are the exact kernel's entries
+    (:func:`baccarat_sim.kernels.exact.third_card_stage`: cards a round does
+    not use are not told apart); where one is observed, every pair of point
+    values is its own entry. Returns the number of entries written.
     """
-    n = 0
     if radix[4] == 0 and radix[5] == 0:
-        if p_total >= 8 or b_total >= 8:
-            prefixes[0] = THIRD_CARD_PREFIX[((p_total * 10 + b_total) * 10) * 10]
-            offsets[0] = 0
-            weights[0] = n_left * (n_left - 1)
-            return 1
-        for c5 in range(10):
-            w5 = remaining[c5]
-            if w5 == 0:
-                continue
-            base = ((p_total * 10 + b_total) * 10 + c5) * 10
-            # Does the sixth card count? Only if its point value can change the outcome.
-            first = THIRD_CARD_PREFIX[base]
-            uses_sixth = False
-            for c6 in range(1, 10):
-                if THIRD_CARD_PREFIX[base + c6] != first:
-                    uses_sixth = True
-                    break
-            if not uses_sixth:
-                prefixes[n] = first
-                offsets[n] = 0
-                weights[n] = w5 * (n_left - 1)
-                n += 1
-                continue
-            for c6 in range(10):
-                w6 = remaining[c6] - (1 if c6 == c5 else 0)
-                if w6 <= 0:
-                    continue
-                prefixes[n] = THIRD_CARD_PREFIX[base + c6]
-                offsets[n] = 0
-                weights[n] = w5 * w6
-                n += 1
+        n = third_card_stage(p_total, b_total, remaining, n_left, prefixes, weights)
+        offsets[:n] = 0
         return n
+    n = 0
     for c5 in range(10):
         w5 = remaining[c5]
         if w5 == 0:
@@ -157,7 +127,7 @@ def _third_card_entries(p_total, b_total, remaining, n_left, third_class, radix,
             w6 = remaining[c6] - (1 if c6 == c5 else 0)
             if w6 <= 0:
                 continue
-            prefixes[n] = THIRD_CARD_PREFIX[((p_total * 10 + b_total) * 10 + c5) * 10 + c6]
+            prefixes[n] = third_card_prefix(p_total, b_total, c5, c6)
             offsets[n] = third_class[0, c5] * radix[4] + third_class[1, c6] * radix[5]
             weights[n] = w5 * w6
             n += 1
@@ -256,7 +226,7 @@ def leak_counts(shoe, first_class, third_class, radix, line_col, out):
                 for e in range(n_stage):
                     weight = w4 * stage_weights[e]
                     row = base + offsets[e]
-                    code = prefixes[e] * N_SUFFIXES + t
+                    code = code_of(prefixes[e], t)
                     for b in range(n_bets):
                         out[row, line_col[b, code]] += weight
 
@@ -312,15 +282,10 @@ def _gather_ranks(shoe, rank_total, r, s, aware, explicit, local_of_card, local_
                 weight *= max(rank_total[r[i]] - taken, 0)
         if weight == 0:
             continue
-        player_pair = 0 if r[0] != r[2] else (2 if s[0] == s[2] else 1)
-        banker_pair = 0 if r[1] != r[3] else (2 if s[1] == s[3] else 1)
-        if r[0] > r[1]:
-            first_card = 0
-        elif r[0] < r[1]:
-            first_card = 1
-        else:
-            first_card = 3 if s[0] == s[1] else 2
+        player_pair = pair_status(r[0] == r[2], r[0] == r[2] and s[0] == s[2])
+        banker_pair = pair_status(r[1] == r[3], r[1] == r[3] and s[1] == s[3])
+        first_card = first_card_status(r[0], r[1], r[0] == r[1] and s[0] == s[1])
         local = 0
         for i in range(4):
             local += local_of_card[i, r[i] * 4 + s[i]] * local_radix[i]
-        gathered[local * N_SUFFIXES + (player_pair * 3 + banker_pair) * 4 + first_card] += weight
+        gathered[local * N_SUFFIXES + suffix_of(player_pair, banker_pair, first_card)] += weight

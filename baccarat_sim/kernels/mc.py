@@ -34,6 +34,7 @@ from numba import prange
 from ..model.codes import N_CODES, N_SUFFIXES
 from .dealing import deal_rounds, encode_shoe, fresh_round_parts, start_shoe
 from .jit import jit, jit_parallel
+from .outcome import code_of
 from .rng import block_state
 
 __all__ = ["MODEL_DEALT", "MODEL_FRESH", "deal_block", "deal_blocks", "deal_blocks_serial"]
@@ -88,13 +89,13 @@ def _flush_slots(lane, counts, sparse):
                 for prefix in range(n_prefixes):
                     slot = suffix * n_prefixes + prefix
                     if lane[row, slot] != 0:
-                        counts[row, prefix * N_SUFFIXES + suffix] += lane[row, slot]
+                        counts[row, code_of(prefix, suffix)] += lane[row, slot]
                         lane[row, slot] = 0
         else:
             for prefix in range(n_prefixes):
                 for suffix in range(N_SUFFIXES):
                     slot = suffix * n_prefixes + prefix
-                    counts[row, prefix * N_SUFFIXES + suffix] += lane[row, slot]
+                    counts[row, code_of(prefix, suffix)] += lane[row, slot]
                     lane[row, slot] = 0
 
 
@@ -130,7 +131,7 @@ def _deal_fresh(cards, state, units, lane, limit, counts, pending, slots, detail
         else:
             for _ in range(span):
                 prefix, suffix, state = fresh_round_parts(cards, state, detail)
-                row[prefix * N_SUFFIXES + suffix] += 1
+                row[code_of(prefix, suffix)] += 1
         pending += span
         left -= span
     return pending, state

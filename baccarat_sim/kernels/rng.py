@@ -1,8 +1,11 @@
 """Explicit random streams for the dealing kernel (numba, no global state).
 
 Each block of rounds owns a xoshiro256** generator whose state is derived from
-(master seed, block index) through splitmix64, so a block deals the same cards
-whichever thread runs it and whenever it runs. Bounded integers use Lemire's
+(master seed, block index, stream id) through splitmix64, so a block deals the
+same cards whichever thread runs it and whenever it runs. The stream id says
+what the numbers are for (:data:`STREAM_DEAL`, the rounds dealt; other ids for
+a kernel's auxiliary draws): two stream ids never give the same generator
+state, so an auxiliary stream is never another run's dealing stream. Bounded integers use Lemire's
 multiply-and-reject method on 32-bit halves of the 64-bit output: unbiased, and
 a rejection is rare (probability below ``n / 2**32``).
 
@@ -43,6 +46,14 @@ _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 _BLOCK_SALT = np.uint64(0xD1B54A32D192ED03)
+#: Spacing of a stream's state words per stream id (odd: distinct ids give distinct spacings).
+_STREAM_STEP = np.uint64(0xBB67AE8584CAA73B)
+
+#: Stream id of the rounds dealt (the Monte Carlo engine, sessions, the counting kernel's shoes): the stream every
+#: earlier version dealt, unchanged.
+STREAM_DEAL = 0
+#: Stream id of the counting kernel's alternative cut cards (their places, and the shuffle of the cards they reach).
+STREAM_CUT_SCENARIOS = 1
 
 
 @jit(inline="always")
@@ -59,8 +70,14 @@ def splitmix64_mix(z):
 
 
 @jit
-def block_state(seed, block):
-    """Generator state of block ``block`` in the stream of master ``seed``.
+def block_state(seed, block, stream=STREAM_DEAL):
+    """Generator state of block ``block`` in stream ``stream`` of master ``seed``.
+
+    The state's words are ``mix(key + k * step)``, ``k = 1..4``, with ``key``
+    from (seed, block) and ``step`` from the stream id (``_GAMMA`` for
+    :data:`STREAM_DEAL`). ``mix`` is a bijection, so the first word fixes
+    ``key + step`` and the second then fixes ``step``: states of two stream
+    ids never coincide, whatever their seeds and blocks.
 
     Parameters
     ----------
@@ -68,6 +85,8 @@ def block_state(seed, block):
         Master seed.
     block : int64
         Block index (>= 0).
+    stream : int64
+        Stream id (:data:`STREAM_DEAL`, :data:`STREAM_CUT_SCENARIOS`).
 
     Returns
     -------
@@ -75,10 +94,11 @@ def block_state(seed, block):
         xoshiro256** state (never all zero).
     """
     key = splitmix64_mix(splitmix64_mix(np.uint64(seed)) ^ splitmix64_mix(np.uint64(block) * _BLOCK_SALT + _GAMMA))
-    s0 = splitmix64_mix(key + _GAMMA)
-    s1 = splitmix64_mix(key + _GAMMA * np.uint64(2))
-    s2 = splitmix64_mix(key + _GAMMA * np.uint64(3))
-    s3 = splitmix64_mix(key + _GAMMA * np.uint64(4))
+    step = _GAMMA + np.uint64(stream) * _STREAM_STEP
+    s0 = splitmix64_mix(key + step)
+    s1 = splitmix64_mix(key + step * np.uint64(2))
+    s2 = splitmix64_mix(key + step * np.uint64(3))
+    s3 = splitmix64_mix(key + step * np.uint64(4))
     if s0 == _U0 and s1 == _U0 and s2 == _U0 and s3 == _U0:
         s0 = _U1  # the all-zero state is xoshiro's only fixed point
     return (s0, s1, s2, s3)

@@ -38,22 +38,14 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..model.codes import N_SUFFIXES
-from .dealing import (
-    after_round,
-    another_round,
-    encode_shoe,
-    first_round_position,
-    round_detail,
-    round_parts,
-    start_shoe,
-)
+from .dealing import after_round, another_round, encode_shoe, open_shoe, round_at
 from .jit import jit, jit_parallel
+from .outcome import code_of
 from .rng import block_state, next_u64
+from .wide import mul_hi_lo
 
 __all__ = [
     "draw_step",
-    "mul_hi_lo",
     "play_dealt_blocks",
     "play_dealt_session",
     "play_fresh_blocks",
@@ -62,27 +54,6 @@ __all__ = [
 ]
 
 _U0 = np.uint64(0)
-_U32 = np.uint64(32)
-_MASK32 = np.uint64(0xFFFFFFFF)
-
-
-@jit(inline="always")
-def mul_hi_lo(a, b):
-    """The 128-bit product of two uint64, as ``(high 64 bits, low 64 bits)``.
-
-    numba has no 128-bit integer: four 32 x 32 -> 64 bit products, the middle
-    carries summed below ``3 * 2**32``.
-    """
-    a_lo = a & _MASK32
-    a_hi = a >> _U32
-    b_lo = b & _MASK32
-    b_hi = b >> _U32
-    p0 = a_lo * b_lo
-    p1 = a_lo * b_hi
-    p2 = a_hi * b_lo
-    mid = (p0 >> _U32) + (p1 & _MASK32) + (p2 & _MASK32)
-    high = a_hi * b_hi + (p1 >> _U32) + (p2 >> _U32) + (mid >> _U32)
-    return high, a * b
 
 
 @jit(inline="always")
@@ -202,9 +173,10 @@ def play_fresh_blocks(seed, first_block, sessions_per_block, thresholds, steps, 
 def play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, state, detail=None):
     """One dealt-shoe session: rounds dealt through consecutive shoes until a bound or ``max_rounds`` rounds.
 
-    The session starts with a freshly shuffled shoe (:func:`start_shoe`: cut
-    card placed, burn); a new shoe is shuffled whenever the current one ends
-    (:func:`another_round`). The cards left in the last shoe are not used.
+    The session starts with a freshly shuffled shoe (:func:`~baccarat_sim.kernels.dealing.open_shoe`:
+    cut card placed, burn); a new shoe is shuffled whenever the current one
+    ends (:func:`~baccarat_sim.kernels.dealing.another_round`). The cards left
+    in the last shoe are not used.
 
     Parameters
     ----------
@@ -225,26 +197,18 @@ def play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, st
         Final net result ``z``, rounds played, shoes shuffled, generator state.
     """
     n_cards = cards.shape[0]
-    cut_index, state = start_shoe(cards, state, shoe_params)
-    position = first_round_position(cards, shoe_params)
-    extra_left = np.int64(-1)
+    position, cut_index, extra_left, state = open_shoe(cards, state, shoe_params)
     shoes = np.int64(1)
     z = np.int64(0)
     k = np.int64(0)
     while k < max_rounds:
         if not another_round(position, n_cards, extra_left):
-            cut_index, state = start_shoe(cards, state, shoe_params)
-            position = first_round_position(cards, shoe_params)
-            extra_left = np.int64(-1)
+            position, cut_index, extra_left, state = open_shoe(cards, state, shoe_params)
             shoes += 1
-        e0, e1, e2 = np.int64(cards[position]), np.int64(cards[position + 1]), np.int64(cards[position + 2])
-        e3, e4, e5 = np.int64(cards[position + 3]), np.int64(cards[position + 4]), np.int64(cards[position + 5])
-        prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
-        if detail is not None:  # pruned by numba for a slip without card-level bets
-            prefix = round_detail(prefix, e0, e1, e2, e3, e4, e5, detail)
+        prefix, suffix, used = round_at(cards, position, detail)
         position += used
         extra_left = after_round(position, cut_index, extra_left, shoe_params)
-        z += code_steps[prefix * N_SUFFIXES + suffix]
+        z += code_steps[code_of(prefix, suffix)]
         k += 1
         if z <= low or z >= high:
             break

@@ -21,11 +21,21 @@ deal; settlement reads them back as the *card detail* of an outcome
 from __future__ import annotations
 
 import dataclasses
-import itertools
 
 import numpy as np
 
-from .cards import N_CARD_IDS, N_RANKS, N_SUITS, RANK_NAMES, RANK_POINTS
+from .cards import (
+    COLOUR_WORDS,
+    N_CARD_IDS,
+    N_RANKS,
+    N_SUITS,
+    RANK_BY_NAME,
+    RANK_NAMES,
+    RANK_POINTS,
+    RANK_WORDS,
+    SUIT_COLOURS,
+    SUIT_WORDS,
+)
 
 __all__ = [
     "ATTRIBUTES",
@@ -60,16 +70,13 @@ NONE = N_CARD_IDS
 #: Card values: the 52 card ids and ``NONE``.
 N_CARD_VALUES = N_CARD_IDS + 1
 
-SUIT_WORDS = ("spades", "hearts", "diamonds", "clubs")
-COLOUR_WORDS = ("black", "red")
 #: Most table cells an atom may have (positions' classes multiplied).
 MAX_ATOM_CELLS = 1 << 22
 
 
 def _symbols_rank() -> dict[str, int]:
-    symbols = {name: i for i, name in enumerate(RANK_NAMES)}
-    symbols.update({"ace": 0, "jack": 10, "queen": 11, "king": 12, "T": 9})
-    return symbols
+    # Rank names, then words, then the other names (T): the order messages list them in.
+    return {**{name: rank for rank, name in enumerate(RANK_NAMES)}, **RANK_WORDS, **RANK_BY_NAME}
 
 
 #: Attribute name -> (values by card value ``0..52``, symbolic names, numbers accepted as (low, high, offset),
@@ -82,13 +89,13 @@ def _attribute_tables():
     cards = np.arange(N_CARD_IDS)
     rank = np.append(cards // N_SUITS, N_RANKS)
     suit = np.append(cards % N_SUITS, N_SUITS)
-    colour = np.append(np.isin(cards % N_SUITS, (1, 2)).astype(np.int64), 2)  # hearts and diamonds are red
+    colour = np.append(np.array(SUIT_COLOURS, np.int64)[cards % N_SUITS], len(COLOUR_WORDS))
     point = np.append(RANK_POINTS[cards // N_SUITS], 10)
     tables = {
         "rank": (rank, {**_symbols_rank(), "none": N_RANKS}, (1, 13, -1), True),
         "point": (point, {"none": 10}, (0, 9, 0), True),
         "suit": (suit, {**{w: i for i, w in enumerate(SUIT_WORDS)}, "none": N_SUITS}, None, False),
-        "colour": (colour, {"black": 0, "red": 1, "none": 2}, None, False),
+        "colour": (colour, {**{w: i for i, w in enumerate(COLOUR_WORDS)}, "none": len(COLOUR_WORDS)}, None, False),
     }
     tables["color"] = tables["colour"]
     for values, *_ in tables.values():
@@ -115,11 +122,6 @@ def card_function(attribute: str) -> np.ndarray:
 def attribute_domain(attribute: str) -> list[int]:
     """Every value the attribute takes, ``none`` included."""
     return sorted(set(int(v) for v in card_function(attribute)))
-
-
-def attribute_none(attribute: str) -> int:
-    """The attribute's value for no card."""
-    return int(card_function(attribute)[NONE])
 
 
 def value_names(attribute: str, values) -> list[str]:
@@ -440,8 +442,3 @@ class Atom:
             array.setflags(write=False)
         return cls(text, positions, projection, tuple(int(s) for s in sizes), truth)
 
-
-def straight_ranks() -> list[tuple[int, int, int]]:
-    """Every set of three ranks that is a straight (for tests and documentation)."""
-    return [combo for combo in itertools.combinations(range(N_RANKS), 3)
-            if bool(_straight(tuple(np.array([r]) for r in combo))[0])]

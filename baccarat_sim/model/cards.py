@@ -5,32 +5,63 @@ Jack, Queen, King (Ace low, King high, as the Dragon/Tiger bet compares them) an
 suits ``0..3`` for spades, hearts, diamonds and clubs (hearts and diamonds are
 red). Point values follow every rule sheet: Ace 1, 2-9 their face value, 10 and
 the face cards 0.
+
+The names a user writes for ranks, suits and colours are defined here once
+(:data:`RANK_NAMES` with :data:`RANK_BY_NAME`, :data:`SUIT_NAMES`,
+:data:`SUIT_WORDS`, :data:`COLOUR_WORDS`, :data:`SUIT_COLOURS`); rule files,
+strategy files and leak groupings read them from here.
 """
 
 from __future__ import annotations
+
+from types import MappingProxyType
 
 import numpy as np
 
 __all__ = [
     "CARDS_OF_VALUE",
+    "COLOUR_WORDS",
     "N_CARDS_OF_VALUE",
     "N_CARD_IDS",
     "N_RANKS",
     "N_SUITS",
+    "RANK_BY_NAME",
     "RANK_NAMES",
     "RANK_POINTS",
+    "RANK_WORDS",
+    "SUIT_BITS",
+    "SUIT_COLOURS",
+    "SUITS_OF_COLOUR",
     "SUIT_NAMES",
+    "SUIT_WORDS",
     "card_name",
     "card_point",
     "parse_cards",
 ]
 
 N_RANKS = 13
-N_SUITS = 4
+#: Bits of a card id that hold its suit: ``card >> SUIT_BITS`` is its rank (the kernels' form of ``card // 4``).
+SUIT_BITS = 2
+N_SUITS = 1 << SUIT_BITS
 #: Distinct cards of a standard deck (``rank * 4 + suit``).
 N_CARD_IDS = N_RANKS * N_SUITS
+#: Ranks as a card is written (``"Qh"``), Ace low to King high.
 RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+#: Rank of each name a user may write for one: :data:`RANK_NAMES`, and ``T`` for 10.
+RANK_BY_NAME = MappingProxyType({**{name: rank for rank, name in enumerate(RANK_NAMES)}, "T": 9})
+#: Ranks a condition may also name by a word.
+RANK_WORDS = MappingProxyType({"ace": 0, "jack": 10, "queen": 11, "king": 12})
+#: Suits as a card is written (``"Qh"``), by suit index.
 SUIT_NAMES = ("s", "h", "d", "c")
+#: Suits as a rule or strategy file names them, by suit index.
+SUIT_WORDS = ("spades", "hearts", "diamonds", "clubs")
+#: Colours by colour index: black 0, red 1.
+COLOUR_WORDS = ("black", "red")
+#: Colour index of each suit: hearts and diamonds are red.
+SUIT_COLOURS = (0, 1, 1, 0)
+#: Suits of each colour, by colour word.
+SUITS_OF_COLOUR = MappingProxyType({word: tuple(s for s in range(N_SUITS) if SUIT_COLOURS[s] == colour)
+                                    for colour, word in enumerate(COLOUR_WORDS)})
 
 #: Point value of each rank: Ace 1, 2-9 face value, 10/J/Q/K 0.
 RANK_POINTS = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0], dtype=np.int64)
@@ -66,10 +97,6 @@ def card_name(card: int) -> str:
     return f"{RANK_NAMES[rank]}{SUIT_NAMES[suit]}"
 
 
-_RANK_ALIASES = {name: i for i, name in enumerate(RANK_NAMES)}
-_RANK_ALIASES["T"] = 9
-
-
 def parse_cards(text: str) -> list[tuple[str, int]]:
     """Parse a comma-separated card list such as ``"6,6,7"`` or ``"K,Qh,0"``.
 
@@ -100,12 +127,12 @@ def parse_cards(text: str) -> list[tuple[str, int]]:
         if token.isdigit() and len(token) == 1:
             parsed.append(("point", int(token)))
             continue
-        if token in _RANK_ALIASES:
-            parsed.append(("rank", _RANK_ALIASES[token]))
+        if token in RANK_BY_NAME:
+            parsed.append(("rank", RANK_BY_NAME[token]))
             continue
         rank, suit = token[:-1], token[-1].lower()
-        if rank in _RANK_ALIASES and suit in SUIT_NAMES:
-            parsed.append(("card", _RANK_ALIASES[rank] * N_SUITS + SUIT_NAMES.index(suit)))
+        if rank in RANK_BY_NAME and suit in SUIT_NAMES:
+            parsed.append(("card", RANK_BY_NAME[rank] * N_SUITS + SUIT_NAMES.index(suit)))
             continue
         raise ValueError(
             f"cannot read {raw.strip()!r}; use a point value 0-9, a rank A,2..10,J,Q,K (T for 10), "

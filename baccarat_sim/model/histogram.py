@@ -30,14 +30,16 @@ __all__ = ["OutcomeHistogram"]
 
 
 def _as_counts(counts, name: str = "counts") -> np.ndarray:
+    """The histogram's own read-only int64 copy of ``counts`` (the caller's array is never kept)."""
     array = np.asarray(counts)
     if array.dtype.kind not in "iu":
         raise TypeError(f"{name} must be integers (combination counts or round counts), got {array.dtype}")
     if array.dtype == np.uint64 and array.size and array.max() > np.iinfo(np.int64).max:
         raise ValueError(f"{name} do not fit in int64")
-    array = array.astype(np.int64, copy=False)
+    array = np.array(array, dtype=np.int64)  # a copy: editing the caller's array cannot change the histogram
     if array.size and array.min() < 0:
         raise ValueError(f"{name} must be >= 0")
+    array.setflags(write=False)
     return array
 
 
@@ -47,6 +49,10 @@ class OutcomeHistogram:
 
     Both engines return this type; settlement, statistics, reports and plots
     read only this type.
+
+    The histogram owns its arrays: it keeps read-only copies of ``counts``,
+    ``shoe``, ``by_position`` and ``batches``, so neither the caller nor a
+    reader can change a histogram after it is made.
 
     Parameters
     ----------

@@ -60,7 +60,17 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import InvalidStrategy
-from .cards import N_CARD_IDS, N_RANKS, N_SUITS, RANK_NAMES, RANK_POINTS, SUIT_NAMES
+from .cards import (
+    N_CARD_IDS,
+    N_RANKS,
+    N_SUITS,
+    RANK_BY_NAME,
+    RANK_NAMES,
+    RANK_POINTS,
+    SUIT_NAMES,
+    SUIT_WORDS,
+    SUITS_OF_COLOUR,
+)
 from .cutcard import LOW_ABOVE_HIGH, as_pair
 from .toml import Checker, excerpt, read_named_toml, read_toml, shipped_names
 
@@ -82,9 +92,6 @@ PLAYS = ("count", "perfect", "always")
 _ID = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 #: Largest magnitude of a tag, threshold or edge in a strategy file.
 MAX_SETTING = 10**6
-#: Suits and colours as strategy files name them (suit ``s`` of a card id ``rank * 4 + s``).
-SUIT_WORDS = ("spades", "hearts", "diamonds", "clubs")
-COLOUR_SUITS = {"black": (0, 3), "red": (1, 2)}
 #: How a count's tags can be keyed, coarsest first: the kind of the keys that describe a tag vector exactly.
 TAG_KINDS = ("rank", "colour", "suit", "card")
 
@@ -179,16 +186,15 @@ def _tag_keys() -> dict[str, tuple[str, list[int]]]:
         return [r * N_SUITS + s for r in ranks for s in suits]
 
     keys = {str(v): ("value", ids([r for r in range(N_RANKS) if RANK_POINTS[r] == v])) for v in range(10)}
-    rank_names = {name: r for r, name in enumerate(RANK_NAMES)} | {"T": 9}
-    for name, r in rank_names.items():
+    for name, r in RANK_BY_NAME.items():
         if name != "10":
             keys[name] = ("rank", ids([r]))
     keys["10"] = ("rank", ids([9]))
-    for name, suits in COLOUR_SUITS.items():
+    for name, suits in SUITS_OF_COLOUR.items():
         keys[name] = ("colour", ids(range(N_RANKS), suits))
     for s, name in enumerate(SUIT_WORDS):
         keys[name] = ("suit", ids(range(N_RANKS), [s]))
-    for name, r in rank_names.items():
+    for name, r in RANK_BY_NAME.items():
         for s, letter in enumerate(SUIT_NAMES):
             keys[f"{name}{letter}"] = keys[f"{name}{letter.upper()}"] = ("card", [r * N_SUITS + s])
     return keys
@@ -226,7 +232,7 @@ def describe_tags(tags) -> tuple[str, dict[str, float]]:
     by_suit = [{grid[r][s] for r in range(N_RANKS)} for s in range(N_SUITS)]
     if all(len(values) == 1 for values in by_suit):
         suit_tags = [values.pop() for values in by_suit]
-        colours = {name: {suit_tags[s] for s in suits} for name, suits in COLOUR_SUITS.items()}
+        colours = {name: {suit_tags[s] for s in suits} for name, suits in SUITS_OF_COLOUR.items()}
         if all(len(values) == 1 for values in colours.values()):
             return "colour", {name: values.pop() for name, values in colours.items()}
         return "suit", dict(zip(SUIT_WORDS, suit_tags))
@@ -254,9 +260,7 @@ class _Validator(Checker):
         strategy_id = self.identifier(doc.get("id"), "id", _ID, "lower-case letters, digits, '-', '_' or '.'")
         counts_raw = self.table(doc.get("counts", {}), "counts")
         counts = tuple(self.count(name, t) for name, t in counts_raw.items())
-        bets_raw = doc.get("bets")
-        if not isinstance(bets_raw, list) or not bets_raw:
-            self.fail("bets", "must be a non-empty array of tables ([[bets]])")
+        bets_raw = self.array_of_tables(doc.get("bets"), "bets")
         bets = tuple(self.bet(self.table(t, f"bets[{i}]"), f"bets[{i}]", {c.name for c in counts})
                      for i, t in enumerate(bets_raw))
         seen = set()
@@ -268,9 +272,7 @@ class _Validator(Checker):
                      for i, c in enumerate(self.list(doc.get("cut_cards", []), "cut_cards")))
         return Strategy(
             id=strategy_id,
-            name=self.string(doc.get("name", strategy_id), "name"),
-            source=self.string(doc.get("source", ""), "source"),
-            description=self.string(doc.get("description", ""), "description"),
+            **self.identity(doc, strategy_id),
             counts=counts,
             bets=bets,
             cut_cards=cuts,

@@ -5,14 +5,20 @@ The tableau is printed identically in all five rule sheets
 ``live-8deck-dragon-tiger.txt``, ``online-commission-rounding.txt``): a hand of
 8 or 9 on two cards is a natural and both hands stand; otherwise the Player
 draws on 0-5 and stands on 6-7, and the Banker draws by its two-card total and
-the Player's third card. The rules are kept as small constant tables that the
-numba kernels read as compile-time constants and that the plain-Python
-reference dealer of the tests reads too.
+the Player's third card. The rules are kept as small constant tables and
+functions, the one definition of them: :data:`THIRD_CARD_PREFIX` resolves a
+whole round from them, and every engine reads it (the numba kernels as a
+compile-time constant, through :mod:`baccarat_sim.kernels.outcome`; the
+condition language's features and possible codes). The plain-Python reference
+dealer of the tests is written independently, from the rule sheets, as an
+oracle.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from .codes import prefix_of
 
 __all__ = [
     "BANKER_DRAWS",
@@ -23,6 +29,7 @@ __all__ = [
     "is_natural",
     "player_draws",
     "resolve_round",
+    "third_card_index",
 ]
 
 #: ``PLAYER_DRAWS[t]``: the Player draws a third card on a two-card total ``t``
@@ -48,8 +55,8 @@ def hand_score(points) -> int:
     return int(sum(points)) % 10
 
 
-def is_natural(two_card_total: int) -> bool:
-    """Whether a two-card total is a natural (8 or 9)."""
+def is_natural(two_card_total):
+    """Whether a two-card total is a natural (8 or 9); scalars or numpy arrays (then elementwise)."""
     return two_card_total >= 8
 
 
@@ -94,20 +101,28 @@ def resolve_round(player_total: int, banker_total: int, next_point: int, point_a
     return p_final, b, player_drew, 0
 
 
+def third_card_index(player_total, banker_total, next_point, point_after):
+    """Where :data:`THIRD_CARD_PREFIX` holds the round of these two-card totals and next two points."""
+    return ((player_total * 10 + banker_total) * 10 + next_point) * 10 + point_after
+
+
 def _third_card_prefix() -> np.ndarray:
-    # The round's outcome-code prefix ((player_score * 10 + banker_score) * 2 +
-    # player_drew) * 2 + banker_drew for every (player total, banker total, point
-    # of the next card, point of the card after): one lookup replaces three
-    # hard-to-predict branches per round in the kernels.
-    table = np.zeros((10, 10, 10, 10), np.int64)
+    # The round's outcome-code prefix (scores and card counts, codes.prefix_of) for
+    # every (player total, banker total, point of the next card, point of the card
+    # after): one lookup replaces three hard-to-predict branches per round in the
+    # kernels, and the exact kernels read the third-card stage off it.
+    table = np.zeros(10**4, np.int64)
     for p, b, next_point, point_after in np.ndindex(10, 10, 10, 10):
-        p_final, b_final, player_drew, banker_drew = resolve_round(p, b, next_point, point_after)
-        table[p, b, next_point, point_after] = ((p_final * 10 + b_final) * 2 + player_drew) * 2 + banker_drew
-    return table.reshape(-1)
+        table[third_card_index(p, b, next_point, point_after)] = prefix_of(*resolve_round(p, b, next_point,
+                                                                                         point_after))
+    return table
 
 
-#: Outcome-code prefix of a round by (player total, banker total, next point,
-#: point after), flattened: ``ndarray(int64, shape=(10000,))``.
+#: Outcome-code prefix (:func:`baccarat_sim.model.codes.prefix_of`) of a round by
+#: (player total, banker total, next point, point after) at :func:`third_card_index`:
+#: ``ndarray(int64, shape=(10000,))``. Which cards the round uses follows from
+#: the prefix (:func:`baccarat_sim.model.codes.cards_used_of`): the next card
+#: when a hand drew, the card after it when both did.
 THIRD_CARD_PREFIX = _third_card_prefix()
 for _table in (PLAYER_DRAWS, BANKER_DRAWS, THIRD_CARD_PREFIX):
     # numba reads module-level arrays as compile-time constants: freeze them so

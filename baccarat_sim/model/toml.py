@@ -144,8 +144,8 @@ def _nesting_problem(text: str) -> str | None:
     for match in _SCAN.finditer(text):
         if match["chain"] is not None:
             line = text.count("\n", 0, match.start()) + 1
-            return (f"line {line}: a dotted key or table header of more than {MAX_NESTING} parts; at most "
-                    f"{MAX_NESTING} levels of tables are allowed")
+            return (f"line {line}: nested too deeply: a dotted key or table header of more than {MAX_NESTING} parts; "
+                    f"at most {MAX_NESTING} levels of tables are allowed")
         if match["open"] is not None:
             depth += 1
             if depth > MAX_NESTING + 1:  # a table header's own two brackets, on top of the levels
@@ -323,3 +323,15 @@ class Checker:
         if not isinstance(value, list):
             self.fail(key, f"must be an array, got {kind(value)}")
         return value
+
+    def array_of_tables(self, value, key) -> list:
+        """A non-empty array written ``[[key]]`` (each element is checked as a table where it is read)."""
+        if not isinstance(value, list) or not value:
+            self.fail(key, f"must be a non-empty array of tables ([[{key}]])")
+        return value
+
+    def identity(self, doc: dict, default_name: str) -> dict[str, str]:
+        """What a data file says it is: ``name`` (``default_name`` if absent), ``source`` and ``description``."""
+        return {"name": self.string(doc.get("name", default_name), "name"),
+                "source": self.string(doc.get("source", ""), "source"),
+                "description": self.string(doc.get("description", ""), "description")}

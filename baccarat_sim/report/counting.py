@@ -7,9 +7,9 @@ import math
 import pandas as pd
 
 from ..analysis.counting import CountResult
+from ..analysis.naming import run_name
 from ..analysis.stats import Z95
 from ..model.strategy import describe_tags
-from .naming import run_name
 from .render import clean_json, csv_text, markdown_table, terminal_text
 
 __all__ = ["count_csv", "count_dict", "count_frame", "count_markdown", "count_stem", "count_text"]
@@ -119,11 +119,12 @@ def count_markdown(result: CountResult) -> str:
 
 
 def count_stem(result: CountResult) -> str:
-    """The name of a study's files (:mod:`~baccarat_sim.report.naming`): ``count-{strategy}-{rules}-{digest}-seed{N}``.
+    """The name of a study's files: ``count-{strategy}-{rules}-{digest}-seed{N}``.
 
-    The digest covers the rule file and the strategy file (their SHA-256), the
-    shoe, its dealing (burn, rounds after the cut card, the turned card seen),
-    the cut cards compared and the bets played.
+    Named as every run is (:mod:`~baccarat_sim.analysis.naming`). The digest
+    covers the rule file and the strategy file (their SHA-256), the shoe, its
+    dealing (burn, rounds after the cut card, the turned card seen), the cut
+    cards compared and the bets played.
     """
     run = result.run
     composition = result.composition

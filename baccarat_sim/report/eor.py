@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..analysis.eor import COLOURS, SUITS, EffectOfRemoval
-from ..model.cards import N_RANKS, RANK_NAMES
+from ..analysis.eor import EffectOfRemoval
+from ..model.cards import COLOUR_WORDS, N_RANKS, RANK_NAMES, SUIT_WORDS
 from .render import csv_text, markdown_table
 
 __all__ = ["VALUE_LABELS", "VALUE_ORDER", "bet_fields", "eor_csv", "eor_dict", "eor_markdown", "eor_table",
@@ -31,7 +31,7 @@ def _floats(effects, names):
 
 def _suit_columns(eor: EffectOfRemoval, bet_id: str) -> dict:
     """A bet's EOR by suit then by colour, keyed by name (Fractions or None)."""
-    return dict(zip(SUITS, eor.by_suit[bet_id])) | dict(zip(COLOURS, eor.by_colour[bet_id]))
+    return dict(zip(SUIT_WORDS, eor.by_suit[bet_id])) | dict(zip(COLOUR_WORDS, eor.by_colour[bet_id]))
 
 
 def eor_table(eor: EffectOfRemoval, by: str = "value") -> pd.DataFrame:
@@ -45,7 +45,7 @@ def eor_table(eor: EffectOfRemoval, by: str = "value") -> pd.DataFrame:
     if by in ("suit", "colour"):
         if eor.by_suit is None:
             raise ValueError(f"no effect of removal by {by}: no bet of {eor.rules_id!r} reads suits or colours")
-        names, effects = (SUITS, eor.by_suit) if by == "suit" else (tuple(COLOURS), eor.by_colour)
+        names, effects = (SUIT_WORDS, eor.by_suit) if by == "suit" else (COLOUR_WORDS, eor.by_colour)
         index = pd.Index(names, name=by)
         columns = {bet_id: [np.nan if e is None else float(e) for e in effects[bet_id]] for bet_id in eor.bet_ids}
     elif by == "value":
@@ -62,8 +62,8 @@ def _suit_fields(eor: EffectOfRemoval, bet_id: str) -> dict:
     """``eor_by_suit`` and ``eor_by_colour`` where the bets read suits; nothing otherwise."""
     if eor.by_suit is None:
         return {}
-    return {"eor_by_suit": _floats(eor.by_suit[bet_id], SUITS),
-            "eor_by_colour": _floats(eor.by_colour[bet_id], COLOURS)}
+    return {"eor_by_suit": _floats(eor.by_suit[bet_id], SUIT_WORDS),
+            "eor_by_colour": _floats(eor.by_colour[bet_id], COLOUR_WORDS)}
 
 
 def bet_fields(eor: EffectOfRemoval, bet_id: str) -> dict:
@@ -162,8 +162,8 @@ def eor_csv(eor: EffectOfRemoval) -> str:
         by_value = [("value", label, eor.by_value[bet_id][v]) for label, v in zip(VALUE_LABELS, VALUE_ORDER)]
         by_rank = [("rank", name, e) for name, e in zip(RANK_NAMES, eor.by_rank[bet_id])]
         by_suit = [] if eor.by_suit is None else (
-            [("suit", name, e) for name, e in zip(SUITS, eor.by_suit[bet_id])]
-            + [("colour", name, e) for name, e in zip(COLOURS, eor.by_colour[bet_id])])
+            [("suit", name, e) for name, e in zip(SUIT_WORDS, eor.by_suit[bet_id])]
+            + [("colour", name, e) for name, e in zip(COLOUR_WORDS, eor.by_colour[bet_id])])
         rows += [{"bet": bet_id, "by": by, "card": name, "eor": None if e is None else float(e),
                   "ev": float(eor.base[bet_id])} for by, name, e in by_value + by_rank + by_suit]
     return csv_text(pd.DataFrame(rows), index=False)

@@ -3,7 +3,7 @@
 A run report writes its histogram (``.npz``), per-bet table (``.csv``,
 ``.json``), Markdown summary and PNG plots; a cut-card sweep and a counting
 study write their own tables. Every file of one run shares its name
-(:mod:`baccarat_sim.report.naming`: for a run report
+(:mod:`baccarat_sim.analysis.naming`: for a run report
 ``{rules}-{model}-{digest}[-seed{seed}]``), so the files of different rule
 sets, shoes, models, bets and seeds sit side by side in one directory. All the
 files of a run appear together or not at all. A run stopped before its end
@@ -17,17 +17,18 @@ import dataclasses
 import json
 from pathlib import Path
 
+from ..analysis.naming import PARTIAL, partial_names, run_file_name
 from ..storage.writing import remove_orphans, write_file_set
 from . import counting as counting_report
 from . import eor as eor_report
 from . import plots
 from . import positions as positions_report
-from .naming import PARTIAL, partial_names, run_file_name
 from .render import csv_text
 from .run_report import Report
 
-__all__ = ["COUNT_SUFFIXES", "PLOTS", "REPORT_SUFFIXES", "SWEEP_SUFFIXES", "file_stem", "write_count_files",
-           "write_report_files", "write_run_files", "write_sweep_files"]
+__all__ = ["COUNT_SUFFIXES", "DPI", "PLOTS", "REPORT_SUFFIXES", "SWEEP_SUFFIXES", "figure_writer", "file_stem",
+           "text_writer", "write_count_files", "write_files", "write_report_files", "write_run_files",
+           "write_sweep_files"]
 
 #: Plot files of a run report: suffix -> (figure builder in :mod:`baccarat_sim.report.plots`, needs Monte Carlo).
 PLOTS = {
@@ -38,6 +39,7 @@ PLOTS = {
     "by-round": (plots.rtp_by_round_figure, True),
     "rounds-per-shoe": (plots.rounds_per_shoe_figure, True),
 }
+#: Resolution of the PNG plots a command writes.
 DPI = 120
 #: Every file a run report may write, after its name (:func:`write_report_files`).
 REPORT_SUFFIXES = ("-histogram.npz", ".csv", ".json", "-eor.csv", "-by-round.csv", "-rounds-per-shoe.csv",
@@ -54,11 +56,13 @@ def file_stem(report: Report) -> str:
     return run_file_name(report.rules, report.exact.shoe, run["model"], run["seed"] if report.mc is not None else None)
 
 
-def _text(text: str):
+def text_writer(text: str):
+    """A writer of ``text`` for :func:`write_files`."""
     return lambda path: path.write_text(text)
 
 
-def _figure(figure):
+def figure_writer(figure):
+    """A writer of a figure as a PNG for :func:`write_files`."""
     # The Figure is never registered with pyplot: it is garbage once written.
     return lambda path: figure.savefig(path, dpi=DPI, format="png")
 
@@ -70,14 +74,26 @@ def _save_histogram(hist):
     return write
 
 
+def write_files(out_dir, files: dict) -> list[Path]:
+    """Write a command's files (name to writer) into ``out_dir`` as one set; returns their paths.
+
+    The directory is made if need be and the orphans of an interrupted earlier
+    write are removed first (:mod:`baccarat_sim.storage.writing`).
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    remove_orphans(out_dir)
+    return write_file_set(out_dir, files)
+
+
 def write_run_files(out_dir, name: str, files: dict, complete: bool, suffixes) -> list[Path]:
-    """Write a run's files ``{name}{suffix}`` into ``out_dir`` as one set; returns their paths.
+    """Write a run's files ``{name}{suffix}`` into ``out_dir`` as one set (:func:`write_files`); returns their paths.
 
     Parameters
     ----------
     out_dir : path
     name : str
-        The run's name (:mod:`~baccarat_sim.report.naming`).
+        The run's name (:mod:`~baccarat_sim.analysis.naming`).
     files : dict of str to callable
         Suffix (``".json"``) to the function that writes that file's contents.
     complete : bool
@@ -89,14 +105,11 @@ def write_run_files(out_dir, name: str, files: dict, complete: bool, suffixes) -
     suffixes : iterable of str
         Every suffix this kind of run may write.
     """
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    remove_orphans(out_dir)
     stem = name if complete else name + PARTIAL
-    written = write_file_set(out_dir, {f"{stem}{suffix}": write for suffix, write in files.items()})
+    written = write_files(out_dir, {f"{stem}{suffix}": write for suffix, write in files.items()})
     if complete:
         for stale in partial_names(name, suffixes):
-            (out_dir / stale).unlink(missing_ok=True)
+            (Path(out_dir) / stale).unlink(missing_ok=True)
     return written
 
 
@@ -120,14 +133,15 @@ def write_report_files(report: Report, out_dir, plots_wanted: bool = True, stem:
     hist = dataclasses.replace(hist, meta={**hist.meta, **document["run"]})
     files = {
         "-histogram.npz": _save_histogram(hist),
-        ".csv": _text(report.to_csv()),
-        ".json": _text(json.dumps(document, indent=2) + "\n"),
+        ".csv": text_writer(report.to_csv()),
+        ".json": text_writer(json.dumps(document, indent=2) + "\n"),
     }
     if report.eor is not None:  # effects of removal by point value and by rank
-        files["-eor.csv"] = _text(eor_report.eor_csv(report.eor))
+        files["-eor.csv"] = text_writer(eor_report.eor_csv(report.eor))
     if report.positions is not None:  # dealt model: RTP at every round position, rounds per shoe
-        files["-by-round.csv"] = _text(csv_text(positions_report.by_round_frame(report.positions), index=False))
-        files["-rounds-per-shoe.csv"] = _text(
+        files["-by-round.csv"] = text_writer(
+            csv_text(positions_report.by_round_frame(report.positions), index=False))
+        files["-rounds-per-shoe.csv"] = text_writer(
             csv_text(positions_report.rounds_per_shoe_frame(report.positions.rounds_per_shoe), index=False))
     images = []
     if plots_wanted:
@@ -137,17 +151,17 @@ def write_report_files(report: Report, out_dir, plots_wanted: bool = True, stem:
             figure = builder(report)
             if figure is None:  # not this kind of run
                 continue
-            files[f"-{suffix}.png"] = _figure(figure)
+            files[f"-{suffix}.png"] = figure_writer(figure)
             images.append(f"{shown}-{suffix}.png")
         if report.eor is not None:
-            files["-eor.png"] = _figure(plots.eor_figure(report.eor))
+            files["-eor.png"] = figure_writer(plots.eor_figure(report.eor))
             images.append(f"{shown}-eor.png")
     pictures = "".join(f"\n![{Path(image).stem}]({image})\n" for image in images)
     plotted = len(report.plotted_bets())
     if pictures and plotted < len(report.table):  # bounded figures (limits.MAX_PLOTTED_BETS): say what they leave out
         pictures = (f"\nThe per-bet plots show {plotted} of the {len(report.table)} bets: those whose stated RTP does "
                     "not hold, then those furthest from exact; every bet is in the table above.\n" + pictures)
-    files[".md"] = _text(report.to_markdown() + "\n" + (f"\n### Plots\n{pictures}" if pictures else ""))
+    files[".md"] = text_writer(report.to_markdown() + "\n" + (f"\n### Plots\n{pictures}" if pictures else ""))
     return write_run_files(out_dir, name, files, complete, REPORT_SUFFIXES)
 
 
@@ -160,14 +174,14 @@ def write_sweep_files(sweep, out_dir, plots_wanted: bool = True) -> list[Path]:
     name = positions_report.sweep_stem(sweep)
     shown = name if sweep.complete else name + PARTIAL
     files = {
-        ".csv": _text(positions_report.sweep_csv(sweep)),
-        ".json": _text(json.dumps(positions_report.sweep_dict(sweep), indent=2) + "\n"),
+        ".csv": text_writer(positions_report.sweep_csv(sweep)),
+        ".json": text_writer(json.dumps(positions_report.sweep_dict(sweep), indent=2) + "\n"),
     }
     image = ""
     if plots_wanted:
-        files[".png"] = _figure(plots.cut_sweep_figure(sweep))
+        files[".png"] = figure_writer(plots.cut_sweep_figure(sweep))
         image = f"\n![{shown}]({shown}.png)\n"
-    files[".md"] = _text(positions_report.sweep_markdown(sweep) + image)
+    files[".md"] = text_writer(positions_report.sweep_markdown(sweep) + image)
     return write_run_files(out_dir, name, files, sweep.complete, SWEEP_SUFFIXES)
 
 
@@ -180,12 +194,12 @@ def write_count_files(result, out_dir, plots_wanted: bool = True) -> list[Path]:
     complete = bool(result.run.get("complete", True))
     shown = name if complete else name + PARTIAL
     files = {
-        ".json": _text(json.dumps(counting_report.count_dict(result), indent=2) + "\n"),
-        ".csv": _text(counting_report.count_csv(result)),
+        ".json": text_writer(json.dumps(counting_report.count_dict(result), indent=2) + "\n"),
+        ".csv": text_writer(counting_report.count_csv(result)),
     }
     markdown = counting_report.count_markdown(result)
     if plots_wanted:
-        files[".png"] = _figure(plots.count_figure(result))
+        files[".png"] = figure_writer(plots.count_figure(result))
         markdown += f"\n![{shown}]({shown}.png)\n"
-    files[".md"] = _text(markdown)
+    files[".md"] = text_writer(markdown)
     return write_run_files(out_dir, name, files, complete, COUNT_SUFFIXES)

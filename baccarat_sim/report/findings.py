@@ -1,7 +1,8 @@
-"""The findings page: exact figures of every shipped rule set, in one command.
+"""The findings page: exact figures of every shipped rule set, rendered.
 
-``python -m baccarat_sim.findings [--out results/findings]`` writes (through
-:func:`write_findings`)
+``python -m baccarat_sim.findings [--out results/findings]`` computes the
+findings (:func:`baccarat_sim.analysis.findings.build_findings`) and writes
+them through :func:`write_findings`:
 
 - ``README.md``: the exact RTP and house edge of every bet of every shipped rule
   set, every RTP the rule sheets state with its verdict, the commission-rounding
@@ -19,139 +20,62 @@ page is the same on every machine.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
 
 from .._version import __version__
-from ..engines.exact import exact_histogram
-from ..model.rules import available_rules, load_rules
+from ..analysis.findings import CATALOGUE_COLUMNS, CATALOGUE_PREFIX, COMMISSION_RULES, Findings
+from ..model.amounts import amount_text, percent_text
 from ..storage.writing import write_file_set
-from .plots import new_figure, plot_bet_rtp
+from .figures import new_figure
+from .plots import plot_bet_rtp
 from .render import clean_json, csv_text, markdown_table, terminal_text
-from .run_report import STAKE_MARK, build_report
-from .tables import commission_table
+from .run_report import STAKE_MARK, Report
+from .tables import commission_frame
 
-__all__ = ["build_findings", "write_findings"]
-
-COMMISSION_RULES = "online-commission-rounding"
-#: Rule sets whose id starts so are the side-bet catalogue: published bets, each with its published figure.
-CATALOGUE_PREFIX = "catalogue-"
-#: Columns of ``catalogue.csv``: house edges as fractions; ``published`` as printed, ``reproduced`` empty when the
-#: source publishes no figure.
-CATALOGUE_COLUMNS = ["rules", "bet", "name", "pays", "decks", "house_edge", "published_house_edge", "published",
-                     "reproduced", "source"]
+__all__ = ["FindingsTables", "findings_tables", "write_findings"]
 
 
-def build_findings(rule_names: list[str] | None = None) -> dict:
-    """Exact per-bet figures, claim checks and the commission table.
+@dataclasses.dataclass(frozen=True, eq=False)
+class FindingsTables:
+    """The findings as the tables the page, the CSV files and the JSON show.
 
-    Parameters
+    Attributes
     ----------
-    rule_names : list of str or None
-        Shipped rule sets to include (default: all).
-
-    Returns
-    -------
-    dict
-        ``"bets"``, ``"claims"`` (the rule sheets' stated RTPs), ``"catalogue"``
-        (catalogue bets against their published house edges) and
-        ``"commission"`` as pandas DataFrames, and ``"reports"``: rule-set id to
-        :class:`baccarat_sim.report.run_report.Report`.
+    bets, claims, catalogue : DataFrame
+    commission : DataFrame or None
+    reports : dict of str to Report
+        Rule-set id to the report of its exact analysis.
     """
-    rule_names = available_rules() if rule_names is None else rule_names
-    bet_rows, claim_rows, catalogue_rows, reports = [], [], [], {}
-    commission = None
-    for name in rule_names:
-        rules = load_rules(name)
-        decks = rules.shoe.decks
-        # The rule set's own histogram: it carries the card detail its card-level bets read.
-        hist = exact_histogram(rules)
-        report = build_report(rules, hist)
-        reports[rules.id] = report
-        for bet_id, row in report.table.iterrows():
-            bet_rows.append(
-                {
-                    "rules": rules.id,
-                    "bet": bet_id,
-                    "name": row["name"],
-                    "decks": decks,
-                    "rtp": row["rtp"],
-                    "house_edge": row["house_edge"],
-                    "hit_frequency": row["hit_frequency"],
-                    "sd": row["sd"],
-                    "stated_rtp": row["stated_rtp"],
-                    "max_round": row["max_round"],
-                }
-            )
-        if rules.id.startswith(CATALOGUE_PREFIX):
-            catalogue_rows += _catalogue_rows(report)
-            continue  # a catalogue bet's stated RTP is a published figure, judged in the catalogue table
-        for check in report.claims:
-            claim_rows.append(
-                {
-                    "rules": rules.id,
-                    "claim": check.claim.text or check.subject,
-                    "subject": check.subject,
-                    "stated": check.claim.value,
-                    "exact": check.computed,
-                    "holds": check.holds,
-                }
-            )
-        if rules.id == COMMISSION_RULES:
-            commission = commission_table(hist, rules)
-    return {
-        "bets": pd.DataFrame(bet_rows),
-        "claims": pd.DataFrame(claim_rows),
-        "catalogue": pd.DataFrame(catalogue_rows, columns=CATALOGUE_COLUMNS),
-        "commission": commission,
-        "reports": reports,
-    }
+
+    bets: pd.DataFrame
+    claims: pd.DataFrame
+    catalogue: pd.DataFrame
+    commission: pd.DataFrame | None
+    reports: dict
 
 
-def _pays_summary(bet) -> str:
-    """The distinct payouts of a bet's pay table, in file order ("75:1 / 10:1")."""
-    return " / ".join(dict.fromkeys(case.pays for case in bet.cases))
-
-
-def _published_edge_text(stated: str) -> str:
-    """A stated RTP as the house edge it was published as, at the same digits ("86.2365%" -> "13.7635%")."""
-    return f"{100 - Decimal(stated.rstrip('%'))}%"
-
-
-def _catalogue_rows(report) -> list[dict]:
-    """One row per catalogue bet: pay table, exact house edge, the published figure and whether they agree."""
-    rules = report.rules
-    checks = {check.claim.bet: check for check in report.claims if check.claim.what == "bet"}
-    rows = []
-    for bet in rules.bets:
-        check = checks.get(bet.id)
-        published = None if check is None else _published_edge_text(check.claim.value)
-        rows.append(
-            {
-                "rules": rules.id,
-                "bet": bet.id,
-                "name": bet.name,
-                "pays": _pays_summary(bet),
-                "decks": rules.shoe.decks,
-                "house_edge": report.table.loc[bet.id, "house_edge"],
-                "published_house_edge": float("nan") if published is None else float(Decimal(published[:-1]) / 100),
-                "published": published,
-                "reproduced": None if check is None else check.holds,
-                "source": rules.source,
-            }
-        )
-    return rows
+def findings_tables(findings: Findings) -> FindingsTables:
+    """The records of :class:`~baccarat_sim.analysis.findings.Findings` as pandas tables, and a report per rule set."""
+    return FindingsTables(
+        bets=pd.DataFrame(findings.bets),
+        claims=pd.DataFrame(findings.claims),
+        catalogue=pd.DataFrame(findings.catalogue, columns=CATALOGUE_COLUMNS),
+        commission=None if findings.commission is None else commission_frame(findings.commission),
+        reports={rules_id: Report(result) for rules_id, result in findings.runs.items()},
+    )
 
 
 def _pct(value: float, digits: int = 4) -> str:
-    return "" if value != value else f"{100 * value:.{digits}f}%"
+    """A fraction as a percentage; empty where the sheet states none."""
+    return percent_text(value, digits, missing="")
 
 
-def _page(findings: dict, plots: dict[str, str]) -> str:
-    bets, claims, commission = findings["bets"], findings["claims"], findings["commission"]
+def _page(findings: FindingsTables, plots: dict[str, str]) -> str:
+    bets, claims, commission = findings.bets, findings.claims, findings.commission
     lines = [
         "# Findings: exact RTP of every bet of every shipped rule set",
         "",
@@ -176,7 +100,7 @@ def _page(findings: dict, plots: dict[str, str]) -> str:
     for rules_id, group in bets.groupby("rules", sort=False):
         if rules_id.startswith(CATALOGUE_PREFIX):
             continue  # in the catalogue section below
-        report = findings["reports"][rules_id]
+        report = findings.reports[rules_id]
         lines += [f"## {report.rules.name} (`{rules_id}`)", ""]
         if report.rules.source:
             lines += [f"Source: `{report.rules.source}`; {int(group['decks'].iloc[0])} decks, "
@@ -210,8 +134,8 @@ def _page(findings: dict, plots: dict[str, str]) -> str:
         picks = commission[commission["stake"].isin([1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 15, 20, 21, 25, 50, 99, 100])]
         shown = pd.DataFrame(
             {
-                "stake": picks["stake"].map(lambda v: f"{v:g}"),
-                "commission": picks["commission"].map(lambda v: f"{v:g}"),
+                "stake": picks["stake"].map(amount_text),
+                "commission": picks["commission"].map(amount_text),
                 "effective rate": [_pct(v, 3) for v in picks["effective_rate"]],
                 "Banker RTP": [_pct(v) for v in picks["rtp"]],
             }
@@ -219,14 +143,14 @@ def _page(findings: dict, plots: dict[str, str]) -> str:
         lines += [markdown_table(shown), "Full table: `commission.csv`.", ""]
         if "commission" in plots:
             lines += [f"![commission rounding]({plots['commission']})", ""]
-    if len(findings["catalogue"]):
+    if len(findings.catalogue):
         lines += _catalogue_section(findings)
     return terminal_text("\n".join(lines))
 
 
-def _catalogue_section(findings: dict) -> list[str]:
+def _catalogue_section(findings: FindingsTables) -> list[str]:
     """Markdown lines: every catalogue bet against its published figure, one table per rule set."""
-    catalogue = findings["catalogue"]
+    catalogue = findings.catalogue
     verdicts = catalogue["reproduced"]
     differs = catalogue[verdicts.eq(False)]
     lines = [
@@ -243,7 +167,7 @@ def _catalogue_section(findings: dict) -> list[str]:
         "",
     ]
     for rules_id, group in catalogue.groupby("rules", sort=False):
-        rules = findings["reports"][rules_id].rules
+        rules = findings.reports[rules_id].rules
         shown = pd.DataFrame(
             {
                 "bet": [f"`{b}`" for b in group["bet"]],
@@ -261,11 +185,11 @@ def _catalogue_section(findings: dict) -> list[str]:
     return lines
 
 
-def write_findings(out_dir: str | Path = "results/findings", rule_names: list[str] | None = None) -> list[Path]:
-    """Compute the findings and write the page, tables and plots into ``out_dir`` (as one set of files)."""
-    findings = build_findings(rule_names)
+def write_findings(findings: Findings, out_dir: str | Path = "results/findings") -> list[Path]:
+    """Write the page, tables and plots of ``findings`` into ``out_dir`` (as one set of files)."""
+    findings = findings_tables(findings)
     files, plots = {}, {}
-    for rules_id, report in findings["reports"].items():
+    for rules_id, report in findings.reports.items():
         if rules_id.startswith(CATALOGUE_PREFIX):
             continue  # the catalogue's figures are in its tables, against the published ones
         # One panel: an exact-only report has no Monte Carlo spread to zoom into.
@@ -274,7 +198,7 @@ def write_findings(out_dir: str | Path = "results/findings", rule_names: list[st
         fig.suptitle(f"{report.rules.name}: exact RTP per bet", fontsize="medium")
         files[f"{rules_id}.png"] = lambda path, fig=fig: fig.savefig(path, dpi=90, format="png")
         plots[rules_id] = f"{rules_id}.png"
-    commission = findings["commission"]
+    commission = findings.commission
     if commission is not None:
         fig = new_figure(7, 3.5)
         ax = fig.add_subplot()
@@ -287,13 +211,13 @@ def write_findings(out_dir: str | Path = "results/findings", rule_names: list[st
         files["commission-rounding.png"] = lambda path, fig=fig: fig.savefig(path, dpi=90, format="png")
         plots["commission"] = "commission-rounding.png"
         files["commission.csv"] = lambda path: path.write_text(csv_text(commission, index=False))
-    files["bets.csv"] = lambda path: path.write_text(csv_text(findings["bets"], index=False))
-    files["claims.csv"] = lambda path: path.write_text(csv_text(findings["claims"], index=False))
-    files["catalogue.csv"] = lambda path: path.write_text(csv_text(findings["catalogue"], index=False))
+    files["bets.csv"] = lambda path: path.write_text(csv_text(findings.bets, index=False))
+    files["claims.csv"] = lambda path: path.write_text(csv_text(findings.claims, index=False))
+    files["catalogue.csv"] = lambda path: path.write_text(csv_text(findings.catalogue, index=False))
     payload = {
-        "bets": findings["bets"].to_dict(orient="records"),
-        "claims": findings["claims"].to_dict(orient="records"),
-        "catalogue": findings["catalogue"].to_dict(orient="records"),
+        "bets": findings.bets.to_dict(orient="records"),
+        "claims": findings.claims.to_dict(orient="records"),
+        "catalogue": findings.catalogue.to_dict(orient="records"),
         "commission": None if commission is None else commission.to_dict(orient="records"),
     }
     files["findings.json"] = lambda path: path.write_text(json.dumps(clean_json(payload), indent=2) + "\n")

@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 import math
 import textwrap
-from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
@@ -24,9 +22,10 @@ import pandas as pd
 from .._version import __version__
 from ..analysis.hold import QUANTILE_LEVELS, HoldAnalysis, HoldSummary, ObservedVerdict, SessionStudy
 from ..analysis.sessions import SessionOutcome
+from ..model.amounts import chips_text, percent_text
 from ..model.shoe import deck_count, describe_shoe
-from ..storage.writing import remove_orphans, write_file_set
 from . import hold_plots
+from .files import figure_writer, text_writer, write_files
 from .render import clean_json, csv_text, markdown_table, terminal_text, text_table
 
 __all__ = [
@@ -43,7 +42,6 @@ __all__ = [
 
 #: Quantile levels reported for a session's final result and length.
 SESSION_QUANTILES = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
-DPI = 120
 
 
 def _key(q: float) -> str:
@@ -52,35 +50,6 @@ def _key(q: float) -> str:
 
 def _num(value) -> float | None:
     return None if value is None else float(value)
-
-
-#: Significant digits of an amount computed in floating point (beyond them its digits are noise, not chips).
-FLOAT_DIGITS = 15
-
-
-def _chips(value, digits: int = 2) -> str:
-    """Chips for people: thousands separators, no decimals when whole or beyond a thousand.
-
-    An exact amount (a stake, a lattice value: a Fraction) prints every digit
-    it has; one computed in floating point (an SD) prints at most
-    :data:`FLOAT_DIGITS` significant digits, the rest as zeros: beyond them a
-    float's digits (``1e20`` chips times an edge) are noise that would read as exact.
-    """
-    if value is None:
-        return "n/a"
-    if not isinstance(value, float):
-        value = Fraction(value)
-        if value.denominator == 1:
-            return f"{value.numerator:,}"
-    if abs(value) < 10**FLOAT_DIGITS or (isinstance(value, float) and not math.isfinite(value)):
-        return f"{float(value):,.{0 if abs(value) >= 1000 else digits}f}"
-    if isinstance(value, float):
-        value = Fraction(Decimal(f"{value:.{FLOAT_DIGITS}g}"))
-    return f"{round(value):,}"  # exact (half to even, as a float prints)
-
-
-def _pct(fraction: float | None, digits: int = 4) -> str:
-    return "n/a" if fraction is None else f"{100 * fraction:.{digits}f}%"
 
 
 def _probability_text(p: float) -> str:
@@ -106,7 +75,7 @@ def _stated(p) -> str:
 
 
 def _slip_words(analysis: HoldAnalysis) -> str:
-    return " + ".join(f"{bet_id} {_chips(stake)}" for bet_id, stake in analysis.slip.stakes.items())
+    return " + ".join(f"{bet_id} {chips_text(stake)}" for bet_id, stake in analysis.slip.stakes.items())
 
 
 # --------------------------------------------------------------------------- JSON
@@ -293,12 +262,13 @@ def _result_table(analysis: HoldAnalysis) -> pd.DataFrame:
     shown = pd.DataFrame()
     horizons = analysis.horizons
     shown["rounds"] = [_rounds(s.n_rounds) for s in horizons]
-    shown["mean"] = [_chips(s.mean) + ("" if s.mean_ci95 is None else f" ±{(s.mean_ci95[1] - s.mean_ci95[0]) / 2:,.0f}")
+    shown["mean"] = [chips_text(s.mean)
+                     + ("" if s.mean_ci95 is None else f" ±{(s.mean_ci95[1] - s.mean_ci95[0]) / 2:,.0f}")
                      for s in horizons]
-    shown["SD"] = [_chips(s.sd) for s in horizons]
+    shown["SD"] = [chips_text(s.sd) for s in horizons]
     shown["P(behind)"] = [_stated(s.p_house_behind) for s in horizons]
     for i, q in enumerate(QUANTILE_LEVELS):
-        shown[f"{100 * q:g}%"] = [_chips(s.quantiles[i].value) for s in horizons]
+        shown[f"{100 * q:g}%"] = [chips_text(s.quantiles[i].value) for s in horizons]
     return shown
 
 
@@ -319,12 +289,12 @@ def _hold_table(analysis: HoldAnalysis, digits: int | None = None) -> pd.DataFra
     shown = pd.DataFrame()
     horizons = analysis.horizons
     shown["rounds"] = [_rounds(s.n_rounds) for s in horizons]
-    shown["mean"] = [_pct(s.hold_mean, digits) for s in horizons]
+    shown["mean"] = [percent_text(s.hold_mean, digits) for s in horizons]
     for i, q in enumerate(QUANTILE_LEVELS):
-        shown[f"{100 * q:g}%"] = [_pct(s.hold(s.quantiles[i].value), digits) for s in horizons]
-    shown["95% range"] = [f"{_pct(s.hold_range_95[0], digits)} to {_pct(s.hold_range_95[1], digits)}"
+        shown[f"{100 * q:g}%"] = [percent_text(s.hold(s.quantiles[i].value), digits) for s in horizons]
+    shown["95% range"] = [f"{percent_text(s.hold_range_95[0], digits)} to {percent_text(s.hold_range_95[1], digits)}"
                           for s in horizons]
-    shown["99% range"] = [f"{_pct(s.hold_range_99[0], digits)} to {_pct(s.hold_range_99[1], digits)}"
+    shown["99% range"] = [f"{percent_text(s.hold_range_99[0], digits)} to {percent_text(s.hold_range_99[1], digits)}"
                           for s in horizons]
     return shown
 
@@ -335,15 +305,15 @@ def _behind_table(analysis: HoldAnalysis) -> pd.DataFrame | None:
     shown = pd.DataFrame()
     shown["rounds"] = [_rounds(s.n_rounds) for s in analysis.horizons]
     for i, (k, _) in enumerate(analysis.horizons[0].p_behind_by):
-        shown[f"k = {_chips(k)}"] = [_stated(s.p_behind_by[i][1]) for s in analysis.horizons]
+        shown[f"k = {chips_text(k)}"] = [_stated(s.p_behind_by[i][1]) for s in analysis.horizons]
     return shown
 
 
 def _sessions_table(study: SessionStudy) -> pd.DataFrame:
     rules = study.rules
     labels = {
-        "p_goal": f"P(goal: +{_chips(rules.stop_win)})" if rules.stop_win is not None else "P(goal: none set)",
-        "p_stop_loss": f"P(stop-loss: -{_chips(rules.stop_loss)})" if rules.stop_loss is not None
+        "p_goal": f"P(goal: +{chips_text(rules.stop_win)})" if rules.stop_win is not None else "P(goal: none set)",
+        "p_stop_loss": f"P(stop-loss: -{chips_text(rules.stop_loss)})" if rules.stop_loss is not None
         else "P(stop-loss: none set)",
         "p_ruin": "P(ruin: can't cover the slip)",
         "p_limit": f"P(played all {rules.max_rounds:,} rounds)",
@@ -374,9 +344,9 @@ def _header_lines(analysis: HoldAnalysis) -> list[str]:
            else "dealt through to the cut card (rounds dependent: Monte Carlo of whole tables)")
     lines = [f"rule set  {rules.id}: {rules.name}  (sha256 {rules.sha256[:12]})",
              f"shoe      {describe_shoe(slip.composition)}, {how}",
-             f"slip      {_slip_words(analysis)}: {_chips(slip.total_stake)} staked a round (the handle)",
-             f"edge      the house's expected hold {_pct(float(slip.house_edge))} of handle; one round's result "
-             f"moves in steps of {_chips(slip.unit)} chips"]
+             f"slip      {_slip_words(analysis)}: {chips_text(slip.total_stake)} staked a round (the handle)",
+             f"edge      the house's expected hold {percent_text(float(slip.house_edge))} of handle; one round's "
+             f"result moves in steps of {chips_text(slip.unit)} chips"]
     if slip.rounded_commission:
         lines.append("          (commission rounded for each stake as the rule set says: the per-stake nets apply)")
     if run.get("seed") is not None:
@@ -398,31 +368,31 @@ def _observed_lines(verdict: ObservedVerdict, level: int) -> list[str]:
         return "inside" if inside else "OUTSIDE"
 
     return [
-        f"observed  win {_chips(verdict.win)} on handle {_chips(verdict.handle)} over {verdict.n_rounds:,} rounds: "
-        f"hold {_pct(float(verdict.hold))}",
+        f"observed  win {chips_text(verdict.win)} on handle {chips_text(verdict.handle)} over {verdict.n_rounds:,} "
+        f"rounds: hold {percent_text(float(verdict.hold))}",
         f"          P(hold <= observed) {_stated(verdict.p_at_most)} (percentile {verdict.percentile:.4g}); "
         f"two-sided p-value {_stated(verdict.p_two_sided)}",
-        f"          95% range {_pct(verdict.range_95[0])} to {_pct(verdict.range_95[1])}: "
-        f"{side(verdict.inside_95)};  99% range {_pct(verdict.range_99[0])} to {_pct(verdict.range_99[1])}: "
-        f"{side(verdict.inside_99)}",
+        f"          95% range {percent_text(verdict.range_95[0])} to {percent_text(verdict.range_95[1])}: "
+        f"{side(verdict.inside_95)};  99% range {percent_text(verdict.range_99[0])} to "
+        f"{percent_text(verdict.range_99[1])}: {side(verdict.inside_99)}",
         f"verdict   the observed hold is {side(verdict.inside(level))} the {level}% range",
     ]
 
 
 def _session_words(study: SessionStudy, analysis: HoldAnalysis) -> str:
     rules = study.rules
-    parts = [f"bankroll {_chips(rules.bankroll)}"]
+    parts = [f"bankroll {chips_text(rules.bankroll)}"]
     if rules.stop_loss is not None:
-        parts.append(f"stop-loss {_chips(rules.stop_loss)}")
+        parts.append(f"stop-loss {chips_text(rules.stop_loss)}")
     if rules.stop_win is not None:
-        parts.append(f"stop-win {_chips(rules.stop_win)}")
+        parts.append(f"stop-win {chips_text(rules.stop_win)}")
     parts.append(f"at most {rules.max_rounds:,} rounds")
     return f"{_slip_words(analysis)} a round; " + ", ".join(parts)
 
 
 def _session_quantile_lines(outcome: SessionOutcome) -> list[str]:
     levels = " / ".join(f"{100 * q:g}%" for q in SESSION_QUANTILES)
-    finals = " / ".join(_chips(outcome.final_quantile(q)) for q in SESSION_QUANTILES)
+    finals = " / ".join(chips_text(outcome.final_quantile(q)) for q in SESSION_QUANTILES)
     lengths = " / ".join(f"{outcome.length_quantile(q):,}" for q in SESSION_QUANTILES)
     return [f"final result {levels}: {finals}", f"rounds played {levels}: {lengths}"]
 
@@ -511,19 +481,10 @@ def hold_csv(analysis: HoldAnalysis) -> str:
 
 def hold_stem(analysis: HoldAnalysis) -> str:
     """Stem of the result files, e.g. ``hold-default-fresh-banker100-player50``."""
-    bets = "-".join(f"{bet_id}{_chips(stake).replace(',', '')}" for bet_id, stake in analysis.slip.stakes.items())
+    bets = "-".join(f"{bet_id}{chips_text(stake).replace(',', '')}" for bet_id, stake in analysis.slip.stakes.items())
     seed = analysis.run.get("seed")
     return f"hold-{analysis.slip.rules.id}-{analysis.slip.model}-{bets}" + (f"-seed{seed}" if seed is not None
                                                                              else "")
-
-
-def _text(text: str):
-    return lambda path: path.write_text(text)
-
-
-def _figure(figure):
-    # The Figure is never registered with pyplot: it is garbage once written.
-    return lambda path: figure.savefig(path, dpi=DPI, format="png")
 
 
 def write_hold_files(analysis: HoldAnalysis, out_dir, plots_wanted: bool = True, check_range: int = 95) -> list[Path]:
@@ -533,11 +494,11 @@ def write_hold_files(analysis: HoldAnalysis, out_dir, plots_wanted: bool = True,
     """
     stem = hold_stem(analysis)
     files = {
-        f"{stem}.json": _text(json.dumps(hold_dict(analysis, check_range), indent=2) + "\n"),
-        f"{stem}.csv": _text(hold_csv(analysis)),
+        f"{stem}.json": text_writer(json.dumps(hold_dict(analysis, check_range), indent=2) + "\n"),
+        f"{stem}.csv": text_writer(hold_csv(analysis)),
     }
     if analysis.sessions is not None:
-        files[f"{stem}-sessions.csv"] = _text(csv_text(sessions_frame(analysis.sessions), index=False))
+        files[f"{stem}-sessions.csv"] = text_writer(csv_text(sessions_frame(analysis.sessions), index=False))
     images = []
     if plots_wanted:
         figures = {"fan": hold_plots.hold_fan_figure(analysis) if analysis.fan is not None else None,
@@ -546,12 +507,9 @@ def write_hold_files(analysis: HoldAnalysis, out_dir, plots_wanted: bool = True,
                    and analysis.sessions.curve else None}
         for suffix, figure in figures.items():
             if figure is not None:
-                files[f"{stem}-{suffix}.png"] = _figure(figure)
+                files[f"{stem}-{suffix}.png"] = figure_writer(figure)
                 images.append(f"{stem}-{suffix}.png")
     pictures = "".join(f"\n![{Path(name).stem}]({name})\n" for name in images)
-    files[f"{stem}.md"] = _text(hold_markdown(analysis, check_range) + (f"\n### Plots\n{pictures}" if pictures
+    files[f"{stem}.md"] = text_writer(hold_markdown(analysis, check_range) + (f"\n### Plots\n{pictures}" if pictures
                                                                        else ""))
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    remove_orphans(out_dir)
-    return write_file_set(out_dir, files)
+    return write_files(out_dir, files)

@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.empirical import EmpiricalSum
 from ..analysis.hold import FanChart, HoldAnalysis, ObservedVerdict
-from ..analysis.lattice import LatticeSum
-from .plots import EXACT_COLOR, MC_COLOR, STATED_COLOR, new_figure
+from .figures import EXACT_COLOR, MC_COLOR, STATED_COLOR, current_axes, new_figure
 
 __all__ = [
     "bankroll_figure",
@@ -33,15 +31,6 @@ __all__ = [
     "plot_hold_fan",
     "plot_house_result",
 ]
-
-def _axes(ax):
-    if ax is None:
-        # pyplot only when the caller gives no axes: importing it picks a GUI backend and keeps global state.
-        import matplotlib.pyplot as plt
-
-        ax = plt.gca()
-    return ax
-
 
 #: Central bands of the fan chart: (lower level, upper level, share of probability, opacity).
 _BANDS = ((0.005, 0.995, 99, 0.12), (0.025, 0.975, 95, 0.2), (0.05, 0.95, 90, 0.3), (0.25, 0.75, 50, 0.45))
@@ -64,7 +53,7 @@ def plot_hold_fan(fan: FanChart, *, observed: ObservedVerdict | None = None, ax=
         ``"bands"`` (dict of percent to PolyCollection), ``"median"`` and
         ``"mean"`` (Line2D), ``"observed"`` (Line2D or None).
     """
-    ax = _axes(ax)
+    ax = current_axes(ax)
     rounds = np.array(fan.rounds, dtype=float)
     holds = 100 * np.array(fan.holds)
     column = {level: i for i, level in enumerate(fan.levels)}
@@ -87,20 +76,6 @@ def plot_hold_fan(fan: FanChart, *, observed: ObservedVerdict | None = None, ax=
     return artists
 
 
-def _density(dist, summary) -> tuple[np.ndarray, np.ndarray, str]:
-    """(values in chips, probability per chip, drawing style) of a distribution of the house's result."""
-    if isinstance(dist, LatticeSum):
-        return dist.values(), dist.pmf / (dist.stride * float(dist.unit)), "steps"
-    low, high = float(summary.central_99[0].value), float(summary.central_99[1].value)
-    if isinstance(dist, EmpiricalSum):
-        edges = np.linspace(low - 0.1 * (high - low), high + 0.1 * (high - low), 61)
-        counts, edges = np.histogram(dist.values(), bins=edges, weights=dist.counts)
-        return 0.5 * (edges[1:] + edges[:-1]), counts / (dist.samples * np.diff(edges)), "bars"
-    grid = np.linspace(low - 0.1 * (high - low), high + 0.1 * (high - low), 241)
-    cdf = np.array([dist.cdf(x) for x in grid])
-    return 0.5 * (grid[1:] + grid[:-1]), np.diff(cdf) / np.diff(grid), "steps"
-
-
 def plot_house_result(dist, summary, *, ax=None, label: str = "") -> dict:
     """Distribution of the house's result over one horizon, with 0 and the central 95% range marked.
 
@@ -118,9 +93,11 @@ def plot_house_result(dist, summary, *, ax=None, label: str = "") -> dict:
     dict
         ``"density"`` (Line2D or BarContainer), ``"zero"``, ``"low"``, ``"high"`` and ``"mean"`` (Line2D).
     """
-    ax = _axes(ax)
-    x, density, style = _density(dist, summary)
-    if style == "bars":
+    ax = current_axes(ax)
+    # The law around its central 99%: every lattice point (exact), a histogram (Monte Carlo) or a grid (saddlepoint).
+    drawn_law = dist.density(float(summary.central_99[0].value), float(summary.central_99[1].value))
+    x, density = drawn_law.values, drawn_law.density
+    if drawn_law.binned:
         width = x[1] - x[0] if x.size > 1 else 1.0
         drawn = ax.bar(x, density, width, color=MC_COLOR, alpha=0.6, label="Monte Carlo")
     else:
@@ -162,7 +139,7 @@ def plot_bankroll_curve(curve, *, ax=None, chosen=None) -> dict:
     dict
         ``"ruin"``, ``"stop_loss"``, ``"goal"`` (Line2D) and ``"chosen"`` (Line2D or None).
     """
-    ax = _axes(ax)
+    ax = current_axes(ax)
     bankroll = np.array([float(p.bankroll) for p in curve])
     artists = {"chosen": None}
     artists["ruin"] = ax.plot(bankroll, [100 * p.p_ruin for p in curve], "o-", color=STATED_COLOR, ms=3,

@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 
 from ..analysis.leak import SIT_OUT, LeakResult, OptimalSort
+from ..model.amounts import percent_text
 from ..model.shoe import describe_shoe
-from ..storage.writing import remove_orphans, write_file_set
-from .plots import new_figure
+from .figures import current_axes, new_figure
+from .files import figure_writer, text_writer, write_files
 from .render import clean_json, csv_text, markdown_table, terminal_text, text_table
 
 __all__ = [
@@ -37,7 +38,6 @@ __all__ = [
 ACTION_COLORS = {SIT_OUT: "#999999", "player": "#0072B2", "banker": "#D55E00", "tie": "#009E73"}
 #: Patterns in the plot up to which each bar is named.
 LABELLED_PATTERNS = 24
-DPI = 120
 #: Width of the text tables.
 TEXT_WIDTH = 120
 
@@ -47,7 +47,8 @@ def _exact(value) -> str:
 
 
 def _pct(value, digits: int = 3, sign: bool = True) -> str:
-    return f"{100 * float(value):{'+' if sign else ''}.{digits}f}%"
+    """A figure as a percentage: three decimals, signed (an EV, an edge) unless ``sign`` is False."""
+    return percent_text(value, digits, sign=sign)
 
 
 def _action_name(result: LeakResult, action: str) -> str:
@@ -211,11 +212,7 @@ def plot_leak_edges(result: LeakResult, *, ax=None) -> dict:
     dict
         ``"bars"`` (BarContainer) and ``"edge"`` (Line2D of the player's edge).
     """
-    if ax is None:
-        # pyplot only when the caller gives no axes: importing it picks a GUI backend and keeps global state.
-        import matplotlib.pyplot as plt
-
-        ax = plt.gca()
+    ax = current_axes(ax)
     rows = sorted(result.rows, key=lambda row: (-row.edge, row.classes))
     widths = np.array([100 * float(row.probability) for row in rows])
     heights = np.array([100 * float(row.edge) for row in rows])
@@ -273,15 +270,11 @@ def write_leak_files(result: LeakResult, out_dir, optimal: OptimalSort | None = 
     document = json.dumps(leak_dict(result, optimal, run), indent=2) + "\n"
     markdown = leak_markdown(result, optimal)
     files = {
-        f"{stem}.json": lambda path: path.write_text(document),
-        f"{stem}.csv": lambda path: path.write_text(leak_csv(result)),
+        f"{stem}.json": text_writer(document),
+        f"{stem}.csv": text_writer(leak_csv(result)),
     }
     if plots_wanted:
-        figure = leak_figure(result)
-        files[f"{stem}.png"] = lambda path: figure.savefig(path, dpi=DPI, format="png")
+        files[f"{stem}.png"] = figure_writer(leak_figure(result))
         markdown += f"\n\n![{stem}]({stem}.png)"
-    files[f"{stem}.md"] = lambda path: path.write_text(markdown + "\n")
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    remove_orphans(out_dir)
-    return write_file_set(out_dir, files)
+    files[f"{stem}.md"] = text_writer(markdown + "\n")
+    return write_files(out_dir, files)

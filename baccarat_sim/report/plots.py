@@ -1,10 +1,15 @@
 """Plots of a run (matplotlib): per-bet RTP against exact and stated values, convergence, score distribution.
 
+Figures draw what the analysis computed (a :class:`~baccarat_sim.report.run_report.Report`'s
+result, a dealt run's positions, a cut-card sweep); nothing here settles or
+estimates. The plots of advantage play (effects of removal, counting) are in
+:mod:`baccarat_sim.report.advantage_plots` and read here too.
+
 Every ``plot_*`` function draws on the ``ax`` it is given (the current axes of
 pyplot when None) and returns the artists it drew, so a caller can restyle or
 test them; none calls ``plt.show()``. The ``*_figure`` helpers build a whole
 :class:`matplotlib.figure.Figure` without pyplot, for files written by a
-command-line run (no GUI backend, no global state).
+command-line run (no GUI backend, no global state): :mod:`baccarat_sim.report.figures`.
 
 A figure with one panel or row per bet shows at most
 :data:`~baccarat_sim.limits.MAX_PLOTTED_BETS` bets, chosen by
@@ -16,7 +21,8 @@ Examples
 --------
 >>> from matplotlib.figure import Figure
 >>> from baccarat_sim import exact_histogram
->>> artists = plot_score_distribution(exact_histogram(8), ax=Figure().add_subplot())
+>>> from baccarat_sim.analysis.stats import score_distribution
+>>> artists = plot_score_distribution(score_distribution(exact_histogram(8)), ax=Figure().add_subplot())
 >>> sorted(artists)
 ['banker', 'player']
 """
@@ -25,21 +31,35 @@ from __future__ import annotations
 
 import matplotlib as mpl
 import numpy as np
-from matplotlib.figure import Figure
 
-from ..analysis.settlement import net_vector
-from ..analysis.stats import Z95, estimate, wilson_interval
-from ..limits import MAX_PLOTTED_BETS
-from ..model.histogram import OutcomeHistogram
-from .counting import count_frame
-from .eor import eor_table
+from ..analysis.stats import HANDS, Z95, ScoreDistribution
+from ..model.amounts import amount_text
+from .advantage_plots import count_figure, eor_figure, plot_count, plot_eor
+from .figures import (
+    BANKER_COLOR,
+    EXACT_COLOR,
+    MC_COLOR,
+    PLAYER_COLOR,
+    STATED_COLOR,
+    current_axes,
+    largest,
+    new_figure,
+    panel_grid,
+    shown_note,
+)
 from .positions import cut_label, sweep_frame
 from .run_report import STAKE_MARK
 
 __all__ = [
+    "BANKER_COLOR",
+    "EXACT_COLOR",
+    "MC_COLOR",
+    "PLAYER_COLOR",
+    "STATED_COLOR",
     "bet_rtp_figure",
     "convergence_figure",
     "count_figure",
+    "current_axes",
     "cut_sweep_figure",
     "eor_figure",
     "new_figure",
@@ -53,22 +73,8 @@ __all__ = [
     "plot_score_distribution",
     "rounds_per_shoe_figure",
     "rtp_by_round_figure",
-    "running_estimate",
     "score_distribution_figure",
 ]
-
-#: Colours of the three kinds of figure: Monte Carlo, exact, stated (colour-blind safe).
-MC_COLOR, EXACT_COLOR, STATED_COLOR = "#0072B2", "#000000", "#D55E00"
-PLAYER_COLOR, BANKER_COLOR = "#0072B2", "#D55E00"
-
-
-def _axes(ax):
-    if ax is None:
-        # pyplot only when the caller gives no axes: importing it picks a GUI backend and keeps global state.
-        import matplotlib.pyplot as plt
-
-        ax = plt.gca()
-    return ax
 
 
 def plot_bet_rtp(report, *, ax=None, relative: bool = False, bet_ids=None) -> dict:
@@ -77,7 +83,7 @@ def plot_bet_rtp(report, *, ax=None, relative: bool = False, bet_ids=None) -> di
     Parameters
     ----------
     report : Report
-        From :func:`baccarat_sim.report.build_report`.
+        From :func:`baccarat_sim.report.run_report.build_report`.
     ax : matplotlib Axes or None
     relative : bool
         False: RTP in percent. True: each figure minus the exact RTP, in
@@ -95,7 +101,7 @@ def plot_bet_rtp(report, *, ax=None, relative: bool = False, bet_ids=None) -> di
         at the rule set's minimum stake for the bets whose RTP depends on the
         stake, joined to their nominal RTP; None when none does).
     """
-    ax = _axes(ax)
+    ax = current_axes(ax)
     t = report.table if bet_ids is None else report.table.loc[list(bet_ids)]
     y = np.arange(len(t))[::-1]  # first bet on top
     exact = 100 * t["exact_rtp"].to_numpy(float)
@@ -120,7 +126,7 @@ def plot_bet_rtp(report, *, ax=None, relative: bool = False, bet_ids=None) -> di
         at_min = 100 * t["rtp_at_min_stake"].to_numpy(float)
         ax.hlines(y[marked], (at_min - base)[marked], (exact - base)[marked], colors=EXACT_COLOR, linestyles=":",
                   lw=1)
-        minimum = f"{float(report.rules.limits.min_bet):g}"
+        minimum = amount_text(report.rules.limits.min_bet)
         artists["min_stake"] = ax.plot((at_min - base)[marked], y[marked], "<", color=EXACT_COLOR, mfc="white", ms=7,
                                        label=f"{STAKE_MARK} exact at the minimum stake, {minimum}")[0]
     ax.set_yticks(y, [str(name) + (f" {STAKE_MARK}" if mark else "") for name, mark in zip(t["name"], marked)])
@@ -130,49 +136,16 @@ def plot_bet_rtp(report, *, ax=None, relative: bool = False, bet_ids=None) -> di
     return artists
 
 
-def running_estimate(hist: OutcomeHistogram, net: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """RTP estimate and standard error after each batch of a Monte Carlo run.
-
-    Batches are consecutive groups of whole chunks in stream order, so the
-    k-th point is exactly what the run would have reported had it stopped
-    after batch k.
-
-    Parameters
-    ----------
-    hist : OutcomeHistogram
-        A Monte Carlo histogram with ``batches``.
-    net : ndarray(float64, shape=(N_CODES,))
-        Net result per unit staked of each outcome code
-        (:func:`baccarat_sim.analysis.settlement.net_vector`).
-
-    Returns
-    -------
-    (ndarray(int64), ndarray(float64), ndarray(float64))
-        Rounds dealt, RTP and its standard error after each non-empty batch.
-    """
-    if hist.batches is None or len(hist.batches) == 0:
-        raise ValueError("a convergence plot needs a Monte Carlo histogram with batches")
-    batches = hist.batches[hist.batches.sum(axis=1) > 0]
-    cumulative = np.cumsum(batches, axis=0)
-    rounds = cumulative.sum(axis=1)
-    rtp = np.empty(len(batches))
-    se = np.empty(len(batches))
-    for k in range(len(batches)):
-        est = estimate(hist, net, counts=cumulative[k], batches=batches[: k + 1])
-        rtp[k], se[k] = est.rtp, est.se
-    return rounds, rtp, se
-
-
-def plot_convergence(hist: OutcomeHistogram, net: np.ndarray, *, exact_rtp: float | None = None,
+def plot_convergence(running: tuple[np.ndarray, np.ndarray, np.ndarray], *, exact_rtp: float | None = None,
                      stated_rtp: float | None = None, ax=None, label: str = "") -> dict:
     """Running RTP estimate of one bet with its 95% CI band, against the exact (and stated) RTP.
 
     Parameters
     ----------
-    hist : OutcomeHistogram
-        A Monte Carlo histogram with ``batches``.
-    net : ndarray(float64, shape=(N_CODES,))
-        The bet's net result per outcome code.
+    running : (ndarray, ndarray, ndarray)
+        Rounds dealt, RTP and its standard error after each batch of a Monte
+        Carlo run (:func:`baccarat_sim.analysis.stats.running_estimate`,
+        :meth:`baccarat_sim.analysis.run.RunResult.convergence`).
     exact_rtp, stated_rtp : float or None
         Reference lines (fractions, not percents).
     ax : matplotlib Axes or None
@@ -185,8 +158,8 @@ def plot_convergence(hist: OutcomeHistogram, net: np.ndarray, *, exact_rtp: floa
         ``"estimate"`` (Line2D), ``"band"`` (PolyCollection), ``"exact"`` and
         ``"stated"`` (Line2D or None).
     """
-    ax = _axes(ax)
-    rounds, rtp, se = running_estimate(hist, net)
+    ax = current_axes(ax)
+    rounds, rtp, se = running
     artists = {"exact": None, "stated": None}
     artists["band"] = ax.fill_between(rounds, 100 * (rtp - Z95 * se), 100 * (rtp + Z95 * se), color=MC_COLOR,
                                       alpha=0.2, lw=0, label="95% CI")
@@ -207,37 +180,40 @@ def plot_convergence(hist: OutcomeHistogram, net: np.ndarray, *, exact_rtp: floa
     return artists
 
 
-def plot_score_distribution(hist: OutcomeHistogram, *, exact: OutcomeHistogram | None = None, ax=None) -> dict:
+def plot_score_distribution(scores: ScoreDistribution, *, ax=None) -> dict:
     """Probability of each final score (0-9) of the Player and the Banker hand.
 
-    Bars show ``exact`` when given (else ``hist``); a Monte Carlo ``hist``
-    drawn over exact bars appears as points with 95% Wilson intervals.
+    Bars show the exact distribution when there is one; a Monte Carlo
+    estimate beside exact bars appears as points with 95% Wilson intervals.
+
+    Parameters
+    ----------
+    scores : ScoreDistribution
+        From :func:`baccarat_sim.analysis.stats.score_distribution` (a run's:
+        :meth:`baccarat_sim.analysis.run.RunResult.scores`).
+    ax : matplotlib Axes or None
 
     Returns
     -------
     dict
-        ``"player"``, ``"banker"`` (BarContainer) and, when ``hist`` is Monte
-        Carlo and ``exact`` is given, ``"mc_player"``, ``"mc_banker"``
-        (ErrorbarContainer).
+        ``"player"``, ``"banker"`` (BarContainer) and, with a Monte Carlo
+        estimate, ``"mc_player"``, ``"mc_banker"`` (ErrorbarContainer).
     """
-    ax = _axes(ax)
-    bars_from = exact if exact is not None else hist
-    scores = np.arange(10)
+    ax = current_axes(ax)
+    points = np.arange(10)
     width = 0.4
     artists = {}
-    for side, offset, color in (("player", -width / 2, PLAYER_COLOR), ("banker", width / 2, BANKER_COLOR)):
-        probability = 100 * bars_from.marginal(f"{side}_score") / bars_from.total
-        label = f"{side.capitalize()}" + (" (exact)" if bars_from.engine == "exact" else "")
-        artists[side] = ax.bar(scores + offset, probability, width, color=color, alpha=0.55, label=label)
-        if exact is not None and hist is not exact and hist.engine == "mc":
-            counts = hist.marginal(f"{side}_score")
-            n = hist.total
-            share = 100 * counts / n
-            low, high = np.array([wilson_interval(int(c), n) for c in counts]).T * 100
-            artists[f"mc_{side}"] = ax.errorbar(scores + offset, share, yerr=[share - low, high - share], fmt=".",
+    for side, offset, color in zip(HANDS, (-width / 2, width / 2), (PLAYER_COLOR, BANKER_COLOR)):
+        probability = 100 * scores.counts[side] / scores.total
+        label = f"{side.capitalize()}" + (" (exact)" if scores.exact else "")
+        artists[side] = ax.bar(points + offset, probability, width, color=color, alpha=0.55, label=label)
+        if scores.mc_counts is not None:
+            share = 100 * scores.mc_counts[side] / scores.mc_total
+            low, high = scores.mc_ci95[side] * 100
+            artists[f"mc_{side}"] = ax.errorbar(points + offset, share, yerr=[share - low, high - share], fmt=".",
                                                 color=color, ms=5, capsize=2,
                                                 label=f"{side.capitalize()} (Monte Carlo, 95% CI)")
-    ax.set_xticks(scores)
+    ax.set_xticks(points)
     ax.set_xlabel("final score")
     ax.set_ylabel("probability (%)")
     ax.legend(fontsize="small")
@@ -248,43 +224,13 @@ def plot_score_distribution(hist: OutcomeHistogram, *, exact: OutcomeHistogram |
 # --------------------------------------------------------------------------- whole figures (no pyplot)
 
 
-def new_figure(width: float, height: float):
-    """A constrained-layout :class:`~matplotlib.figure.Figure` outside pyplot (no GUI backend, no global state)."""
-    return Figure(figsize=(width, height), layout="constrained")
-
-
-def _panel_grid(n_panels: int, columns: int, panel_height: float):
-    """A figure of ``n_panels`` axes, ``columns`` to a row; returns ``(fig, axes)`` with the spare cells hidden."""
-    columns = max(1, min(columns, n_panels))
-    rows = -(-n_panels // columns)
-    fig = new_figure(4.2 * columns, panel_height * rows)
-    axes = np.atleast_1d(fig.subplots(rows, columns, squeeze=False)).ravel()
-    for ax in axes[n_panels:]:
-        ax.set_visible(False)
-    return fig, axes[:n_panels]
-
-
-def _shown(shown: int, total: int, why: str) -> str:
-    """A title's note of the bets a figure leaves out ("" when it shows them all)."""
-    return "" if shown >= total else f"\n{shown} of {total} bets: {why} (every bet is in the tables)"
-
-
 def _plotted(report) -> tuple[list, str]:
     """The report's bets a per-bet figure shows (:meth:`Report.plotted_bets`) and the title's note."""
     keep = set(report.plotted_bets())
     bets = [bet for bet in report.rules.bets if bet.id in keep]
     why = "stated RTPs that do not hold, then the largest |z|" if report.mc is not None else (
         "stated RTPs that do not hold, then the rule file's order")
-    return bets, _shown(len(bets), len(report.rules.bets), why)
-
-
-def _largest(effects: dict[str, float], limit: int = MAX_PLOTTED_BETS) -> list[str]:
-    """The ``limit`` keys of ``effects`` with the largest values (NaN last), in their given order."""
-    if len(effects) <= limit:
-        return list(effects)
-    ranked = sorted(effects, key=lambda k: -effects[k] if effects[k] == effects[k] else np.inf)
-    keep = set(ranked[:limit])
-    return [k for k in effects if k in keep]
+    return bets, shown_note(len(bets), len(report.rules.bets), why)
 
 
 def bet_rtp_figure(report):
@@ -304,10 +250,10 @@ def convergence_figure(report, columns: int = 3):
     if report.mc is None:
         raise ValueError("a convergence figure needs a Monte Carlo report")
     bets, note = _plotted(report)
-    fig, axes = _panel_grid(len(bets), columns, 3.0)
+    fig, axes = panel_grid(len(bets), columns, 3.0)
     for ax, bet in zip(axes, bets):
         row = report.table.loc[bet.id]
-        plot_convergence(report.mc, net_vector(bet, report.rules, report.mc.detail), exact_rtp=row["exact_rtp"],
+        plot_convergence(report.result.convergence(bet.id), exact_rtp=row["exact_rtp"],
                          stated_rtp=row["stated_rtp"], ax=ax, label=bet.name)
     for ax in axes:  # each panel names its own exact figure
         ax.legend(fontsize="x-small", loc="best")
@@ -320,8 +266,7 @@ def score_distribution_figure(report):
     """Final-score distribution of the report's run (Monte Carlo over exact bars, or exact)."""
     fig = new_figure(8, 4)
     ax = fig.add_subplot()
-    hist = report.mc if report.mc is not None else report.exact
-    plot_score_distribution(hist, exact=report.exact, ax=ax)
+    plot_score_distribution(report.result.scores(), ax=ax)
     ax.set_title(f"{report.rules.name}: final scores", fontsize="medium")
     return fig
 
@@ -350,7 +295,7 @@ def plot_rtp_by_round(positions, bet_id: str, *, ax=None, label: str = "") -> di
         and ``"rare"`` (Line2D: hollow markers on the rounds seen in fewer than 1%
         of shoes, whose wide bands the axis does not hold; or None).
     """
-    ax = _axes(ax)
+    ax = current_axes(ax)
     b = positions.bets[bet_id]
     k = np.arange(1, len(b.rounds) + 1)
     shown = ~np.isnan(b.rtp)
@@ -404,7 +349,7 @@ def plot_rounds_per_shoe(per_shoe, *, ax=None) -> dict:
         ``"bars"`` (BarContainer), ``"mean"`` (Line2D) and ``"central"``
         (the shaded 5%-95% range, a Polygon).
     """
-    ax = _axes(ax)
+    ax = current_axes(ax)
     k = np.arange(1, len(per_shoe.reaching) + 1)
     probability = 100 * per_shoe.probability
     keep = probability > 0
@@ -438,7 +383,7 @@ def plot_cut_sweep(sweep, *, ax=None, bet_ids=None) -> dict:
     dict
         Bet id -> ErrorbarContainer, and ``"zero"`` (the fresh-shoe line).
     """
-    ax = _axes(ax)
+    ax = current_axes(ax)
     frame = sweep_frame(sweep)
     bet_ids = list(bet_ids) if bet_ids is not None else [bet.id for bet in sweep.rules.bets]
     n_bets = max(1, len(bet_ids))
@@ -469,7 +414,7 @@ def rtp_by_round_figure(report, columns: int = 3):
     if positions is None:
         return None
     bets, note = _plotted(report)
-    fig, axes = _panel_grid(len(bets), columns, 3.0)
+    fig, axes = panel_grid(len(bets), columns, 3.0)
     for ax, bet in zip(axes, bets):
         plot_rtp_by_round(positions, bet.id, ax=ax, label=bet.name)
         ax.legend(fontsize="xx-small", loc="best")
@@ -501,118 +446,11 @@ def cut_sweep_figure(sweep):
     """
     frame = sweep_frame(sweep)
     moved = frame.assign(size=frame["rtp_minus_fresh"].abs()).groupby("bet", sort=False)["size"].max()
-    bet_ids = _largest({bet.id: float(moved.get(bet.id, np.nan)) for bet in sweep.rules.bets})
+    bet_ids = largest({bet.id: float(moved.get(bet.id, np.nan)) for bet in sweep.rules.bets})
     fig = new_figure(10, 5.5)
     ax = fig.add_subplot()
     plot_cut_sweep(sweep, ax=ax, bet_ids=bet_ids)
-    note = _shown(len(bet_ids), len(sweep.rules.bets), "those the cut card moves most")
+    note = shown_note(len(bet_ids), len(sweep.rules.bets), "those the cut card moves most")
     ax.set_title(f"{sweep.rules.name}: RTP by cut-card position (seed {sweep.seed}){note}", fontsize="medium")
     return fig
 
-
-# --------------------------------------------------------------------------- advantage play: EOR, counting
-
-
-def plot_eor(eor, *, bets=None, by: str = "value", ax=None) -> dict:
-    """Effect of removal as bars: one group per point value (or rank), one bar per bet.
-
-    Parameters
-    ----------
-    eor : EffectOfRemoval
-        From :func:`baccarat_sim.analysis.eor.effect_of_removal`.
-    bets : list of str or None
-        Bet ids to draw (default: all).
-    by : {"value", "rank"}
-    ax : matplotlib Axes or None
-
-    Returns
-    -------
-    dict
-        Bet id to the BarContainer of its bars (EV change in % of the stake).
-    """
-    ax = _axes(ax)
-    table = eor_table(eor, by)
-    bets = list(eor.bet_ids if bets is None else bets)
-    x = np.arange(len(table))
-    width = 0.8 / len(bets)
-    artists = {}
-    for i, bet_id in enumerate(bets):
-        heights = 100 * table[bet_id].to_numpy(float)
-        artists[bet_id] = ax.bar(x + (i - (len(bets) - 1) / 2) * width, heights, width, label=bet_id)
-    ax.axhline(0.0, color=EXACT_COLOR, lw=0.8)
-    if not np.nanmax(np.abs(table[bets].to_numpy(float)), initial=0.0):
-        # Pairs and Dragon/Tiger in a full shoe: every rank is as common as any other, so no single card matters.
-        ax.text(0.5, 0.5, "no effect: every card removed\nchanges the EV alike (by 0)", transform=ax.transAxes,
-                ha="center", va="center", fontsize="small", color="#555555")
-    ax.set_xticks(x, list(table.index))
-    ax.set_xlabel("point value of the card removed" if by == "value" else "rank of the card removed")
-    ax.set_ylabel("change in EV (% of stake)")
-    if len(bets) > 1:
-        ax.legend(fontsize="x-small")
-    ax.grid(axis="y", alpha=0.3)
-    return artists
-
-
-def eor_figure(eor, columns: int = 3):
-    """Effect of removal of each bet, one panel per bet (by rank for bets that tell the ten-value ranks apart).
-
-    With more than :data:`~baccarat_sim.limits.MAX_PLOTTED_BETS` bets, those with the largest effects.
-    """
-    names = dict(zip(eor.bet_ids, eor.bet_names))
-    bets = _largest({bet_id: max((abs(float(e)) for e in eor.by_rank[bet_id] if e is not None), default=np.nan)
-                     for bet_id in eor.bet_ids})
-    fig, axes = _panel_grid(len(bets), columns, 2.8)
-    for ax, bet_id in zip(axes, bets):
-        name = names[bet_id]
-        tens = {e for e, r in zip(eor.by_rank[bet_id], range(13)) if r >= 9}
-        plot_eor(eor, bets=[bet_id], by="value" if len(tens) <= 1 else "rank", ax=ax)
-        ax.set_title(name, fontsize="small")
-    note = _shown(len(bets), len(eor.bet_ids), "those with the largest effects")
-    fig.suptitle(f"{eor.rules_id}: effect of removing one card ({int(eor.shoe.sum())}-card shoe){note}",
-                 fontsize="medium")
-    return fig
-
-
-def plot_count(result, *, ax=None) -> dict:
-    """Units won per shoe with the 95% CI, one row per bet (and Max Round variant), one colour per cut card.
-
-    Parameters
-    ----------
-    result : CountResult
-        From :func:`baccarat_sim.analysis.counting.count_simulation`.
-    ax : matplotlib Axes or None
-
-    Returns
-    -------
-    dict
-        Cut-card label to the ErrorbarContainer of its rows.
-    """
-    ax = _axes(ax)
-    t = count_frame(result)
-    labels = list(dict.fromkeys(f"{b} ({v})" for b, v in zip(t["bet"], t["variant"])))
-    y_of = {label: len(labels) - 1 - i for i, label in enumerate(labels)}
-    scenarios = list(dict.fromkeys(t["scenario"]))
-    step = 0.6 / max(1, len(scenarios))
-    artists = {}
-    for k, scenario in enumerate(scenarios):
-        rows = t[t["scenario"] == scenario]
-        y = np.array([y_of[f"{b} ({v})"] for b, v in zip(rows["bet"], rows["variant"])]) + (
-            k - (len(scenarios) - 1) / 2) * step
-        artists[scenario] = ax.errorbar(rows["units_per_shoe"], y, xerr=Z95 * rows["units_per_shoe_se"], fmt="o",
-                                        ms=4, capsize=3, label=scenario)
-    ax.axvline(0.0, color=EXACT_COLOR, lw=0.8)
-    ax.set_yticks(list(y_of.values()), list(y_of))
-    ax.set_xlabel("units won per shoe (95% CI)")
-    ax.legend(fontsize="x-small")
-    ax.grid(axis="x", alpha=0.3)
-    return artists
-
-
-def count_figure(result):
-    """Units won per shoe of a counting simulation, every bet and cut-card scenario."""
-    rows = len(dict.fromkeys((row["bet"], row["variant"]) for row in result.rows))
-    fig = new_figure(9, 1.4 + 0.4 * rows)
-    plot_count(result, ax=fig.add_subplot())
-    fig.suptitle(f"{result.run['strategy_name']} ({result.run['rules']}, {result.run['shoes']:,} shoes)",
-                 fontsize="medium")
-    return fig

@@ -8,11 +8,11 @@ import textwrap
 import numpy as np
 import pandas as pd
 
+from ..analysis.naming import run_name, table_definition
 from ..analysis.positions import MIN_LINE_HITS, MIN_ROUNDS, CutSweep, Pooled, PositionAnalysis, RoundsPerShoe
 from ..analysis.stats import Z95
 from ..model.rules import CutCard
 from ..model.shoe import as_shoe
-from .naming import run_name, table_definition
 from .render import clean_json, csv_text, markdown_table, terminal_text, text_table
 
 __all__ = [
@@ -24,7 +24,6 @@ __all__ = [
     "positions_text",
     "rounds_per_shoe_frame",
     "rounds_per_shoe_text",
-    "run_fields",
     "sweep_csv",
     "sweep_dict",
     "sweep_frame",
@@ -59,14 +58,11 @@ def by_round_frame(analysis: PositionAnalysis) -> pd.DataFrame:
     """Long table: one row per (bet, round) with rounds, RTP, SE, 95% CI, exact RTP where known, z."""
     frames = []
     for b in analysis.bets.values():
-        k = np.arange(1, len(b.rounds) + 1)
-        exact = np.where(k <= b.always, b.exact_rtp, np.nan)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            z = (b.rtp - b.exact_rtp) / b.se
+        low, high = b.ci95_by_round
         frames.append(pd.DataFrame({
-            "bet": b.bet_id, "round": k, "rounds": b.rounds, "rtp": b.rtp, "se": b.se,
-            "ci95_low": b.rtp - Z95 * b.se, "ci95_high": b.rtp + Z95 * b.se,
-            "exact_rtp": exact, "fresh_exact_rtp": b.exact_rtp, "z_vs_fresh": z,
+            "bet": b.bet_id, "round": np.arange(1, len(b.rounds) + 1), "rounds": b.rounds, "rtp": b.rtp, "se": b.se,
+            "ci95_low": low, "ci95_high": high,
+            "exact_rtp": b.exact_rtp_by_round, "fresh_exact_rtp": b.exact_rtp, "z_vs_fresh": b.z_by_round,
         }))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -80,7 +76,7 @@ def capped_frame(analysis: PositionAnalysis) -> pd.DataFrame:
         gap, gap_se = b.capped_minus_all
         rows.append({
             "bet": b.bet_id, "name": b.name, "max_round": b.max_round,
-            "share_of_rounds_offered": b.capped.rounds / b.all_rounds.rounds,
+            "share_of_rounds_offered": b.share_offered,
             "rtp_capped": b.capped.rtp, "rtp_capped_se": b.capped.se,
             "rtp_all_rounds": b.all_rounds.rtp, "rtp_all_rounds_se": b.all_rounds.se,
             "rtp_after_cap": b.late.rtp, "rtp_after_cap_se": b.late.se,
@@ -106,16 +102,6 @@ def bet_fields(analysis: PositionAnalysis, bet_id: str) -> dict:
             rtp_capped_minus_all_se=gap[1],
         )
     return fields
-
-
-def run_fields(analysis: PositionAnalysis) -> dict:
-    """Fields a dealt run adds to the JSON ``run`` header."""
-    summary = analysis.rounds_per_shoe.summary()
-    return {
-        "rounds_per_shoe": summary["mean"],
-        "rounds_per_shoe_summary": summary,
-        "rounds_in_every_shoe": analysis.always,
-    }
 
 
 def table_columns(analysis: PositionAnalysis) -> pd.DataFrame:
@@ -163,8 +149,7 @@ def _band_cell(estimate, exact_rtp: float, ci: bool) -> str:
         return ""
     if ci:
         return f"{100 * estimate.rtp:.3f} ± {100 * Z95 * estimate.se:.3f}"
-    significant = abs(estimate.rtp - exact_rtp) > Z95 * estimate.se
-    return f"{100 * estimate.rtp:.3f}" + ("*" if significant else " ")
+    return f"{100 * estimate.rtp:.3f}" + ("*" if estimate.excludes(exact_rtp) else " ")
 
 
 def _display_capped(analysis: PositionAnalysis, names: bool = True) -> pd.DataFrame:
@@ -259,8 +244,7 @@ def sweep_frame(sweep: CutSweep) -> pd.DataFrame:
                 "cut_fraction": cut.mean / int(hist.shoe.sum()),
                 "bet": bet.id, "name": bet.name, "rtp": b.all_rounds.rtp, "se": b.all_rounds.se,
                 "ci95_low": low, "ci95_high": high, "fresh_exact_rtp": b.exact_rtp,
-                "rtp_minus_fresh": b.all_rounds.rtp - b.exact_rtp,
-                "z_vs_fresh": (b.all_rounds.rtp - b.exact_rtp) / b.all_rounds.se if b.all_rounds.se else math.nan,
+                "rtp_minus_fresh": b.rtp_minus_fresh, "z_vs_fresh": b.z_vs_fresh,
                 "max_round": b.max_round, "rtp_capped": b.capped.rtp if b.capped else math.nan,
                 "rtp_capped_se": b.capped.se if b.capped else math.nan,
                 "rounds_per_shoe": per_shoe.mean, "rounds_in_every_shoe": per_shoe.always,
@@ -332,7 +316,7 @@ def sweep_dict(sweep: CutSweep) -> dict:
             record.update(bet_fields(analysis, bet.id))
             bets.append(record)
         cuts.append({"cut_from_end": [cut.low, cut.high], "rounds": analysis.hist.rounds,
-                     "shoes": analysis.hist.shoes, **run_fields(analysis), "bets": bets})
+                     "shoes": analysis.hist.shoes, **analysis.run_fields(), "bets": bets})
     run = {"rules": sweep.rules.id, "rules_sha256": sweep.rules.sha256, "seed": sweep.seed, "sweep": "cut",
            "decks": sweep.rules.shoe.decks, "burn": sweep.rules.shoe.burn,
            "rounds_after_cut": sweep.rules.shoe.rounds_after_cut}
@@ -344,7 +328,7 @@ def sweep_dict(sweep: CutSweep) -> dict:
 def sweep_name(rules, composition, cuts, seed: int) -> str:
     """The name of a sweep's files and its positions' checkpoints' sweep, e.g. ``default-cut-sweep-1c2d3e4f-seed1``.
 
-    The digest (:mod:`~baccarat_sim.report.naming`) covers the rule file, the
+    The digest (:mod:`~baccarat_sim.analysis.naming`) covers the rule file, the
     shoe, its dealing (burn, rounds after the cut card), the bets and the cut
     cards swept.
     """

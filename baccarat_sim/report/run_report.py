@@ -1,26 +1,24 @@
-"""The report layer: per-bet tables (pandas) and their JSON, CSV, Markdown and text forms."""
+"""The report of a run: per-bet tables (pandas) and their JSON, CSV, Markdown and text forms.
+
+It renders a :class:`~baccarat_sim.analysis.run.RunResult` (computed by
+:func:`~baccarat_sim.analysis.run.analyze_run`); :func:`build_report` does both.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
-import math
 import shutil
 import textwrap
 
-import numpy as np
 import pandas as pd
 
-from .._version import __version__
-from ..analysis.claims import ClaimCheck, check_claims
-from ..analysis.positions import analyze_positions
-from ..analysis.settlement import net_vector, settle, settle_bet, stake_dependence
-from ..analysis.stats import estimate
+from ..analysis.run import MIN_ROUNDS_FOR_INTERVAL, STAKE_MARK, RunResult, analyze_run, main_bet_probabilities
 from ..limits import MAX_PLOTTED_BETS
-from ..model.conditions import feature_table
+from ..model.amounts import amount_text
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Rules
-from ..model.shoe import describe_shoe
 from . import eor as eor_report
 from . import positions as positions_report
 from .render import clean_json, csv_text, markdown_table, terminal_text, text_table
@@ -28,61 +26,73 @@ from .render import clean_json, csv_text, markdown_table, terminal_text, text_ta
 __all__ = ["MIN_ROUNDS_FOR_INTERVAL", "NOT_AVAILABLE", "STAKE_MARK", "Report", "build_report",
            "main_bet_probabilities"]
 
-#: Fewest Monte Carlo rounds for which a report gives a confidence interval and a z-score: below it the normal
-#: approximation behind both means nothing (one round would give a zero-width interval and z = +-inf).
-MIN_ROUNDS_FOR_INTERVAL = 100
 #: What a text, Markdown or CSV report shows for a figure that cannot be given yet (JSON: null).
 NOT_AVAILABLE = "n/a"
-#: Marks an RTP that holds only at some stakes (a rounded commission); the report's notes say at which.
-STAKE_MARK = "†"
 
 
-def main_bet_probabilities(hist: OutcomeHistogram) -> dict[str, float]:
-    """P(Banker wins), P(Player wins), P(Tie) of a histogram."""
-    winner = feature_table()["winner"]
-    total = hist.total
-    return {
-        "banker_win": float(hist.code_counts[winner == 1].sum() / total),
-        "player_win": float(hist.code_counts[winner == 0].sum() / total),
-        "tie": float(hist.code_counts[winner == 2].sum() / total),
-    }
-
-
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True, eq=False)
 class Report:
-    """Per-bet results of one run (exact, or Monte Carlo against exact).
+    """A run's result as the tables, text, Markdown, JSON and CSV people read.
 
     Attributes
     ----------
-    rules : Rules
-    exact : OutcomeHistogram
-        Exact histogram of the same shoe (fresh shuffle).
-    mc : OutcomeHistogram or None
-    run : dict
-        Header: rule set, model, decks, rounds, shoes, seed, threads, timing.
+    result : RunResult
+        What the run found (:func:`baccarat_sim.analysis.run.analyze_run`); its
+        fields read through: ``rules``, ``exact``, ``mc``, ``run``, ``claims``,
+        ``positions``, ``eor`` and ``by_stake``.
     table : DataFrame
-        One row per bet (index: bet id).
-    claims : list of ClaimCheck
-    positions : PositionAnalysis or None
-        Dealt-model runs: RTP by round position, under each bet's Max Round
-        Availability, rounds per shoe (:mod:`baccarat_sim.analysis.positions`).
-    eor : EffectOfRemoval or None
-        ``--eor``: exact effects of removal and derived counting tags (:mod:`baccarat_sim.analysis.eor`).
-    by_stake : dict of str to StakeDependence
-        The bets whose RTP depends on the stake (a rounded commission), by id:
-        the stakes at which the table's RTP holds and the RTP at the minimum
-        stake (:func:`baccarat_sim.analysis.settlement.stake_dependence`).
+        One row per bet (index: bet id), the result's figures as columns.
     """
 
-    rules: Rules
-    exact: OutcomeHistogram
-    mc: OutcomeHistogram | None
-    run: dict
-    table: pd.DataFrame
-    claims: list[ClaimCheck]
-    positions: object | None = None
-    eor: object | None = None
-    by_stake: dict = dataclasses.field(default_factory=dict)
+    result: RunResult
+
+    @property
+    def rules(self) -> Rules:
+        """The rule set."""
+        return self.result.rules
+
+    @property
+    def exact(self) -> OutcomeHistogram:
+        """Exact histogram of the same shoe (fresh shuffle)."""
+        return self.result.exact
+
+    @property
+    def mc(self) -> OutcomeHistogram | None:
+        """The Monte Carlo histogram, or None for an exact-only report."""
+        return self.result.mc
+
+    @property
+    def run(self) -> dict:
+        """Header: rule set, model, decks, rounds, shoes, seed, threads, timing, notes."""
+        return self.result.run
+
+    @property
+    def claims(self) -> list:
+        """The stated-RTP checks."""
+        return self.result.claims
+
+    @property
+    def positions(self):
+        """Dealt-model runs: the :class:`~baccarat_sim.analysis.positions.PositionAnalysis` (else None)."""
+        return self.result.positions
+
+    @property
+    def eor(self):
+        """``--eor``: the :class:`~baccarat_sim.analysis.eor.EffectOfRemoval` (else None)."""
+        return self.result.eor
+
+    @property
+    def by_stake(self) -> dict:
+        """The bets whose RTP depends on the stake (a rounded commission): bet id to its ``StakeDependence``."""
+        return self.result.by_stake
+
+    @functools.cached_property
+    def table(self) -> pd.DataFrame:
+        """One row per bet (index: bet id): every :class:`~baccarat_sim.analysis.run.BetFigures` field a column."""
+        table = pd.DataFrame([dataclasses.asdict(figures) for figures in self.result.bets]).set_index("id")
+        if self.positions is not None:  # dealt model: the capped RTP and its CI
+            table = table.join(positions_report.table_columns(self.positions))
+        return table
 
     def bets_json(self) -> list[dict]:
         """Per-bet records of the JSON contract."""
@@ -195,10 +205,10 @@ class Report:
             rtp_column = shown.columns[1]
             shown[rtp_column] = [text + (f" {STAKE_MARK}" if bet_id in self.by_stake else "")
                                  for bet_id, text in zip(t.index, shown[rtp_column])]
-            multiples = {bet_id: _amount(found.holds_at_multiples_of) for bet_id, found in self.by_stake.items()}
-            shown["RTP at stakes"] = [f"{multiples[bet_id]}, {_amount(2 * float(multiples[bet_id]))}, …"
+            multiples = {bet_id: found.holds_at_multiples_of for bet_id, found in self.by_stake.items()}
+            shown["RTP at stakes"] = [f"{amount_text(multiples[bet_id])}, {amount_text(2 * multiples[bet_id])}, …"
                                       if bet_id in multiples else "all" for bet_id in t.index]
-            shown[f"RTP % at min {_amount(self.rules.limits.min_bet)}"] = pct("rtp_at_min_stake",
+            shown[f"RTP % at min {amount_text(self.rules.limits.min_bet)}"] = pct("rtp_at_min_stake",
                                                                              6 if self.mc is None else 4)
         if self.mc is not None:
             shown["z"] = t["z"].map(lambda v: NOT_AVAILABLE if pd.isna(v) else f"{v:+.2f}")
@@ -300,11 +310,6 @@ class Report:
         return csv_text(frame, index_label="id")
 
 
-def _amount(value) -> str:
-    """A stake as people write it: 5, 0.5."""
-    return f"{float(value):g}"
-
-
 def _sci(value) -> str:
     """3.48e8 rather than 3.48e+08: short, and still read by float()."""
     if pd.isna(value):
@@ -321,90 +326,5 @@ def _seconds(value) -> str:
 
 def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | None = None,
                  run: dict | None = None) -> Report:
-    """Settle every bet of ``rules`` exactly (and by Monte Carlo) into a :class:`Report`."""
-    exact_results = settle(exact, rules)
-    by_stake = {bet.id: found for bet in rules.bets if (found := stake_dependence(exact, rules, bet)) is not None}
-    rows = []
-    for bet, ex in zip(rules.bets, exact_results):
-        stated = next((c for c in rules.claims if c.what == "bet" and c.bet == bet.id), None)
-        row = {
-            "id": bet.id,
-            "name": bet.name,
-            "exact_rtp": ex.rtp,
-            "exact_ev": ex.ev,
-            "stated_rtp": stated.fraction if stated else np.nan,
-            "stated_text": stated.value if stated else None,
-            "max_round": bet.max_round if bet.max_round is not None else np.nan,
-            # Exact, at the rule set's minimum bet: the nominal RTP unless the commission is rounded for the stake.
-            "rtp_depends_on_stake": bet.id in by_stake,
-            "min_stake": float(rules.limits.min_bet),
-            "rtp_at_min_stake": by_stake[bet.id].rtp_at_min_stake if bet.id in by_stake else ex.rtp,
-            "rtp_holds_at_stake_multiples_of": (float(by_stake[bet.id].holds_at_multiples_of) if bet.id in by_stake
-                                                else np.nan),
-        }
-        if mc is None:
-            row.update(rtp=ex.rtp, house_edge=ex.house_edge, ci95_low=np.nan, ci95_high=np.nan, z=np.nan,
-                       se=np.nan, se_method=None, hit_frequency=ex.hit_frequency,
-                       push_frequency=ex.push_frequency, sd=ex.sd, rounds_for_0_01pct_ci=ex.rounds_for_precision)
-        else:
-            mc_result = settle_bet(mc, bet, rules)
-            est = estimate(mc, net_vector(bet, rules, mc.detail))
-            low, high = est.ci95
-            row.update(rtp=est.rtp, house_edge=-est.ev, ci95_low=low, ci95_high=high, z=est.z(ex.rtp), se=est.se,
-                       se_method=est.method, hit_frequency=mc_result.hit_frequency,
-                       push_frequency=mc_result.push_frequency, sd=mc_result.sd,
-                       rounds_for_0_01pct_ci=mc_result.rounds_for_precision)
-            if mc.rounds < MIN_ROUNDS_FOR_INTERVAL or not est.se > 0 or not math.isfinite(est.se):
-                # Too few rounds, or a result that has not varied yet (every round lost): no interval, no z.
-                row.update(ci95_low=np.nan, ci95_high=np.nan, z=np.nan, se=np.nan, se_method=None,
-                           rounds_for_0_01pct_ci=np.nan)
-        rows.append(row)
-    table = pd.DataFrame(rows).set_index("id")
-    probabilities = main_bet_probabilities(exact)
-    info = {
-        "rules": rules.id,
-        "rules_sha256": rules.sha256,
-        "model": "exact" if mc is None else mc.model,
-        "decks": exact.meta.get("decks"),
-        "cards": int(exact.shoe.sum()),
-        "decks_text": describe_shoe(exact.shoe),
-        "version": __version__,
-        **probabilities,
-    }
-    if mc is not None:
-        info.update(rounds=mc.rounds, shoes=mc.shoes, seed=mc.seed, complete=mc.meta.get("complete", True))
-    # Every header key of the JSON contract is present; null where it does not apply (an exact-only report).
-    for key in ("rounds", "shoes", "seed", "threads", "seconds", "rounds_per_second"):
-        info.setdefault(key, None)
-    info["assumptions"] = list(rules.assumptions)
-    info["notes"] = _commission_notes(rules, by_stake)
-    positions = None
-    if mc is not None and mc.model == "dealt" and mc.by_position is not None and mc.total:
-        # RTP by round, under each bet's max_round, rounds per shoe (issue 6).
-        positions = analyze_positions(mc, rules, exact)
-        table = table.join(positions_report.table_columns(positions))
-        info.update(positions_report.run_fields(positions))
-    info.update(run or {})
-    if len(rules.bets) > MAX_PLOTTED_BETS:  # what the figures leave out, said where every output shows it
-        chosen = "furthest from exact (largest |z|)" if mc is not None else "first in the rule file"
-        info["notes"] = info["notes"] + [
-            f"per-bet plots show {MAX_PLOTTED_BETS} of the {len(rules.bets)} bets (limits.MAX_PLOTTED_BETS): any whose "
-            f"stated RTP does not hold, then those {chosen}; every bet is in the tables, CSV and JSON"]
-    return Report(rules, exact, mc, info, table, check_claims(rules, exact_results), positions, by_stake=by_stake)
-
-
-def _commission_notes(rules: Rules, by_stake: dict) -> list[str]:
-    """Where the commission is rounded, what that does to each marked bet's RTP by stake (exact)."""
-    commission = rules.commission
-    notes = []
-    for bet_id, found in by_stake.items():
-        stakes = ", ".join(f"{100 * row.rtp:.4f}% at {_amount(row.stake)}" for row in found.by_stake)
-        multiple = _amount(found.holds_at_multiples_of)
-        notes.append(
-            f"{STAKE_MARK} {bet_id}: the commission ({float(commission.rate):.0%}) is rounded {commission.rounding} "
-            f"to {float(commission.unit):g} of the lowest chip ({_amount(commission.lowest_chip)}), so the RTP depends "
-            f"on the stake: the table's {100 * found.rtp_nominal:.4f}% holds only at stakes that are multiples of "
-            f"{multiple}; at the minimum stake of {_amount(found.min_stake)} it is {100 * found.rtp_at_min_stake:.4f}% "
-            f"(by stake: {stakes}; every stake: baccarat_sim.commission_table)"
-        )
-    return notes
+    """Settle every bet of ``rules`` exactly (and by Monte Carlo) and report it: :func:`analyze_run`, rendered."""
+    return Report(analyze_run(rules, exact, mc, run))

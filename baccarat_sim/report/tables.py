@@ -1,51 +1,33 @@
-"""Result objects as pandas tables: the per-outcome breakdown of a bet, the commission table, covariances."""
+"""Result objects as pandas tables: the per-outcome breakdown of a bet, the commission table, covariances.
+
+Each function lays out what the analysis computed; :mod:`baccarat_sim.tables`
+computes and lays out in one call (:func:`baccarat_sim.tables.breakdown`,
+:func:`baccarat_sim.tables.commission_table`).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ..analysis.settlement import Covariance, bet_breakdown, commission_by_stake
-from ..model.histogram import OutcomeHistogram
-from ..model.rules import Bet, Rules
+from ..analysis.commission import StakeRTP
+from ..analysis.joint import Covariance
+from ..analysis.settlement import Breakdown
 
-__all__ = ["breakdown", "commission_table", "covariance_table"]
+__all__ = ["breakdown_frame", "commission_frame", "covariance_table"]
 
 
-def breakdown(hist: OutcomeHistogram, bet: Bet | str, rules: Rules) -> pd.DataFrame:
-    """The per-outcome table casino mathematicians publish for a bet.
-
-    One row per line of the pay table (in file order, ``otherwise`` last) and a
-    ``total`` row, as in the Wizard of Odds return tables (the lines as plain
-    objects: :func:`baccarat_sim.analysis.settlement.bet_breakdown`).
-
-    Parameters
-    ----------
-    hist : OutcomeHistogram
-        Exact (combinations are exact integer weights over six-card orderings)
-        or Monte Carlo (combinations are rounds).
-    bet : Bet or str
-        The bet, or its id in ``rules``.
-    rules : Rules
+def breakdown_frame(lines: Breakdown) -> pd.DataFrame:
+    """A bet's pay table line by line (:func:`baccarat_sim.analysis.settlement.bet_breakdown`) as a table.
 
     Returns
     -------
     DataFrame
         Columns ``event``, ``pays`` (as the rule file writes it), ``net`` (per
         unit staked), ``combinations``, ``probability`` and ``return`` (net x
-        probability). The total row's ``return`` is the bet's exact EV.
-
-    Examples
-    --------
-    >>> from baccarat_sim import exact_histogram, load_rules
-    >>> table = breakdown(exact_histogram(8), "tie", load_rules("default"))
-    >>> print(table[["event", "net", "combinations"]].to_string(index=False))
-                   event  net     combinations
-                     Tie  8.0  475627426473216
-    Player or Banker win -1.0 4522770849030144
-                   total  NaN 4998398275503360
+        probability), one row per line and a ``total`` row whose ``return`` is
+        the bet's EV.
     """
-    lines = bet_breakdown(hist, bet, rules)
     rows = [{"event": line.event, "pays": line.pays, "net": float(line.net), "combinations": line.combinations,
              "probability": float(line.probability), "return": float(line.contribution)} for line in lines.lines]
     rows.append({"event": "total", "pays": "", "net": np.nan, "combinations": lines.total, "probability": 1.0,
@@ -53,34 +35,20 @@ def breakdown(hist: OutcomeHistogram, bet: Bet | str, rules: Rules) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-def commission_table(hist: OutcomeHistogram, rules: Rules, bet_id: str = "banker",
-                     stakes=None) -> pd.DataFrame:
-    """RTP of a commission bet by stake, with the commission rounded as the rule set says.
-
-    The rows of :func:`baccarat_sim.analysis.settlement.commission_by_stake` as a table: the
-    plot data of RTP against stake.
+def commission_frame(rows: list[StakeRTP] | tuple[StakeRTP, ...]) -> pd.DataFrame:
+    """A commission bet's RTP by stake (:func:`baccarat_sim.analysis.commission.commission_by_stake`) as a table.
 
     Returns
     -------
     DataFrame
-        ``stake`` (default 1 to 100 lowest chips; amounts in the table's money),
-        ``commission`` (on a win of the stake), ``payout`` (net win), ``effective_rate`` (commission / win),
-        ``rtp``, ``house_edge`` and ``rtp_nominal`` (at the unrounded rate).
-
-    Examples
-    --------
-    >>> from baccarat_sim import exact_histogram, load_rules
-    >>> table = commission_table(exact_histogram(8), load_rules("online-commission-rounding"), stakes=[1, 2, 5])
-    >>> print(table[["stake", "commission", "payout", "effective_rate"]].to_string(index=False))
-     stake  commission  payout  effective_rate
-       1.0        0.25    0.75           0.250
-       2.0        0.25    1.75           0.125
-       5.0        0.25    4.75           0.050
+        ``stake`` (amounts in the table's money), ``commission`` (on a win of
+        the stake), ``payout`` (net win), ``effective_rate`` (commission /
+        win), ``rtp``, ``house_edge`` and ``rtp_nominal`` (at the unrounded rate).
     """
     return pd.DataFrame([{"stake": float(row.stake), "commission": float(row.commission),
                           "payout": float(row.payout), "effective_rate": float(row.effective_rate), "rtp": row.rtp,
                           "house_edge": row.house_edge, "rtp_nominal": row.rtp_nominal}
-                         for row in commission_by_stake(hist, rules, bet_id, stakes)])
+                         for row in rows])
 
 
 def covariance_table(cov: Covariance) -> pd.DataFrame:

@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import stat
-from pathlib import Path
 
 __all__ = ["MAX_JSON_DEPTH", "FileRefused", "JsonRefused", "open_regular_file", "parse_json", "read_regular_file"]
 
@@ -135,11 +134,3 @@ def parse_json(text: str | bytes, what: str, max_depth: int = MAX_JSON_DEPTH):
         elif isinstance(item, list):
             todo.extend((value, level + 1) for value in item)
     return document
-
-
-def is_regular_file(path: str | os.PathLike) -> bool:
-    """Whether ``path`` names an existing regular file (never opens it)."""
-    try:
-        return stat.S_ISREG(Path(path).stat().st_mode)
-    except OSError:
-        return False

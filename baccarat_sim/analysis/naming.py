@@ -13,6 +13,12 @@ never write to the same files, in ``--out`` or in the checkpoint folder.
 A run stopped before its end writes its result files under the same name with
 :data:`PARTIAL` after it, so that they never pass for a finished run's; the
 finished run removes exactly those files (:func:`partial_names`).
+
+The name is part of what a run is, so it is computed here, in the analysis:
+its digest reads the dealing as the engines pack it
+(:func:`~baccarat_sim.engines.plan.shoe_params`), which the report, rendering
+only, does not import. The report's writer (:mod:`baccarat_sim.report.files`)
+and the command line's checkpoints read it.
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ def table_definition(rules, composition, model: str) -> dict:
 
 
 def run_file_name(rules, composition, model: str, seed: int | None = None) -> str:
-    """The name of a run's result files and of its checkpoint (:mod:`~baccarat_sim.report.naming`).
+    """The name of a run's result files and of its checkpoint (:mod:`~baccarat_sim.analysis.naming`).
 
     ``{rules}-{model}-{digest}[-seed{seed}]``: the digest covers the rule
     file's content, the shoe (decks, removed cards), its dealing (dealt
@@ -78,7 +84,7 @@ def run_name(words, definition: dict, seed: int | None = None) -> str:
     Examples
     --------
     >>> run_name(["default", "fresh"], {"rules_sha256": "0b19"}, 7)
-    'default-fresh-10f9a1e5-seed7'
+    'default-fresh-3abb4d69-seed7'
     """
     base = _base(words, definition)
     return base if seed is None else f"{base}-seed{seed}"

@@ -1,0 +1,77 @@
+"""The stream version (issue 20): what a few seeds deal, held to golden hashes of this STREAM_VERSION.
+
+Checkpoints and Dask workers trust :data:`baccarat_sim.engines.fingerprint.STREAM_VERSION` to say which rounds a
+seed deals. These tests hash what some seeds deal (fresh and dealt shoes, with and without card detail, per round
+position and per batch) and the cells a card-detail run counts; a hash that differs means the stream or the cell
+layout changed. If that is on purpose, raise ``STREAM_VERSION`` and renew ``GOLDEN`` (and ``GOLDEN_VERSION``) from
+the new tree: old checkpoints are then refused instead of being resumed into a histogram of two streams. A change
+that leaves every hash alone (a comment, a faster kernel that deals the same rounds) keeps the version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from baccarat_sim.engines.detail import rules_detail
+from baccarat_sim.engines.fingerprint import STREAM_VERSION
+from baccarat_sim.engines.simulation import simulate
+from baccarat_sim.model.detail import kernel_tables
+from baccarat_sim.model.rules import load_rules
+
+#: The stream version the golden hashes belong to.
+GOLDEN_VERSION = 1
+#: sha256 (first 16 hex digits) of what each case deals under GOLDEN_VERSION (the tree before issue 20 dealt the
+#: same: version 1 is the stream of every earlier release).
+GOLDEN = {
+    "fresh": "eea41d25f8b1c1a6",
+    "dealt": "8911ba0b39c219f8",
+    "fresh-card-detail": "0be876af02e64de2",
+    "dealt-card-detail": "fc1f675e91d51828",
+    "card-detail-cells": "191f16907ee0aab5",
+}
+
+#: A rule set with card-level bets (colour bets: atoms on the first four cards' colours and the third cards).
+CARD_RULES = "catalogue-colour-and-suits"
+
+
+def _digest(*parts) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(np.ascontiguousarray(part).tobytes() if isinstance(part, np.ndarray) else repr(part).encode())
+    return digest.hexdigest()[:16]
+
+
+def _histogram_digest(hist) -> str:
+    return _digest(hist.counts, hist.by_position, hist.batches, hist.rounds, hist.shoes)
+
+
+def _case(name: str) -> str:
+    if name == "fresh":  # several blocks and a short last one, on two lanes
+        return _histogram_digest(simulate(load_rules("default"), 3 * 2**16 + 12_345, seed=20, model="fresh",
+                                          threads=2))
+    if name == "dealt":  # face-value burn, a cut card, rounds per position
+        return _histogram_digest(simulate(load_rules("live-8deck-side-bets"), 40_000, seed=21, model="dealt",
+                                          threads=2))
+    if name == "fresh-card-detail":
+        return _histogram_digest(simulate(load_rules(CARD_RULES), 100_000, seed=22, model="fresh", threads=2))
+    if name == "dealt-card-detail":
+        return _histogram_digest(simulate(load_rules(CARD_RULES), 40_000, seed=23, model="dealt", threads=2))
+    detail = rules_detail(load_rules(CARD_RULES))  # "card-detail-cells": the cells and the kernel's tables
+    return _digest(detail.texts, detail.n_cells, *kernel_tables(detail))
+
+
+def test_golden_values_are_this_stream_versions():
+    assert STREAM_VERSION == GOLDEN_VERSION, (
+        f"STREAM_VERSION is {STREAM_VERSION}, the golden hashes are version {GOLDEN_VERSION}'s: renew GOLDEN from "
+        "this tree and set GOLDEN_VERSION with it")
+
+
+@pytest.mark.parametrize("case", sorted(GOLDEN))
+def test_what_a_seed_deals_is_its_stream_versions(case):
+    got = _case(case)
+    assert got == GOLDEN[case], (
+        f"{case}: what a seed deals changed ({got}, stream version {STREAM_VERSION} dealt {GOLDEN[case]}); if that "
+        "is on purpose, raise STREAM_VERSION in baccarat_sim/engines/fingerprint.py and renew GOLDEN here")

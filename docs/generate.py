@@ -4,6 +4,7 @@
     python docs/generate.py --check      # exit 1 when a committed generated page differs
     python docs/generate.py --examples   # run every example and write what it prints into its page
     python docs/generate.py --examples docs/guide/dealt-shoes.md   # the examples of some pages only
+    python docs/generate.py --results    # rerun the commands behind results/readme/ (a few minutes)
 
 The generated pages, each from the one definition it documents, so that it
 cannot drift:
@@ -157,6 +158,47 @@ def catalogue_page() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+#: results/readme/ file -> (the command that makes it, written into a temporary --out, and the name it writes
+#: there as a glob: run names carry a digest of the run's settings). results/README.md lists the same.
+RESULTS = {
+    "default-fresh-seed2024.json": ("python -m baccarat_sim.rtp --rounds 1e8 --seed 2024",
+                                    "default-fresh-*seed2024.json"),
+    "default-fresh-seed2024-convergence.png": ("python -m baccarat_sim.rtp --rounds 1e8 --seed 2024",
+                                               "default-fresh-*seed2024-convergence.png"),
+    "live-8deck-side-bets-dealt-seed2024-by-round.png": (
+        "python -m baccarat_sim.rtp --rules live-8deck-side-bets --bets banker,player_natural,lucky_six_3_cards "
+        "--rounds 1e9 --seed 2024", "live-8deck-side-bets-dealt-*seed2024-by-round.png"),
+    "leak-default-P1B1P2B2-optimal.png": ("python -m baccarat_sim.leak --positions P1,B1,P2,B2 --optimize --top 5",
+                                          "leak-default*P1B1P2B2*optimal*.png"),
+    "hold-default-banker100-fan.png": (
+        "python -m baccarat_sim.hold --slip banker=100 --rounds 1000,1e4,150000 --observed-win 60000 "
+        "--observed-handle 15e6 --rounds-played 150000", "hold-default*banker100*fan.png"),
+}
+
+
+def _results(names: list[str]) -> int:
+    import shlex
+    import shutil
+    import subprocess
+    import tempfile
+
+    status = 0
+    for name in names or RESULTS:
+        command, produced = RESULTS[name]
+        with tempfile.TemporaryDirectory() as out:
+            words = shlex.split(command)
+            subprocess.run([sys.executable, *words[1:], "--out", out, "--quiet"], cwd=ROOT, check=False,
+                           stdout=subprocess.DEVNULL)
+            found = sorted(Path(out).glob(produced))
+            if len(found) != 1:
+                print(f"{name}: {command} --out DIR wrote {len(found)} files matching {produced}", file=sys.stderr)
+                status = 1
+                continue
+            shutil.copyfile(found[0], ROOT / "results" / "readme" / name)
+            print(f"wrote results/readme/{name}")
+    return status
+
+
 #: Generated page -> the function that writes it.
 GENERATED = {
     HERE / "reference" / "cli.md": cli_page,
@@ -185,9 +227,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 when a generated page differs")
     parser.add_argument("--examples", nargs="*", metavar="PAGE", help="rewrite the examples' outputs")
+    parser.add_argument("--results", nargs="*", metavar="FILE", choices=sorted(RESULTS),
+                        help="rerun the commands behind results/readme/ and copy their files there")
     args = parser.parse_args(argv)
     if args.examples is not None:
         return _examples(args.examples)
+    if args.results is not None:
+        return _results(args.results)
     stale = []
     for path, write in GENERATED.items():
         text = write()

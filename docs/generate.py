@@ -151,8 +151,9 @@ def catalogue_page() -> str:
         for bet in rules.bets:
             if bet.group != "side":
                 continue
-            pays = "; ".join(f"{c.pays} if `{c.when}`" for c in bet.cases if c.net != -1)
-            lines.append(f"| `{bet.id}`<br>{_escape(bet.name)} | {_escape(pays)} | {bet.stated_rtp or ''} | "
+            # Inside a code span < and > show as written; only the table's | needs escaping.
+            pays = "; ".join(f"{c.pays} if `{c.when}`" for c in bet.cases if c.net != -1).replace("|", "\\|")
+            lines.append(f"| `{bet.id}`<br>{_escape(bet.name)} | {pays} | {bet.stated_rtp or ''} | "
                          f"{_escape(' '.join(bet.description.split()))} |")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

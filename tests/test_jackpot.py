@@ -138,3 +138,19 @@ def test_readme_jackpot_block_is_a_valid_bet_and_lists_every_json_field(hist, ru
     fields = build_report(rules, hist).bets_json()[0]["jackpot"]
     for name in fields:
         assert f"| `{name}` |" in readme, name
+
+
+def test_a_jackpot_without_a_reset_value_is_priced_at_a_meter_of_zero(hist):
+    # Where the source does not give the reset (Dragon Dragon), the bet is priced at 0 unless --meter sets it.
+    from baccarat_sim.model.rules import parse_rules
+
+    text = RULES.read_text().replace("reset = 1000, ", "")
+    rules = parse_rules(text, "no-reset.toml")
+    bet = rules.bet("tie_jackpot")
+    assert bet.jackpot.reset is None and bet.meter == 0 and bet.cases[0].net == -1
+    figures = jackpot_figures(hist, bet, rules)
+    assert figures.rtp_at_reset is None and figures.long_run_rtp is None
+    assert figures.base == jackpot_figures(hist, "tie_jackpot", load_rules(RULES)).base
+    jackpot = build_report(rules, hist).bets_json()[0]["jackpot"]
+    assert jackpot["reset"] is None and jackpot["rtp_at_reset"] is None and jackpot["meter"] == 0
+    assert "no reset value given" in build_report(rules, hist).to_markdown()

@@ -154,3 +154,24 @@ def test_a_jackpot_without_a_reset_value_is_priced_at_a_meter_of_zero(hist):
     jackpot = build_report(rules, hist).bets_json()[0]["jackpot"]
     assert jackpot["reset"] is None and jackpot["rtp_at_reset"] is None and jackpot["meter"] == 0
     assert "no reset value given" in build_report(rules, hist).to_markdown()
+
+
+def test_meter_in_counting(capsys, tmp_path, hist, rules):
+    # The counting simulation settles the bet at the meter set: its off-the-top EV is the exact one at that meter.
+    from baccarat_sim.analysis.counting import count_simulation
+    from baccarat_sim.model.strategy import parse_strategy
+    from baccarat_sim.report.counting import count_frame
+
+    flat = 'schema_version = 1\nid = "flat"\n[[bets]]\nid = "*"\nplay = "always"'
+    figures = jackpot_figures(hist, "tie_jackpot", rules)
+    for meter in (0, 100):
+        dealt = rules.with_meters({"tie_jackpot": meter}).with_shoe(model="dealt")
+        row = count_frame(count_simulation(dealt, parse_strategy(flat), 50, seed=3)).iloc[0]
+        assert row["ev_off_the_top"] == pytest.approx(float(figures.rtp_at(meter) - 1), rel=1e-12)
+    strategy = tmp_path / "flat.toml"
+    strategy.write_text(flat)
+    status, out, _ = cli(capsys, "--rules", RULES, "--model", "dealt", "--count", strategy, "--shoes", "50",
+                         "--seed", "3", "--meter", "tie_jackpot=100", "--format", "json", "--no-files", "--quiet")
+    assert status == 0
+    row = json.loads(out)["results"][0]
+    assert row["bet"] == "tie_jackpot" and row["ev_off_the_top"] == pytest.approx(float(figures.rtp_at(100) - 1), rel=1e-12)

@@ -1,4 +1,4 @@
-"""``python -m baccarat_sim.compile``: compile every kernel ahead of time (for images, CI caches and test runs).
+"""``python -m baccarat_sim.compile`` (also ``baccarat-compile``): every kernel compiled ahead of time.
 
 numba compiles a kernel on its first use and caches it on disk
 (:mod:`baccarat_sim.kernels.jit`); a user's first run of each command pays
@@ -26,9 +26,15 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from .common import EXIT_USAGE
+from .common import EXIT_CHECK_FAILED, EXIT_OK, Command, HelpFormatter, Parser, UsageError, positive_int
+from .options import add_debug, add_quiet, add_version
+from .options import option_of as shared_option_of
 
-__all__ = ["FAMILIES", "main", "script"]
+__all__ = ["FAMILIES", "build_parser", "main", "run", "script"]
+
+PROG = "python -m baccarat_sim.compile"
+#: Its console script (pyproject.toml).
+SCRIPT = "baccarat-compile"
 
 #: Rule set with card-level bets: its runs compile the card-detail paths.
 _CARDS = "catalogue-colour-and-suits"
@@ -101,27 +107,32 @@ def _compile_in_processes(names: list[str], jobs: int, say) -> int:
     return failed
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Compile every kernel family (or those named); exit status 0 when every one is ready, 1 otherwise."""
-    parser = argparse.ArgumentParser(
-        prog="python -m baccarat_sim.compile",
-        description="Compile every kernel ahead of time into numba's on-disk cache, so that no command compiles "
-                    "on its first run.")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The argument parser (no heavy imports)."""
+    parser = Parser(prog=prog, formatter_class=HelpFormatter,
+                    description="Compile every kernel ahead of time into numba's on-disk cache, so that no command "
+                                "compiles on its first run.")
+    add_version(parser)
+    parser.add_argument("--jobs", type=positive_int("jobs", 1), default=1, metavar="N",
                         help="compile in N processes at once (default: 1; 2 on two cores halves the wall time)")
     parser.add_argument("--only", metavar="FAMILY[,FAMILY...]",
-                        help=f"only these families: {', '.join(FAMILIES)} (default: all)")
-    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    args = parser.parse_args(argv)
+                        help=f"only these families, in this process: {', '.join(FAMILIES)} (default: all)")
+    add_quiet(parser, "print nothing but errors")
+    add_debug(parser)
+    return parser
+
+
+def option_of(param: str, args: argparse.Namespace) -> str:
+    """The option that set a library parameter, for one-line errors."""
+    return shared_option_of(param, args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compile every kernel family (or those named); 0 when every one is ready, 1 otherwise."""
     names = list(FAMILIES) if args.only is None else [n.strip() for n in args.only.split(",") if n.strip()]
     unknown = [n for n in names if n not in FAMILIES]
     if unknown or not names:
-        print(f"--only: unknown family {', '.join(unknown) or '(none)'}; choose from {', '.join(FAMILIES)}",
-              file=sys.stderr)
-        return EXIT_USAGE
-    if args.jobs < 1:
-        print(f"--jobs: must be a whole number of at least 1, got {args.jobs}", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(f"--only: unknown family {', '.join(unknown) or '(none)'}; choose from {', '.join(FAMILIES)}")
 
     def say(text: str) -> None:
         if not args.quiet or "failed" in text:
@@ -138,9 +149,17 @@ def main(argv: list[str] | None = None) -> int:
         from ..kernels.jit import kernel_cache_dir
 
         say(f"kernels ready in {time.perf_counter() - started:.1f} s, cached in {kernel_cache_dir()}")
-    return 1 if failed else 0
+    return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+COMMAND = Command(PROG, SCRIPT, build_parser, run, option_of)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status (also for ``--help`` and bad arguments, instead of exiting)."""
+    return COMMAND.main(argv)
 
 
 def script() -> int:
-    """Console-script entry (``baccarat-compile``)."""
-    return main()
+    """The ``baccarat-compile`` console script."""
+    return COMMAND.console_script()

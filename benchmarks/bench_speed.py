@@ -114,7 +114,9 @@ def cold_start(tree: Path) -> dict:
         started = time.perf_counter()
         subprocess.run([python_of(tree), "-m", "baccarat_sim.rtp", "--rounds", "1e6", "--seed", "1", "--no-files",
                         "--quiet"], cwd=work, check=True, capture_output=True,
-                       env={**os.environ, "PYTHONPATH": str(tree), "NUMBA_CACHE_DIR": cache})
+                       env={**os.environ, "PYTHONPATH": str(tree), "NUMBA_CACHE_DIR": cache,
+                            # the run's checkpoint goes to a folder of its own (the user's cache keeps earlier ones)
+                            "XDG_CACHE_HOME": work, "BACCARAT_SIM_CHECKPOINTS": work})
         wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)}

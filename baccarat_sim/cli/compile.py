@@ -56,8 +56,8 @@ FAMILIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                  ("hold", ("--model", "dealt", "--slip", "banker=10", "--rounds", "100", "--tables", "100",
                            "--bankroll", "100", "--stop-win", "100", "--max-rounds", "100", "--sessions", "100",
                            *_HOLD)),
-                 ("hold", ("--rules", _CARDS, "--model", "dealt", "--slip", "colour_match=10,super_tie_100_25_7=1", "--rounds",
-                           "100", "--tables", "100", *_HOLD))),
+                 ("hold", ("--rules", _CARDS, "--model", "dealt", "--slip", "colour_match=10,super_tie_100_25_7=1",
+                           "--rounds", "100", "--tables", "100", *_HOLD))),
     "leak": (("leak", ("--positions", "P1,B1,P2,B2", "--optimize", "--top", "1", "--format", "json", "--quiet")),),
     "dask": (("dask", ()),),
 }

@@ -50,3 +50,26 @@ def test_the_compile_command_names_its_families_and_refuses_unknown_ones():
     done = subprocess.run([sys.executable, "-m", "baccarat_sim.compile", "--only", "leak", "--quiet"],
                           capture_output=True, text=True)
     assert done.returncode == 0 and done.stderr == ""
+
+
+def test_the_compile_notice_fires_on_a_compilation_and_only_then(capsys):
+    import time
+
+    from numba import njit
+
+    from baccarat_sim.cli.common import announce_compile
+
+    @njit
+    def plus_one(x):
+        return x + 1
+
+    with announce_compile("a test kernel"):
+        plus_one(1)
+    assert "compiling a test kernel" in capsys.readouterr().err
+    with announce_compile("a test kernel"):
+        plus_one(2)
+        time.sleep(1.2)  # slow preparation, nothing compiled: no notice (it used to fire after a second)
+    assert capsys.readouterr().err == ""
+    with announce_compile("a test kernel", quiet=True):
+        plus_one(2.5)  # a new signature compiles, but quietly
+    assert capsys.readouterr().err == ""

@@ -10,7 +10,7 @@ repeats (the least disturbed), compared as ratios:
    shoe, live-8deck-side-bets dealt through the shoe with per-position rows, 1 and 2 threads (target: after /
    before >= 1.5, as ``bench_refactor.py`` measures them);
 2. perfect play on every bet of live-8deck-side-bets, dealt shoes, 2 threads, kernel rounds/s (target >= 150,000);
-3. compile once: the cold start of ``python -m baccarat_sim.rtp --rounds 1e6 --no-files --quiet`` on an empty numba
+3. compile once: the cold start of ``python -m baccarat_sim.rtp --rounds 1e6 --out DIR --no-plots`` on an empty numba
    cache (target: after / before <= 0.5; wall and CPU seconds), and the kernels compiled by a second counting
    strategy's first run after a first strategy's (target: none);
 4. memory: the peak resident memory of 2 dealt-shoe tables of 10^6 and of 10^7 rounds (``simulate_tables``, the
@@ -112,8 +112,8 @@ def cold_start(tree: Path) -> dict:
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as work:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        subprocess.run([python_of(tree), "-m", "baccarat_sim.rtp", "--rounds", "1e6", "--seed", "1", "--no-files",
-                        "--quiet"], cwd=work, check=True, capture_output=True,
+        subprocess.run([python_of(tree), "-m", "baccarat_sim.rtp", "--rounds", "1e6", "--seed", "1", "--out", work,
+                        "--no-plots", "--quiet"], cwd=work, check=True, capture_output=True,
                        env={**os.environ, "PYTHONPATH": str(tree), "NUMBA_CACHE_DIR": cache,
                             # the run's checkpoint goes to a folder of its own (the user's cache keeps earlier ones)
                             "XDG_CACHE_HOME": work, "BACCARAT_SIM_CHECKPOINTS": work})

@@ -38,7 +38,7 @@ SCRIPT = "baccarat-compile"
 
 #: Rule set with card-level bets: its runs compile the card-detail paths.
 _CARDS = "catalogue-colour-and-suits"
-_RTP = ("--seed", "1", "--no-files", "--quiet", "--format", "json")
+_RTP = ("--seed", "1", "--quiet", "--format", "json")
 _HOLD = ("--seed", "1", "--quiet", "--format", "json")
 
 #: Each family: the command runs that compile it, as (command module, arguments). Ordered by compile time, longest
@@ -71,7 +71,8 @@ def _run_family(name: str) -> None:
             continue
         module = __import__(f"baccarat_sim.cli.{command}", fromlist=["main"])
         with tempfile.TemporaryDirectory() as out, contextlib.redirect_stdout(io.StringIO()):
-            extra = ("--out", out, "--no-plots") if command == "hold" else ()
+            # Files (and a run's checkpoint) in a folder of its own, thrown away: never a user's run's.
+            extra = ("--out", out, "--no-plots") if command in ("rtp", "hold") else ()
             status = module.main([*arguments, *extra])
         if status:
             raise RuntimeError(f"{command} {' '.join(arguments)} exited with status {status}")

@@ -11,7 +11,7 @@ The work is cut into *families* (the Monte Carlo lanes of each shoe model, the
 exact engines, counting, sessions, the leak engine, the Dask task kernels),
 each a few tiny runs. ``--jobs N`` compiles them in N processes at once
 (compilation is single-threaded): on two cores the wall time is about halved.
-With a warm cache every family only loads its kernels (a second or two).
+With a warm cache every family only loads its kernels (a few CPU-seconds each).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ __all__ = ["KERNEL_SOURCES", "jit", "jit_parallel", "kernel_sources_digest"]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 #: Sources, relative to the package, that compiled kernels read: their helpers and constant tables.
-KERNEL_SOURCES = ("kernels/*.py", "model/cards.py", "model/codes.py", "model/tableau.py")
+KERNEL_SOURCES = ("kernels/*.py", "model/cards.py", "model/codes.py", "model/poker.py", "model/tableau.py")
 
 
 @functools.lru_cache(maxsize=4)

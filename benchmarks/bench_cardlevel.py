@@ -43,7 +43,7 @@ from cold import cold_run
 from baccarat_sim._version import __version__
 from baccarat_sim.analysis.settlement import settle
 from baccarat_sim.cli.common import parse_rounds
-from baccarat_sim.engines.detail import detail_of_atoms, rules_detail
+from baccarat_sim.engines.detail import detail_of_group, rules_detail
 from baccarat_sim.engines.driver import run
 from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.engines.local import LocalBackend
@@ -124,7 +124,7 @@ def best_of(function, repeats: int) -> tuple[dict, object]:
 
 def price(rules):
     """Exact pricing from scratch: the card detail (not cached), the 8-deck histogram, every bet settled."""
-    detail_of_atoms.cache_clear()
+    detail_of_group.cache_clear()
     return settle(exact_histogram(rules), rules)
 
 
@@ -140,7 +140,7 @@ def measure_exact(repeats: int) -> dict:
     })
 
     def detail_only():
-        detail_of_atoms.cache_clear()
+        detail_of_group.cache_clear()
         return rules_detail(suit_rules)
 
     cases["its_card_detail_only"], _ = best_of(detail_only, repeats)

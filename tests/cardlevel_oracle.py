@@ -241,7 +241,12 @@ def oracle_lines(table: list[tuple[Dealt, int]], lines) -> Counter:
 
 
 def engine_lines(hist, bet) -> Counter:
-    """Weights by (pay line, outcome code) of a bet, read from a histogram with its card detail."""
+    """Weights by (pay line, outcome code) of a bet, read from a histogram with its card detail.
+
+    The histogram's view of the bet must count every outcome code (``rules_detail(rules, codes=True)``).
+    """
+    hist = hist.view([bet])
+    assert hist.detail is None or hist.detail.outcomes == "codes", "count the card detail with every code"
     cells = np.flatnonzero(hist.counts)
     table = np.zeros((len(bet.cases) + 1, N_CODES), np.int64)
     np.add.at(table, (bet.case_index(hist.detail)[cells], cells % N_CODES), hist.counts[cells])

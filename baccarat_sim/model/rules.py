@@ -25,7 +25,7 @@ from ..limits import MAX_BETS, MAX_DECKS
 from .codes import N_CODES, decode
 from .conditions import Condition, compile_condition, covers, evaluate, possible_codes
 from .cutcard import LOW_ABOVE_HIGH, CutCard, as_pair, cards_at
-from .detail import MAX_ATOMS
+from .detail import CardDetail
 from .toml import MAX_DIGITS, Checker, excerpt, read_named_toml, read_toml, shipped_names
 
 __all__ = [
@@ -518,14 +518,21 @@ class Rules:
 
 
 def _cell_mask(when: str, detail) -> np.ndarray:
-    """A condition over a card detail's cells (``detail * N_CODES + code``), flattened."""
-    mask = compile_condition(when).mask(detail.atom_bits() if detail.atoms else None)
-    return np.broadcast_to(mask, (detail.n_details, N_CODES)).reshape(-1)
+    """A condition over a card detail's cells (``detail * n_outcomes + outcome``), flattened.
+
+    Raises
+    ------
+    ValueError
+        When the detail counts prefixes and the condition reads a pair or the first-card comparison.
+    """
+    return detail.project(compile_condition(when).mask(detail.atom_bits() if detail.atoms else None))
 
 
 @functools.lru_cache(maxsize=256)
 def _case_index(bet: Bet, detail) -> np.ndarray:
     """Read-only: settlement asks again for every round position and batch."""
+    if detail is not None and not isinstance(detail, CardDetail):
+        raise TypeError("a bet settles on one group of a card detail: take the histogram's view of it first")
     if bet.card_level:
         texts = () if detail is None else detail.texts
         missing = [case.when for case in bet.cases if case.condition.card_level and not covers(case.when, texts)]
@@ -537,15 +544,21 @@ def _case_index(bet: Bet, detail) -> np.ndarray:
     size = N_CODES if detail is None else detail.n_cells
     index = np.full(size, len(bet.cases), np.int64)
     for i, case in enumerate(bet.cases):
-        index[case.mask(detail)] = i
+        try:
+            index[case.mask(detail)] = i
+        except ValueError as error:
+            raise InputError("histogram", f"bet {bet.id!r}: {excerpt(case.when)} {error}") from None
     index.setflags(write=False)
     return index
 
 
-def _describe_cell(code: int, detail) -> str:
+def _describe_cell(cell: int, detail) -> str:
     """A cell in words: the outcome and the card detail."""
-    text = _describe_code(code % N_CODES)
-    return text if detail is None or not detail.atoms else f"{text}, cards: {detail.describe(code // N_CODES)}"
+    if detail is None or not detail.atoms:
+        return _describe_code(cell % N_CODES)
+    code = detail.code_of_outcome(cell % detail.n_outcomes)
+    text = _describe_code(code) if detail.outcomes == "codes" else _describe_code(code, prefix_only=True)
+    return f"{text}, cards: {detail.describe(cell // detail.n_outcomes)}"
 
 
 # --------------------------------------------------------------------------- loading
@@ -623,11 +636,13 @@ def _amount_text(amount: Fraction) -> str:
     return amount_text(amount)
 
 
-def _describe_code(code: int) -> str:
-    """A short description of one outcome, for error messages."""
+def _describe_code(code: int, prefix_only: bool = False) -> str:
+    """A short description of one outcome, for error messages (``prefix_only``: its scores and card counts)."""
     fields = decode(code)
     ps, bs = int(fields["player_score"]), int(fields["banker_score"])
     pc, bc = int(fields["player_cards"]) + 2, int(fields["banker_cards"]) + 2
+    if prefix_only:
+        return f"Player {ps} ({pc} cards) v Banker {bs} ({bc} cards)"
     pairs = {0: "", 1: " pair", 2: " perfect pair"}
     first = ("Player's first card higher", "Banker's first card higher", "first cards of equal rank",
              "first cards identical")[int(fields["first_card"])]
@@ -671,11 +686,6 @@ class _Validator(Checker):
                               "(split them into several rule sets)")
         bets = tuple(self.bet(self.table(b, f"bets[{i}]"), f"bets[{i}]", notation, commission)
                      for i, b in enumerate(bets_raw))
-        atoms = {atom.text for bet in bets for atom in bet.atoms}
-        if len(atoms) > MAX_ATOMS:
-            self.fail("bets", f"the bets' conditions read the cards in {len(atoms)} different ways (card-only "
-                              f"conditions), more than the limit of {MAX_ATOMS} a rule set may have; split the "
-                              "card-level bets into several rule sets")
         seen: dict[str, int] = {}
         for i, bet in enumerate(bets):
             if bet.id in seen:

@@ -1,8 +1,68 @@
-"""Settings every test shares."""
+"""Settings every test shares, and the meaning of the ``slow`` marker."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
+
+from baccarat_sim.kernels.jit import cache_by_content
+
+# The tests' own compiled helpers call the kernels: cache them as the kernels are, by content (a kernel edit
+# recompiles them; a fresh clone reuses them).
+cache_by_content(Path(__file__).resolve().parent)
+
+#: A test is ``slow`` when it takes more than this many CPU-seconds (its process's, all threads, and those of the
+#: subprocesses it waits for), setup included, with a warm kernel cache. pyproject.toml's marker text says the
+#: same; ``pytest --slow-audit`` lists the tests whose mark disagrees with what they took by more than
+#: SLOW_MARGIN either way (CPU time varies with the machine's load by about that much).
+SLOW_CPU_SECONDS = 10.0
+SLOW_MARGIN = 1.5
+_CPU_TIMES: list[tuple[float, str, bool]] = []
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow-audit", action="store_true",
+                     help=f"after the run, list the costliest tests by CPU time and those whose 'slow' mark "
+                          f"disagrees with it (slow: more than {SLOW_CPU_SECONDS:g} CPU-seconds)")
+
+
+def _cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    start = _cpu_seconds()
+    try:
+        return (yield)
+    finally:
+        _CPU_TIMES.append((_cpu_seconds() - start, item.nodeid, item.get_closest_marker("slow") is not None))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if not config.getoption("--slow-audit"):
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section(f"slow audit: CPU-seconds per test (slow: more than {SLOW_CPU_SECONDS:g})")
+    for cpu, nodeid, marked in sorted(_CPU_TIMES, reverse=True)[:40]:
+        write(f"{cpu:8.2f}  {'slow ' if marked else '     '} {nodeid}")
+    by_file: dict[str, float] = {}
+    for cpu, nodeid, _ in _CPU_TIMES:
+        by_file[nodeid.split("::")[0]] = by_file.get(nodeid.split("::")[0], 0.0) + cpu
+    write("by file: " + ", ".join(f"{name} {cpu:.1f}" for name, cpu in
+                                  sorted(by_file.items(), key=lambda item: -item[1])[:15]))
+    def marked_otherwise(cpu: float, marked: bool) -> bool:
+        return cpu < SLOW_CPU_SECONDS / SLOW_MARGIN if marked else cpu > SLOW_CPU_SECONDS * SLOW_MARGIN
+
+    wrong = sorted((t for t in _CPU_TIMES if marked_otherwise(t[0], t[2])), reverse=True)
+    write(f"{len(wrong)} tests marked otherwise than they took (beyond a factor {SLOW_MARGIN:g}); total "
+          f"{sum(t[0] for t in _CPU_TIMES):.1f} CPU-seconds in {len(_CPU_TIMES)} tests, "
+          f"{sum(t[0] for t in _CPU_TIMES if t[2]):.1f} in the {sum(t[2] for t in _CPU_TIMES)} marked slow")
+    for cpu, nodeid, marked in wrong:
+        write(f"{cpu:8.2f}  {'marked slow, is not' if marked else 'slow, not marked'}  {nodeid}")
 
 
 @pytest.fixture(autouse=True)

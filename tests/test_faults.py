@@ -13,8 +13,8 @@ shoes across deck counts and cut cards deal every first round from a full
 shuffled shoe (the exact fresh-shoe figure) and as many rounds per shoe as
 the plain-Python reference dealer.
 
-Every subprocess has a timeout; each case takes a few seconds, and the long
-variants (more kills, more flips) are marked ``slow``.
+Every subprocess has a timeout; each case takes a few seconds, and those that
+take more than 10 CPU-seconds (pyproject.toml's ``slow`` marker) are marked ``slow``.
 """
 
 from __future__ import annotations
@@ -196,7 +196,8 @@ def _resume_to_the_end(run: list[str], out: Path, cwd: Path) -> dict:
     return json.loads(stdout)
 
 
-@pytest.mark.parametrize("kills", [3, pytest.param(12, marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("kills", [3, 12])
 def test_kill_9_at_random_points_then_resume_is_bit_identical(tmp_path, kill_reference, kills):
     rng = random.Random(1700 + kills)  # fixed points: from the imports to past the end of dealing
     out = tmp_path / "out"
@@ -444,7 +445,7 @@ def test_every_byte_flip_of_a_checkpoint_loads_the_same_or_fails_cleanly(saved, 
     assert refused > 0.9 * flips
 
 
-@pytest.mark.parametrize("flips", [150, pytest.param(3000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("flips", [150, 3000])
 def test_every_byte_flip_of_a_results_npz_loads_the_same_or_fails_cleanly(saved, tmp_path, flips):
     _, _, _, hist, directory = saved
     data = (directory / "histogram.npz").read_bytes()

@@ -47,6 +47,7 @@ def test_committed_tables_label_their_unit():
     assert unlabelled == []
 
 
+@pytest.mark.slow
 def test_explore_notebook_runs(monkeypatch, tmp_path):
     # The [test] extra installs these; without them (a plain install) there is no kernel to run it in.
     nbformat = pytest.importorskip("nbformat")

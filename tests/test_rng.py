@@ -242,24 +242,25 @@ def test_bounded3_draws_are_uniform_and_independent():
     assert abs(z) < 4, f"chi-square z = {z:.2f}"
 
 
+@numba.njit(cache=True)
+def _accepted_over_all_inputs(n1, n2, n3):
+    """How often each value of ``bounded3`` is accepted, over every 32-bit input."""
+    counts = np.zeros(n1 * n2 * n3, np.int64)
+    dummy = (np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4))
+    product = np.uint64(n1 * n2 * n3)
+    threshold = (np.uint64(1 << 32) - product) % product
+    for bits in range(1 << 32):
+        a, b, c, _ = _rng.bounded3(np.uint64(bits), n1, n2, n3, dummy)
+        low = (np.uint64(bits) * product) & np.uint64(MASK32)
+        if low >= threshold:
+            counts[(a * n2 + b) * n3 + c] += 1
+    return counts
+
+
 @pytest.mark.slow
 def test_bounded_is_exactly_uniform_over_all_inputs():
     """Every 32-bit input: each value in [0, n) is accepted exactly floor(2**32 / n) times."""
-
-    @numba.njit
-    def accepted(n1, n2, n3):
-        counts = np.zeros(n1 * n2 * n3, np.int64)
-        dummy = (np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4))
-        product = np.uint64(n1 * n2 * n3)
-        threshold = (np.uint64(1 << 32) - product) % product
-        for bits in range(1 << 32):
-            a, b, c, _ = _rng.bounded3(np.uint64(bits), n1, n2, n3, dummy)
-            low = (np.uint64(bits) * product) & np.uint64(MASK32)
-            if low >= threshold:
-                counts[(a * n2 + b) * n3 + c] += 1
-        return counts
-
-    counts = accepted(3, 5, 7)
+    counts = _accepted_over_all_inputs(3, 5, 7)
     assert (counts == (1 << 32) // 105).all()
 
 

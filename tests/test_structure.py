@@ -177,9 +177,13 @@ _COMPILE = textwrap.dedent("""
 """)
 
 
-def _compile_in(root: Path, cache: Path) -> str:
-    env = dict(os.environ, PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(cache))
-    done = subprocess.run([sys.executable, "-c", _COMPILE], env=env, capture_output=True, text=True, timeout=300,
+def _compile_in(root: Path, cache: Path | None, code: str = _COMPILE, **env_changes) -> str:
+    """Compile one cheap kernel in a fresh interpreter from the copy of the package at ``root``: [hits, misses]."""
+    env = dict(os.environ, PYTHONPATH=str(root), **env_changes)
+    env.pop("NUMBA_CACHE_DIR", None)
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
                           cwd=root, check=True)
     return done.stdout.strip()
 
@@ -198,3 +202,59 @@ def test_editing_an_inlined_helper_recompiles_the_kernels(tmp_path):
     tableau.write_text(tableau.read_text() + "\n# an edit that changes no rule\n")
     edited = json.loads(_compile_in(root, cache))
     assert edited == [0, 1], "a kernel was loaded from a cache older than the tableau it inlines"
+
+
+def test_kernels_are_cached_in_the_users_cache_folder_unless_numba_cache_dir_says(tmp_path):
+    root = tmp_path / "copy"
+    shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
+    assert json.loads(_compile_in(root, None, XDG_CACHE_HOME=str(tmp_path / "xdg"))) == [0, 1]
+    (folder,) = (tmp_path / "xdg" / "baccarat_sim" / "numba").iterdir()
+    assert folder.name.startswith("kernels-") and list(folder.glob("dealing.encode_shoe-*.nbi"))
+    assert json.loads(_compile_in(root, tmp_path / "numba")) == [0, 1]  # NUMBA_CACHE_DIR: numba's folder, ours in it
+    assert list((tmp_path / "numba" / "baccarat_sim").glob(f"{folder.name}/dealing.encode_shoe-*.nbi"))
+
+
+_HELPER = textwrap.dedent("""
+    import numba
+    from baccarat_sim.kernels.dealing import encode_shoe
+
+    @numba.njit(cache=True)
+    def encoded(cards):
+        return encode_shoe(cards)
+""")
+#: A package kernel and a compiled helper outside the package that calls it: [[hits, misses] of each].
+_COMPILE_BOTH = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    import numpy as np
+    from baccarat_sim.kernels.dealing import encode_shoe
+    from baccarat_sim.kernels.jit import cache_by_content
+    cache_by_content(Path("helpers"))
+    sys.path.insert(0, "helpers")
+    from helper_kernels import encoded
+    encode_shoe(np.arange(52, dtype=np.uint8))
+    encoded(np.arange(52, dtype=np.uint8))
+    print(json.dumps([[sum(f.stats.cache_hits.values()), sum(f.stats.cache_misses.values())]
+                      for f in (encode_shoe, encoded)]))
+""")
+
+
+def test_a_copy_of_the_package_at_another_path_loads_the_kernels_the_first_compiled(tmp_path):
+    # The kernels' cache is keyed on what they are (the digest of their sources, numba, Python, the CPU), not on
+    # where the package is: a fresh clone or a second worktree loads what the first one compiled. The same holds
+    # for compiled code outside the package that calls the kernels (tests/conftest.py registers the tests'
+    # helpers): numba alone would check only the helper's file, serve it after a kernel it calls changed, and
+    # compile it again in every checkout.
+    cache = tmp_path / "cache"
+    first, second = tmp_path / "first", tmp_path / "elsewhere" / "second"
+    for root in (first, second):
+        shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
+        (root / "helpers").mkdir()
+        (root / "helpers" / "helper_kernels.py").write_text(_HELPER)
+    assert json.loads(_compile_in(first, cache, _COMPILE_BOTH)) == [[0, 1], [0, 1]]  # compiled
+    assert json.loads(_compile_in(second, cache, _COMPILE_BOTH)) == [[1, 0], [1, 0]]  # loaded at another path
+    assert not list(second.rglob("*.nbi")) and not list(first.rglob("*.nbi"))  # nothing cached beside the sources
+    dealing = second / "baccarat_sim" / "kernels" / "dealing.py"
+    dealing.write_text(dealing.read_text() + "\n# an edit that changes no rule\n")
+    edited = json.loads(_compile_in(second, cache, _COMPILE_BOTH))
+    assert edited == [[0, 1], [0, 1]], "a kernel or a helper was loaded from a cache older than a kernel source"

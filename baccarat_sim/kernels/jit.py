@@ -1,29 +1,44 @@
-"""numba options, set in one place, and an on-disk cache that knows what the kernels inline.
+"""numba options, set in one place, and an on-disk cache keyed on what the kernels are, not where they are.
 
 ``cache=True`` keeps compiled kernels on disk so the CLI starts fast after the
 first run; ``error_model="numpy"`` drops Python's division-by-zero checks from
 integer loops (the kernels never divide by zero, and the checks cost speed);
 ``nogil=True`` lets the Dask backend run kernels from worker threads.
 
-numba keys a cached kernel on the contents of the file that defines it, but the
-kernels inline helpers and constant tables from other files (the random
-streams, the dealing procedure, the tableau, the card points). Every kernel of
-this package is therefore stamped with a digest of all of those sources
-(:data:`KERNEL_SOURCES`): editing any of them recompiles every kernel, with no
-file to touch by hand.
+numba, left to itself, caches a kernel in ``__pycache__`` beside its source
+file, under a folder or file name derived from that file's path, and checks
+only that one file's contents. Both fall short here:
+
+- the kernels inline helpers and constant tables from other files (the random
+  streams, the dealing procedure, the tableau, the card points), so a cached
+  kernel must depend on all of them (:data:`KERNEL_SOURCES`);
+- a fresh checkout, a second worktree or a copy of the package at another
+  path would compile every kernel again (minutes of a test run), although
+  the code is the same.
+
+This package's kernels are therefore cached in :func:`kernel_cache_dir`, one
+folder per digest of every kernel source (and numba and Python version), in
+the user's cache folder (under ``$NUMBA_CACHE_DIR`` when that is set). Inside
+it numba keys each compiled kernel on its signature, the CPU it was compiled
+for and the function's bytecode. Editing any kernel source moves to a new
+folder, with no file to touch by hand; two checkouts with the same kernels
+share one cache. The folders can be deleted at any time.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import os
+import sys
 from pathlib import Path
 
 import numba as nb
 
-__all__ = ["KERNEL_SOURCES", "jit", "jit_parallel", "kernel_sources_digest"]
+__all__ = ["KERNEL_SOURCES", "cache_by_content", "jit", "jit_parallel", "kernel_cache_dir", "kernel_sources_digest"]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
+_KERNELS = _PACKAGE / "kernels"
 #: Sources, relative to the package, that compiled kernels read: their helpers and constant tables.
 KERNEL_SOURCES = ("kernels/*.py", "model/cards.py", "model/codes.py", "model/poker.py", "model/tableau.py")
 
@@ -39,27 +54,108 @@ def kernel_sources_digest(patterns: tuple[str, ...] = KERNEL_SOURCES) -> str:
     return digest.hexdigest()
 
 
-def _stamp_our_kernels() -> None:
-    """Make numba's cache of this package's kernels depend on every kernel source, not only the defining file.
+def kernel_cache_dir() -> Path:
+    """The folder this package's compiled kernels are cached in.
 
-    numba picks the first cache locator class that accepts a function; a
-    stamped copy of each of its locators is put in front, accepting only
-    functions defined in ``baccarat_sim/kernels``. If numba's caching internals
-    ever change shape, caching falls back to numba's own behaviour.
+    ``$NUMBA_CACHE_DIR/baccarat_sim`` when numba's cache folder is set, else
+    ``baccarat_sim/numba`` in the user's cache folder (``$XDG_CACHE_HOME``,
+    else ``~/.cache``, where the run checkpoints go too); then one folder per
+    digest of the kernel sources, numba version and Python version. Nothing in
+    the name depends on where the package is.
+    """
+    chosen = nb.config.CACHE_DIR
+    if chosen:
+        root = Path(chosen) / "baccarat_sim"
+    else:
+        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "baccarat_sim" / "numba"
+    version = f"numba{nb.__version__}-py{sys.version_info.major}{sys.version_info.minor}"
+    return root / f"kernels-{kernel_sources_digest()[:16]}-{version}"
+
+
+#: Folders whose numba functions are cached by content: the package's kernels, and those :func:`cache_by_content` adds.
+_FOLDERS = {_KERNELS}
+
+
+def cache_by_content(folder) -> None:
+    """Cache the numba functions (``cache=True``) defined in ``folder``'s files the way the kernels are cached.
+
+    For compiled code outside the package that calls or inlines its kernels
+    (the tests' own compiled helpers): numba's own cache would check only that
+    code's file, and serve a stale helper after a kernel changed, and it would
+    compile again in every checkout. Here a function is cached in a
+    subfolder of :func:`kernel_cache_dir` named after ``folder``, stamped with
+    the kernel sources' digest and its own file's contents.
+    """
+    _FOLDERS.add(Path(folder).resolve())
+
+
+def _folder_of(py_file) -> Path | None:
+    """The folder of :data:`_FOLDERS` a function's file is in, or None."""
+    try:
+        parent = Path(py_file).resolve().parent
+    except (OSError, TypeError, ValueError):
+        return None
+    return parent if parent in _FOLDERS else None
+
+
+def _cache_by_content() -> None:
+    """Put a locator in front of numba's that caches this package's kernels in :func:`kernel_cache_dir`.
+
+    numba picks the first cache locator class that accepts a function. The
+    first one put in front accepts only functions defined in
+    ``baccarat_sim/kernels`` (and the folders :func:`cache_by_content` adds);
+    where its folder cannot be written, stamped
+    copies of numba's own locators follow (numba's places, the kernels'
+    sources digest in the stamp). If numba's caching internals ever change
+    shape, caching falls back to numba's own behaviour.
     """
     try:
         from numba.core import caching
 
         impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.60
         locators = impl._locator_classes
+        base = caching._CacheLocator
     except (ImportError, AttributeError):
         return
-    kernels_dir = _PACKAGE / "kernels"
     if any(getattr(cls, "_baccarat_sim", False) for cls in locators):
         return
 
-    def stamped(base):
-        class Stamped(base):
+    class ContentCacheLocator(base):
+        """Caches a kernel of this package in :func:`kernel_cache_dir`, stamped with the kernel sources' digest."""
+
+        _baccarat_sim = True
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._outside = _folder_of(py_file) != _KERNELS
+            folder = kernel_cache_dir()
+            self._cache_path = str(folder / _folder_of(py_file).name if self._outside else folder)
+
+        def get_cache_path(self):
+            return self._cache_path
+
+        def get_source_stamp(self):
+            if self._outside:  # code that calls the kernels: their sources and its own file
+                return kernel_sources_digest(), hashlib.sha256(Path(self._py_file).read_bytes()).hexdigest()
+            return kernel_sources_digest()
+
+        def get_disambiguator(self):
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if _folder_of(py_file) is None:
+                return None
+            self = cls(py_func, py_file)
+            try:
+                self.ensure_cache_path()
+            except OSError:
+                return None  # not writable: the stamped locators below, in numba's places
+            return self
+
+    def stamped(numba_locator):
+        class Stamped(numba_locator):
             _baccarat_sim = True
 
             def get_source_stamp(self):
@@ -67,19 +163,15 @@ def _stamp_our_kernels() -> None:
 
             @classmethod
             def from_function(cls, py_func, py_file):
-                try:
-                    ours = Path(py_file).resolve().parent == kernels_dir
-                except (OSError, TypeError):
-                    ours = False
-                return super().from_function(py_func, py_file) if ours else None
+                return super().from_function(py_func, py_file) if _folder_of(py_file) is not None else None
 
-        Stamped.__name__ = Stamped.__qualname__ = f"BaccaratSim{base.__name__}"
+        Stamped.__name__ = Stamped.__qualname__ = f"BaccaratSim{numba_locator.__name__}"
         return Stamped
 
-    locators[:0] = [stamped(cls) for cls in list(locators)]
+    locators[:0] = [ContentCacheLocator] + [stamped(cls) for cls in list(locators)]
 
 
-_stamp_our_kernels()
+_cache_by_content()
 
 jit = functools.partial(nb.njit, cache=True, error_model="numpy", nogil=True)
 #: The same, with ``prange`` loops run in parallel (the block drivers).

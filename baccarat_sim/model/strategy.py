@@ -260,9 +260,7 @@ class _Validator(Checker):
         strategy_id = self.identifier(doc.get("id"), "id", _ID, "lower-case letters, digits, '-', '_' or '.'")
         counts_raw = self.table(doc.get("counts", {}), "counts")
         counts = tuple(self.count(name, t) for name, t in counts_raw.items())
-        bets_raw = doc.get("bets")
-        if not isinstance(bets_raw, list) or not bets_raw:
-            self.fail("bets", "must be a non-empty array of tables ([[bets]])")
+        bets_raw = self.array_of_tables(doc.get("bets"), "bets")
         bets = tuple(self.bet(self.table(t, f"bets[{i}]"), f"bets[{i}]", {c.name for c in counts})
                      for i, t in enumerate(bets_raw))
         seen = set()
@@ -274,9 +272,7 @@ class _Validator(Checker):
                      for i, c in enumerate(self.list(doc.get("cut_cards", []), "cut_cards")))
         return Strategy(
             id=strategy_id,
-            name=self.string(doc.get("name", strategy_id), "name"),
-            source=self.string(doc.get("source", ""), "source"),
-            description=self.string(doc.get("description", ""), "description"),
+            **self.identity(doc, strategy_id),
             counts=counts,
             bets=bets,
             cut_cards=cuts,

@@ -261,3 +261,15 @@ class Checker:
         if not isinstance(value, list):
             self.fail(key, f"must be an array, got {kind(value)}")
         return value
+
+    def array_of_tables(self, value, key) -> list:
+        """A non-empty array written ``[[key]]`` (each element is checked as a table where it is read)."""
+        if not isinstance(value, list) or not value:
+            self.fail(key, f"must be a non-empty array of tables ([[{key}]])")
+        return value
+
+    def identity(self, doc: dict, default_name: str) -> dict[str, str]:
+        """What a data file says it is: ``name`` (``default_name`` if absent), ``source`` and ``description``."""
+        return {"name": self.string(doc.get("name", default_name), "name"),
+                "source": self.string(doc.get("source", ""), "source"),
+                "description": self.string(doc.get("description", ""), "description")}

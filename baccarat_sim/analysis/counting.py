@@ -242,6 +242,8 @@ class CountResult:
         Monte Carlo engine's) when the rule set has card-level bets.
     detail : FactoredDetail or None
         The card detail of ``codes`` (None: outcome codes).
+    composition : ndarray(int64, shape=(13, 4)) or None
+        The shoe before shuffling (what names the study's files with its rule set and strategy).
     """
 
     run: dict
@@ -250,6 +252,7 @@ class CountResult:
     tags: dict
     codes: np.ndarray | None = None
     detail: FactoredDetail | None = None
+    composition: np.ndarray | None = None
 
 
 def _scenarios(rules: Rules, strategy: Strategy, cut_cards, n_cards: int, params: np.ndarray) -> np.ndarray:
@@ -394,7 +397,7 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
     if record_codes and detail is not None:  # the Monte Carlo engine's layout: the outcome codes, then each group
         kept = rules_detail(rules)
         codes = factored_counts(codes, detail, kept)
-    return CountResult(run_info, rows, resolved.derived, tags, codes, kept)
+    return CountResult(run_info, rows, resolved.derived, tags, codes, kept, composition)
 
 
 def _ratio(total_x: float, total_y: float, sum_x2: float, sum_xy: float, sum_y2: float, shoes: int):

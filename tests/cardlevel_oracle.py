@@ -27,7 +27,7 @@ from collections import Counter
 
 import numpy as np
 
-from baccarat_sim.model.codes import N_CODES
+from baccarat_sim.model.codes import N_CODES, N_SUFFIXES
 
 from .reference_dealer import Round, card_point, deal_round
 
@@ -238,6 +238,26 @@ def oracle_lines(table: list[tuple[Dealt, int]], lines) -> Counter:
         line = next((i for i, holds in enumerate(lines) if holds(dealt)), len(lines))
         weights[line, dealt.code] += n
     return weights
+
+
+def by_prefix_of_code(weights: Counter) -> Counter:
+    """Weights by (pay line, outcome code) summed to (pay line, prefix of the code: scores and card counts)."""
+    out: Counter = Counter()
+    for (line, code), weight in weights.items():
+        out[line, code // N_SUFFIXES] += weight
+    return out
+
+
+def engine_prefix_lines(hist, bet) -> Counter:
+    """Weights by (pay line, prefix of the outcome code) of a bet whose card detail counts prefixes."""
+    view = hist.view([bet])
+    n_outcomes = view.detail.n_outcomes
+    cells = np.flatnonzero(view.counts)
+    table = np.zeros((len(bet.cases) + 1, n_outcomes), np.int64)
+    np.add.at(table, (bet.case_index(view.detail)[cells], cells % n_outcomes), view.counts[cells])
+    if view.detail.outcomes == "codes":  # the group counts every code: sum them to their prefixes
+        table = table.reshape(len(bet.cases) + 1, -1, N_SUFFIXES).sum(axis=2)
+    return Counter({(int(line), int(prefix)): int(table[line, prefix]) for line, prefix in zip(*np.nonzero(table))})
 
 
 def engine_lines(hist, bet) -> Counter:

@@ -636,7 +636,7 @@ def test_monte_carlo_agrees_with_exact(name):
 
 #: A suit at each position, beside the catalogue: more than 40 card-level bets in one file.
 SUIT_BETS = parse_rules("schema_version = 1\nid = \"suits\"\nname = \"suits\"\n[shoe]\ndecks = 8\n" + "".join(
-    f'[[bets]]\nid = "{p}_{s}"\npays = [{{ when = "{p}.suit == {s}", pays = "3:1" }}]\notherwise = "lose"\n'
+    f'[[bets]]\nid = "{p.lower()}_{s}"\npays = [{{ when = "{p}.suit == {s}", pays = "3:1" }}]\notherwise = "lose"\n'
     for p in ("P1", "B1", "P2", "B2", "P3", "B3") for s in ("spades", "hearts", "diamonds", "clubs")), "suits.toml")
 
 

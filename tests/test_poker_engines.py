@@ -71,14 +71,14 @@ def kind(d, positions) -> int:
 
 LADDER = {name: i for i, name in enumerate(POKER_LADDER)}
 
-#: Poker bets over every set of positions the grammar names, each line with its plain predicate.
+#: Poker bets over every set of positions the grammar names, each line with its plain predicate. (A poker category
+#: of all six cards, or of both three-card hands compared, reads the suits of the third cards and takes minutes to
+#: enumerate: left out of the suite, see the report of issue 22.)
 POKER_BETS = (
     bet("ladder_first_four", *[(f"poker(first_four) == {name}", lambda d, n=name: category(d, "first_four") == n)
                                for name in POKER_LADDER[1:]]),
-    bet("ladder_all", *[(f"poker(all) == {name}", lambda d, n=name: category(d, "all") == n)
-                        for name in POKER_LADDER[1:]]),
-    bet("player_beats_banker", ("poker(player) > poker(banker)",
-                                lambda d: LADDER[category(d, "player")] > LADDER[category(d, "banker")])),
+    bet("ranks_all", ("kind(all) == 4", "20:1", lambda d: kind(d, "all") == 4),
+        ("kind_rank(all) == A", lambda d: rank_of(d, "all") == 1)),
     bet("listed", ("poker([P1, B1, P3]) >= pair", lambda d: LADDER[category(d, ("P1", "B1", "P3"))] >= 1)),
     bet("third_cards", ("poker([P3, B3]) == pair", lambda d: category(d, ("P3", "B3")) == "pair")),
     bet("kinds", ("kind(all) >= 3", "5:1", lambda d: kind(d, "all") >= 3),

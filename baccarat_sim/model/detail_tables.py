@@ -21,6 +21,7 @@ that a last lookup turns into the group's detail.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -247,22 +248,37 @@ def _third_classes(atoms) -> tuple[np.ndarray, np.ndarray]:
     return inverse.ravel().astype(np.int64), first.astype(np.int64)
 
 
-def _canonical(hand_value, key):
-    """A poker value's partial state after some cards: all that later cards can still change of it."""
-    return poker.rank_counts_only(key) if hand_value.which in _RANK_ONLY else poker.suits_settled(key)
+def _hands(derived) -> dict:
+    """The *hands* of some poker values: their positions, and whether every value over them reads ranks alone.
+
+    Poker values over the same positions (``poker(first_four)`` and ``kind_rank(first_four)``) share one partial
+    state in the exact enumeration, the finest that any of them needs, instead of multiplying their states.
+    """
+    hands: dict = {}
+    for d in derived:
+        hands[tuple(d.over)] = hands.get(tuple(d.over), True) and d.which in _RANK_ONLY
+    return hands
 
 
-def _first_four_states(hand_value) -> np.ndarray:
-    """Every partial state a poker value can be in after the first four cards (sorted ``int64``)."""
-    read = [p for p in _FIRST_FOUR if p in hand_value.over]
+def _canonical(rank_only: bool, key):
+    """A hand's partial state after some cards: all that later cards can still change of its values."""
+    return poker.rank_counts_only(key) if rank_only else poker.suits_settled(key)
+
+
+@functools.lru_cache(maxsize=32)
+def _first_four_states(over: tuple, rank_only: bool) -> np.ndarray:
+    """Every partial state a hand can be in after the first four cards (sorted ``int64``, read-only)."""
+    read = [p for p in _FIRST_FOUR if p in over]
     letters = np.arange(N_CARD_IDS)
-    if hand_value.which in _RANK_ONLY:
+    if rank_only:
         letters = np.arange(N_RANKS) * N_SUITS  # one card of each rank stands for the rank
     cards = np.array(list(itertools.combinations_with_replacement(letters, len(read))), np.int64).reshape(-1, len(read))
     key = np.zeros(len(cards), np.int64)
     for column in range(len(read)):
         key = poker.add_card(key, cards[:, column])
-    return np.unique(_canonical(hand_value, key))
+    states = np.unique(_canonical(rank_only, key))
+    states.setflags(write=False)
+    return states
 
 
 def _exact_set(atoms, bits_of: list[int], states: dict, tclass_rep: np.ndarray):
@@ -275,7 +291,8 @@ def _exact_set(atoms, bits_of: list[int], states: dict, tclass_rep: np.ndarray):
     """
     classes, representatives = joint_classes(atoms, letters=True)
     derived = _derived_of(atoms)
-    first_sizes = [len(representatives[p]) for p in range(4)] + [len(states[d.text()]) for d in derived]
+    hands = list(_hands(derived))  # the set's hands; ``states`` holds the group's, by positions
+    first_sizes = [len(representatives[p]) for p in range(4)] + [len(states[hand]) for hand in hands]
     first_strides = np.cumprod([1, *first_sizes[:-1]]).astype(np.int64)
     n_first = int(np.prod(first_sizes))
     t_player, t_banker = len(representatives[4]), len(representatives[5])
@@ -292,8 +309,9 @@ def _exact_set(atoms, bits_of: list[int], states: dict, tclass_rep: np.ndarray):
         values["P3"] = representatives[4][t % t_player]
         values["B3"] = representatives[5][t // t_player]
         derived_values = {}
-        for i, d in enumerate(derived):
-            key = states[d.text()][(f // first_strides[4 + i]) % first_sizes[4 + i]]
+        for d in derived:
+            i = hands.index(tuple(d.over))
+            key = states[tuple(d.over)][(f // first_strides[4 + i]) % first_sizes[4 + i]]
             for position in ("P3", "B3"):
                 if position in d.over:
                     key = poker.add_card(key, values[position])
@@ -301,7 +319,7 @@ def _exact_set(atoms, bits_of: list[int], states: dict, tclass_rep: np.ndarray):
         table[start:start + len(f)] = np.broadcast_to(_atom_bits(atoms, values, derived_values, bits_of),
                                                        (len(f), t_player * t_banker))
     first4 = np.stack([classes[p][:N_CARD_IDS] * first_strides[p] for p in range(4)])
-    return first4, derived, first_strides[4:], third, table
+    return first4, hands, first_strides[4:], third, table
 
 
 def exact_tables(atoms, shoe: np.ndarray, outcomes: str = "codes") -> dict:
@@ -324,30 +342,31 @@ def exact_tables(atoms, shoe: np.ndarray, outcomes: str = "codes") -> dict:
     tclass, representative = _third_classes(atoms)
     k = len(representative)
     t_total = np.bincount(tclass, weights=counts, minlength=k).astype(np.int64)
-    derived = _derived_of(atoms)
-    states = {d.text(): _first_four_states(d) for d in derived}
+    hands = _hands(_derived_of(atoms))  # positions -> reads ranks alone
+    states = {over: _first_four_states(over, rank_only) for over, rank_only in hands.items()}
+    hand_list = list(hands)
 
     def cells(members) -> float:
         sizes = [len(r) for r in joint_classes(members, letters=True)[1]]
         return float(np.prod(sizes[:4], dtype=np.float64) * np.prod(sizes[4:], dtype=np.float64)
-                     * np.prod([len(states[d.text()]) for d in _derived_of(members)], dtype=np.float64))
+                     * np.prod([len(states[h]) for h in _hands(_derived_of(members))], dtype=np.float64))
 
     sets = _split(list(atoms), cells, EXACT_SET_CELLS)
     bit_of = {atom.text: i for i, atom in enumerate(atoms)}
     first4 = np.zeros((len(sets), 4, N_CARD_IDS), np.int64)
     third = np.zeros((len(sets), 2, k + 1), np.int64)
-    d_stride = np.zeros((len(sets), max(1, len(derived))), np.int64)
+    d_stride = np.zeros((len(sets), max(1, len(hand_list))), np.int64)
     reduced_parts, rt_parts, local_bits = [], [], []
     radix = [N_SUFFIXES if outcomes == "codes" else 1]
     reduced_offset = np.zeros(len(sets), np.int64)
     rt_offset = np.zeros(len(sets), np.int64)
     rt_width = np.zeros(len(sets), np.int64)
     for s, members in enumerate(sets):
-        set_first4, set_derived, strides, third[s], table = _exact_set(members, [bit_of[a.text] for a in members],
-                                                                       states, representative)
+        set_first4, set_hands, strides, third[s], table = _exact_set(members, [bit_of[a.text] for a in members],
+                                                                     states, representative)
         first4[s] = set_first4
-        for d, stride in zip(set_derived, strides):
-            d_stride[s, derived.index(d)] = stride
+        for hand, stride in zip(set_hands, strides):
+            d_stride[s, hand_list.index(hand)] = stride
         rows, reduced = np.unique(table, axis=0, return_inverse=True)
         reduced_offset[s] = sum(len(part) for part in reduced_parts)
         reduced_parts.append(reduced.ravel().astype(np.int64))
@@ -365,12 +384,13 @@ def exact_tables(atoms, shoe: np.ndarray, outcomes: str = "codes") -> dict:
         raise ValueError(f"the card-level bets make {n_combinations:,} combinations of card details, more than the "
                          f"limit of {MAX_COMBINATIONS:,}; split them into simpler bets")
     n_states = radix[-1]
-    over = np.array([[p in d.over for p in _FIRST_FOUR] for d in derived], np.int64).reshape(len(derived), 4)
-    keys = [states[d.text()] for d in derived]
+    # The kernel's "poker values" are the hands: one partial state each.
+    over = np.array([[p in h for p in _FIRST_FOUR] for h in hand_list], np.int64).reshape(len(hand_list), 4)
+    keys = [states[h] for h in hand_list]
     return {
         "counts": counts, "points": points, "ids": CARDS_OF_VALUE, "n_ids": N_CARDS_OF_VALUE, "tclass": tclass,
         "t_total": t_total, "t_point": points[representative], "first4": first4,
-        "d_over": over, "d_rank_only": np.array([d.which in _RANK_ONLY for d in derived], np.int64),
+        "d_over": over, "d_rank_only": np.array([hands[h] for h in hand_list], np.int64),
         "d_keys": np.concatenate(keys) if keys else np.zeros(1, np.int64),
         "d_key_offset": np.cumsum([0, *[len(x) for x in keys]])[:-1].astype(np.int64),
         "d_key_count": np.array([len(x) for x in keys], np.int64), "d_stride": d_stride,

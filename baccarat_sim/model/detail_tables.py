@@ -269,6 +269,8 @@ def _canonical(rank_only: bool, key):
 def _first_four_states(over: tuple, rank_only: bool) -> np.ndarray:
     """Every partial state a hand can be in after the first four cards (sorted ``int64``, read-only)."""
     read = [p for p in _FIRST_FOUR if p in over]
+    if not read:  # a hand of third cards alone: empty after the first four cards
+        return _read_only_states(np.zeros(1, np.int64))
     letters = np.arange(N_CARD_IDS)
     if rank_only:
         letters = np.arange(N_RANKS) * N_SUITS  # one card of each rank stands for the rank
@@ -276,7 +278,10 @@ def _first_four_states(over: tuple, rank_only: bool) -> np.ndarray:
     key = np.zeros(len(cards), np.int64)
     for column in range(len(read)):
         key = poker.add_card(key, cards[:, column])
-    states = np.unique(_canonical(rank_only, key))
+    return _read_only_states(np.unique(_canonical(rank_only, key)))
+
+
+def _read_only_states(states: np.ndarray) -> np.ndarray:
     states.setflags(write=False)
     return states
 

@@ -62,7 +62,20 @@ combinations, probability and return, whose lower right cell is the return):
 [WoO-STot]  baccarat/side-bets/side-totals/ (Side Totals return tables, Player 0-9 and Banker 3-9).
 [WoO-MM]    baccarat/side-bets/majestic-match/ (6.46%, -0.064597).
 [WoO-P9]    article/perfect-9-bonus-baccarat/ (7.47%, -0.074699).
-[WoO-PP1]   baccarat/side-bets/perfect-pairs-ver1/ (26:1: 8 decks 9.68%, 6 decks 13.88%).
+[WoO-PP1]   baccarat/side-bets/perfect-pairs-ver1/ (26:1: 8 decks 9.68%, 6 decks 13.88%; 25:1: 13.03%, -0.130294
+            and 6 decks 17.07%, -0.170716).
+[WoO-PP2]   baccarat/side-bets/perfect-pairs-ver2/ (250 and 25 to 1: 6.62%, -0.066235).
+[WoO-L6-LV] baccarat/side-bets/lucky-6/ (Las Vegas 12/23: 11.70%, -0.116985).
+[WoO-WT]    baccarat/side-bets/winning-total/ (Knockout's Winning Total: returns of 9, 8, 7, 5-6; the 1-4 row cut off).
+[WoO-SB]    super-baccarat/ (Player 1-9 and Banker 9, 8, 7, 5 returns; Banker 6 is Lucky 6).
+[WoO-WST]   exact-winning-side-and-total-in-baccarat (combinations of all 28 winning side and total events).
+[EJ-Pairs]  E. Jacobson, Computer-perfect play against the Baccarat Pairs bet,
+            https://www.888casino.com/blog/side-bets/computer-perfect-play-against-the-baccarat-pairs-bet/ (10.361%).
+[EJ-DP]     E. Jacobson, Co-Card Counting the Dragon and Panda Side Bets in EZ Baccarat (888casino blog): "baseline
+            house edge of 7.6110%" (Dragon 7) and "10.1876%" (Panda 8).
+[EJ-LW]     E. Jacobson, Card Counting the Lucky Win Baccarat Side Bet,
+            https://888casino.com/blog/side-bets/card-counting-the-lucky-win-baccarat-side-bet (Player pay table #1
+            12.040%; Galaxy's rack sheet 12.07%).
 """
 
 import dataclasses
@@ -155,11 +168,19 @@ L9, EG, BB, DB, NAT, CC = ("catalogue-lucky-nines", "catalogue-egalite", "catalo
                            "catalogue-dragon-bonus", "catalogue-naturals", "catalogue-card-count")
 MON, L8, TM, STOT, TWO = ("catalogue-monkey", "catalogue-lucky-8", "catalogue-tie-max", "catalogue-side-totals",
                           "catalogue-two-card-hands")
+WTOT, PAIRS, LW, SEVENS, ARB = ("catalogue-winning-totals", "catalogue-pairs", "catalogue-lucky-win",
+                                "catalogue-macau-sevens", "catalogue-all-red-black")
 
 EGALITE_RETURNS = ["-0.124527", "-0.114150", "-0.095412", "-0.105243", "-0.121401", "-0.118732", "-0.114952",
                    "-0.063899", "-0.110669", "-0.106348"]  # [WoO-Eg] Egalite return table, ties 0-0 .. 9-9
 SUPER_PAY = {"0": ("6.65%", "-0.066548"), "1_3": ("10.86%", "-0.108574"), "4_5": ("7.28%", "-0.072769"),
              "6_7": ("8.94%", "-0.089426"), "8_9": ("9.75%", "-0.097502")}  # [UKCTG] edges; [WoO-Eg] Groupings
+WINNING_TOTAL_RETURNS = {"9": "-0.279815", "8": "-0.131132", "7": "-0.207423", "5_6": "-0.262607"}  # [WoO-WT]
+SUPER_BACCARAT_RETURNS = {  # [WoO-SB] Player and Banker tables (the stored copy stops at the Banker 4 row)
+    "player": {9: "-0.141421", 8: "-0.221598", 7: "-0.183651", 6: "-0.249378", 5: "-0.238159", 4: "-0.207021",
+               3: "-0.231808", 2: "-0.192962", 1: "-0.206364"},
+    "banker": {9: "-0.178146", 8: "-0.151865", 7: "-0.231195", 5: "-0.219573"},
+}
 SIDE_TOTAL_RETURNS = {  # [WoO-STot] return tables (the Banker 2, 1, 0 rows are not in the stored copy)
     "player": ["-0.154095", "-0.142936", "-0.145355", "-0.142936", "-0.219755", "-0.217635", "-0.134026",
                "-0.131169", "-0.133945", "-0.131036"],
@@ -273,6 +294,26 @@ PUBLISHED = [
     _p(STOT, "side_total_player_4", "21.98%", "WoO-STot-text"),
     _p(STOT, "side_total_banker_5", "14.40%", "WoO-STot-text"),
     _p(STOT, "side_total_banker_6", "21.30%", "WoO-STot-text"),
+    # Winning totals: Knockout's five bets and Super Baccarat's winning side and total.
+    *[_p(WTOT, f"winning_total_{key}", figure, "WoO-WT-return-table") for key, figure in WINNING_TOTAL_RETURNS.items()],
+    *[_p(WTOT, f"super_baccarat_{side}_{t}", figure, "WoO-SB-return-table")
+      for side, figures in SUPER_BACCARAT_RETURNS.items() for t, figure in figures.items()],
+    _p(WTOT, "super_baccarat_banker_6", "16.68%", "WoO-L6-Macau"),
+    _p(WTOT, "super_baccarat_banker_6", "-0.166836", "WoO-L6-return-table"),
+    # Pairs and Lucky 6 (Las Vegas), and Jacobson's Panda 8 (his Dragon 7 figure: NOT_REPRODUCED).
+    _p(PAIRS, "pair_player_11", "10.361%", "EJ-Pairs"),
+    _p(PAIRS, "pair_banker_11", "10.361%", "EJ-Pairs"),  # one figure for either side
+    _p(PAIRS, "perfect_pairs_25", "13.03%", "WoO-PP1"),
+    _p(PAIRS, "perfect_pairs_25", "-0.130294", "WoO-PP1-return-table"),
+    _p(PAIRS, "perfect_pairs_25", "17.07%", "WoO-PP1", decks=6),
+    _p(PAIRS, "perfect_pairs_25", "-0.170716", "WoO-PP1-return-table", decks=6),
+    _p(PAIRS, "perfect_pairs_250_25", "6.62%", "WoO-PP2"),
+    _p(PAIRS, "perfect_pairs_250_25", "-0.066235", "WoO-PP2-return-table"),
+    _p(PAIRS, "lucky_6_12_23", "11.70%", "WoO-L6-LV"),
+    _p(PAIRS, "lucky_6_12_23", "-0.116985", "WoO-L6-LV-return-table"),
+    _p(T5, "golden_8", "10.1876%", "EJ-DP"),
+    # Lucky Win: the rule sheet's usual odds are Jacobson's pay table #1.
+    _p(LW, "lucky_win_player", "12.040%", "EJ-LW"),
 ]
 
 
@@ -295,6 +336,28 @@ def test_monkey_pay_ladders_match_published_figures(bet_id, pays, figure):
 
 
 # --------------------------------------------------------------------------- 2. published combination counts
+
+# [WoO-WST]: combinations of each winning total, as (Player win, Banker win, Tie); 0 where it cannot happen.
+WINNING_SIDE_AND_TOTAL = {
+    9: (613_074_020_540_416, 586_850_279_002_112, 55_146_054_060_032),
+    8: (555_823_197_134_848, 529_914_458_673_152, 54_879_416_675_072),
+    7: (408_043_979_470_848, 384_279_324_919_808, 101_717_538_899_968),
+    6: (312_658_895_192_064, 269_232_304_455_680, 96_170_001_308_416),
+    5: (122_838_277_197_824, 216_715_928_915_968, 39_684_046_743_808),
+    4: (86_165_771_096_064, 163_359_790_133_248, 36_294_133_463_040),
+    3: (62_946_423_310_336, 72_927_778_568_192, 22_250_510_129_408),
+    2: (44_328_525_111_296, 44_681_581_871_104, 20_006_606_104_576),
+    1: (24_639_193_538_560, 24_291_119_898_624, 20_499_217_668_352),
+    0: (0, 0, 28_979_901_420_544),
+}
+
+
+def _super_baccarat_lines(side: str, total: int) -> list[str]:
+    """The pay-table lines of a Super Baccarat bet that make up its winning event (Banker 6: Lucky 6's two)."""
+    if (side, total) == ("banker", 6):
+        return ["Banker wins with a two-card 6", "Banker wins with a three-card 6"]
+    return [f"Tie at {total}" if side == "tie" else f"{side.capitalize()} wins with {total}"]
+
 
 # (rule set, bet, pay-table lines summed, combinations published in the return table, source)
 COMBINATIONS = [
@@ -352,6 +415,22 @@ COMBINATIONS = [
     # Lucky Nines counts unordered first four cards out of C(416, 4) = 1,229,930,520 (the Red Rock rows).
     (L9, "lucky_nines_red_rock", ["Three suited nines"], 86_016 * FOUR_CARD, "WoO-L9-Red-Rock"),
     (L9, "lucky_nines_red_rock", ["Three nines, mixed suits"], 1_818_624 * FOUR_CARD, "WoO-L9-Red-Rock"),
+    (PAIRS, "perfect_pairs_25", ["A perfect pair (paid once)"], 246_848_784 * PAIRED_HANDS, "WoO-PP1"),
+    (PAIRS, "perfect_pairs_250_25", ["Two perfect pairs"], 2_101_008 * PAIRED_HANDS, "WoO-PP2"),
+    (PAIRS, "perfect_pairs_250_25", ["One perfect pair"], 244_747_776 * PAIRED_HANDS, "WoO-PP2"),
+    (PAIRS, "lucky_6_12_23", ["Banker wins with a two-card 6"], 186_173_936_904_192, "WoO-L6-LV"),
+    (PAIRS, "lucky_6_12_23", ["Banker wins with a three-card 6"], 83_058_367_551_488, "WoO-L6-LV"),
+    # [WoO-WT] prints 1,199,924,299,542,530 for the 9 row: its formatting drops the last digits of 16-digit counts
+    # (the column then sums to 4,998,398,275,503,362); the exact count is the Player and Banker 9s of [WoO-WST].
+    (WTOT, "winning_total_9", ["Winning total 9"], 613_074_020_540_416 + 586_850_279_002_112, "WoO-WT"),
+    (WTOT, "winning_total_8", ["Winning total 8"], 1_085_737_655_808_000, "WoO-WT"),
+    (WTOT, "winning_total_7", ["Winning total 7"], 792_323_304_390_656, "WoO-WT"),
+    (WTOT, "winning_total_5_6", ["Winning total 5 or 6"], 921_445_405_761_536, "WoO-WT"),
+    (WTOT, "winning_total_1_4", ["Winning total 1 to 4"], 523_340_183_527_424, "WoO-WT"),
+] + [
+    (WTOT, f"super_baccarat_{side}_{t}", _super_baccarat_lines(side, t), row[column], "WoO-WST")
+    for side, column in (("player", 0), ("banker", 1), ("tie", 2))
+    for t, row in WINNING_SIDE_AND_TOTAL.items() if row[column]
 ] + [
     (DB, f"dragon_bonus_{side}", [line], combos, "WoO-DB")
     for side, counts in (
@@ -403,6 +482,12 @@ NOT_REPRODUCED = [
     pytest.param(TM, "high_tie_max", "11.75%", "11.74%", id="high_tie_max-WoO-TM-text"),
     # [AAP] prints 8.459%: Jacobson's own 8.4585% [EJ-BB] rounded again (exact 8.45847%, which is 8.458%).
     pytest.param(BB, "bad_beat_natural_9_beats_natural_8", "8.459%", "8.458%", id="bad_beat_natural_9-AAP"),
+    # [EJ-LW]: Galaxy's rack sheet states 12.07% for pay table #1; Jacobson got 12.040% combinatorially and by a
+    # simulation of a billion shoes ("None of my numbers matched Galaxy's"), as we do (PUBLISHED).
+    pytest.param(LW, "lucky_win_player", "12.07%", "12.04%", id="lucky_win_player-Galaxy-rack-sheet"),
+    # [EJ-DP] prints 7.6110% for Dragon 7, where his own Dragon/Fortune 7 article [EJ-D7] prints 7.6113%, which is
+    # ours and Wizard of Odds' (-0.076113): a slip in the last digit (test_dragon_7_figures_of_jacobson_disagree).
+    pytest.param(T5, "fortune_7", "7.6110%", "7.6113%", id="fortune_7-EJ-DP"),
 ]
 # The bets whose stated_rtp is one of those figures: `--check` reports them, and only them.
 CHECK_FAILS = {"lucky_nines_binions", "lucky_8_player", "lucky_8_banker", "cards_5", "cards_6"}
@@ -559,6 +644,115 @@ def test_contrast_bonus_tables_without_published_edges_follow_the_published_coun
         assert exact_edge(COL, bet_id) == -ev and holds(-ev, figure)
 
 
+def test_contrast_bonus_tables_3_and_4_give_wizard_of_odds_rounded_figures():
+    # [WoO-CBB] analyses all four tables ("The following four tables show my analysis of the four available pay
+    # tables"), but the stored copies break off inside table 3: its own counts give 6.15% and 5.20%, as ours do.
+    assert holds(exact_edge(COL, "contrast_bonus_30_17_5"), "6.15%")
+    assert holds(exact_edge(COL, "contrast_bonus_30_15_6"), "5.20%")
+    assert holds(exact_edge(COL, "contrast_bonus_30_17_5"), "-0.061505")
+    assert holds(exact_edge(COL, "contrast_bonus_30_15_6"), "-0.051994")
+
+
+def test_four_five_six_six_deck_returns_are_one_unit_off_where_the_note_says():
+    # [WoO-456] 6 decks: the 4- and 5-card returns printed are one unit off the exact returns at six decimals, as
+    # the 5- and 6-card ones are at 8 decks (catalogue-card-count's assumptions say so); the 6-card one is exact.
+    rules = rules_of(CC)
+    for bet_id, printed, exact_digits in (("cards_4", "-0.052688", "-0.052687"), ("cards_5", "-0.089380", "-0.089381"),
+                                          ("cards_6", "-0.047395", "-0.047395")):
+        ev = settle_bet(histogram(CC, 6), rules.bet(bet_id), rules).ev_exact
+        assert holds(-ev, exact_digits) and holds(-ev, printed) == (printed == exact_digits), bet_id
+
+
+def test_dragon_7_figures_of_jacobson_disagree_in_the_last_digit():
+    # [EJ-D7] 7.6113% and [EJ-DP] 7.6110% for the same bet (Banker wins with a three-card 7 at 40 to 1); Wizard of
+    # Odds' count (112,633,011,329,024 of 4,998,398,275,503,360) gives 7.61133%, which is ours.
+    edge = 1 - 41 * Fraction(112_633_011_329_024, TOTAL_8)
+    assert exact_edge(T5, "fortune_7") == edge
+    assert holds(edge, "7.6113%") and not holds(edge, "7.6110%")
+
+
+def test_winning_totals_without_published_returns_follow_the_published_counts():
+    # [WoO-WT] cuts off inside the 1-to-4 row and [WoO-SB] at the Banker 4 row, before the Tie table; [WoO-WST]
+    # prints the combinations of every event, so each edge follows from (pays + 1) x count.
+    rules = rules_of(WTOT)
+    events = {"winning_total_1_4": 523_340_183_527_424}
+    events.update({f"super_baccarat_banker_{t}": WINNING_SIDE_AND_TOTAL[t][1] for t in (4, 3, 2, 1)})
+    events.update({f"super_baccarat_tie_{t}": WINNING_SIDE_AND_TOTAL[t][2] for t in range(10)})
+    unstated = {bet.id for bet in rules.bets if bet.stated_rtp is None}
+    assert unstated == set(events)
+    for bet_id, count in events.items():
+        pays = rules.bet(bet_id).cases[0].net
+        assert exact_edge(WTOT, bet_id) == 1 - (pays + 1) * Fraction(count, TOTAL_8), bet_id
+    assert holds(exact_edge(WTOT, "winning_total_1_4"), "-0.162387")  # our own figure: the row is cut off
+    # A tie loses every one of these bets: with a push on a tie the printed returns do not come out.
+    nine = Fraction(WINNING_SIDE_AND_TOTAL[9][0] + WINNING_SIDE_AND_TOTAL[9][1], TOTAL_8)
+    tie = Fraction(sum(row[2] for row in WINNING_SIDE_AND_TOTAL.values()), TOTAL_8)
+    assert holds(-(3 * nine - 1), "-0.279815") and not holds(-(3 * nine - (1 - tie)), "-0.279815")
+
+
+def test_macau_sevens_without_published_edges_match_a_brute_force(brute):
+    # No published edge (news items only). The independent point-value brute force of test_published_edges.
+    o = brute
+    seven = (o["ps"] == 7) & (o["ps"] > o["bs"])
+    over_six = (o["ps"] == 7) & (o["bs"] == 6)
+    lucky = [(seven & (o["pc"] == 2), Fraction(6)), (seven & (o["pc"] == 3), Fraction(15))]
+    superb = [(over_six & (o["pc"] == 3) & (o["bc"] == 3), Fraction(100)),
+              (over_six & (o["pc"] == 3) & (o["bc"] == 2), Fraction(40)),
+              (over_six & (o["pc"] == 2) & (o["bc"] == 2), Fraction(30))]
+    for bet_id, lines, figure in (("lucky_7", lucky, "18.2961%"), ("super_lucky_7", superb, "33.4403%")):
+        expected = -_point_ev(o, lines)
+        assert exact_edge(SEVENS, bet_id) == expected and holds(expected, figure), bet_id
+
+
+def test_all_red_and_all_black_match_a_brute_force_over_point_values(brute):
+    # No published table. Within a point value, half the cards are red and colour is independent of the deal: a
+    # round whose used cards number k_v of value v (of n_v in the shoe) is all red with probability
+    # prod C(n_v / 2, k_v) / C(n_v, k_v), summed over every ordered six-card sequence of point values.
+    import numpy as np
+
+    values = np.indices((10,) * 6).reshape(6, -1)
+    drawn = (brute["pc"] == 3) | (brute["bc"] == 3)
+    used = np.stack([np.ones_like(drawn)] * 4 + [drawn, (brute["pc"] == 3) & (brute["bc"] == 3)])
+    kinds = np.stack([((values == v) & used).sum(axis=0) for v in range(10)], axis=1)
+    rows, where = np.unique(kinds, axis=0, return_inverse=True)
+    weight = np.zeros(len(rows), np.int64)
+    np.add.at(weight, where.ravel(), brute["weight"])
+    assert int(weight.sum()) == TOTAL_8
+    shoe = [128] + [32] * 9
+    p = sum(Fraction(int(weight[i])) * math.prod(Fraction(math.comb(n // 2, int(k)), math.comb(n, int(k)))
+                                                 for n, k in zip(shoe, row)) for i, row in enumerate(rows))
+    p /= TOTAL_8
+    for bet_id in ("all_red", "all_black"):
+        assert exact_edge(ARB, bet_id) == 1 - 25 * p, bet_id
+    assert abs(p - Fraction("0.0373904")) < Fraction(5, 10**8)
+
+
+LUCKY_WIN_ON_THE_BANKER = """
+schema_version = 1
+id = "lucky-win-banker-as-player"
+[[bets]]
+id = "lucky_win_banker"
+pays = [
+  { when = "winner == banker and banker_score == 1 and banker_suited and B1.suit == spades", pays = "500:1" },
+  { when = "winner == banker and banker_score == 1 and banker_suited and B1.suit != spades", pays = "200:1" },
+  { when = "winner == banker and banker_score == 1 and not banker_suited", pays = "30:1" },
+  { when = "winner == banker and banker_score == 2", pays = "20:1" },
+  { when = "winner == banker and banker_score == 3", pays = "12:1" },
+  { when = "winner == banker and banker_score == 4", pays = "8:1" },
+  { when = "winner == banker and banker_score == 5", pays = "5:1" },
+]
+otherwise = "lose"
+"""
+
+
+def test_lucky_win_banker_cannot_pay_the_players_table():
+    # catalogue-lucky-win's assumptions: the Banker's table is cut off, and the Player's would return 115.55%.
+    rules = parse_rules(LUCKY_WIN_ON_THE_BANKER, "lucky-win-banker-as-player.toml")
+    result = settle_bet(exact_histogram(8, rules_detail(rules)), rules.bet("lucky_win_banker"), rules)
+    assert round(100 * result.rtp, 2) == 115.55
+    assert "115.55%" in " ".join(rules_of(LW).assumptions)
+
+
 # --------------------------------------------------------------------------- 5. the files themselves
 
 def test_the_catalogue_holds_the_issues_bets():
@@ -684,6 +878,24 @@ def test_findings_page_lists_the_catalogue(tmp_path):
     assert not (out / f"{L9}.png").exists() and (out / "default.png").exists()
     claims = json.loads((out / "findings.json").read_text())
     assert claims["claims"] == [] and len(claims["catalogue"]) == len(table)
+
+
+def test_bet_ids_are_unique_across_the_catalogue():
+    # One rule file may hold every catalogue bet (issue 22): no two catalogue bets share an id.
+    ids = [bet_id for name in CATALOGUE for bet_id in rules_of(name).bet_ids]
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
+def test_findings_page_covers_the_new_catalogue_bets():
+    # Issue 22: every bet of the new catalogue files is on the findings page, reproduced where a figure is published.
+    from baccarat_sim.analysis.findings import build_findings
+
+    names = [WTOT, PAIRS, LW, SEVENS, ARB]
+    rows = {row["bet"]: row for row in build_findings(names).catalogue}
+    assert set(rows) == {bet_id for name in names for bet_id in rules_of(name).bet_ids}
+    for name in names:
+        for bet in rules_of(name).bets:
+            assert rows[bet.id]["reproduced"] is (None if bet.stated_rtp is None else True), bet.id
 
 
 def test_readme_catalogue_example_is_real(capsys, tmp_path, monkeypatch):

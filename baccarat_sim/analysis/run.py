@@ -31,6 +31,7 @@ from .claims import ClaimCheck, check_claims
 from .commission import StakeDependence, stake_dependence
 from .positions import PositionAnalysis, analyze_positions
 from .settlement import net_vector, settle, settle_bet
+from .settlement_jackpot import JackpotFigures, jackpot_figures
 from .stats import ScoreDistribution, estimate, running_estimate, score_distribution
 
 __all__ = ["MIN_ROUNDS_FOR_INTERVAL", "STAKE_MARK", "BetFigures", "RunResult", "analyze_run",
@@ -130,6 +131,10 @@ class RunResult:
     by_stake : dict of str to StakeDependence
         The bets whose RTP depends on the stake (a rounded commission), by id
         (:func:`baccarat_sim.analysis.commission.stake_dependence`).
+    jackpots, mc_jackpots : dict of str to JackpotFigures
+        The bets that pay a jackpot, by id: their RTP as base + slope x meter,
+        exact and (a Monte Carlo run) estimated
+        (:func:`baccarat_sim.analysis.settlement_jackpot.jackpot_figures`).
     """
 
     rules: Rules
@@ -141,6 +146,8 @@ class RunResult:
     positions: PositionAnalysis | None = None
     eor: object | None = None
     by_stake: dict[str, StakeDependence] = dataclasses.field(default_factory=dict)
+    jackpots: dict[str, JackpotFigures] = dataclasses.field(default_factory=dict)
+    mc_jackpots: dict[str, JackpotFigures] = dataclasses.field(default_factory=dict)
 
     def convergence(self, bet_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Rounds, RTP and standard error of one bet after each batch of the Monte Carlo run.
@@ -237,8 +244,11 @@ def analyze_run(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | No
         info["notes"] = info["notes"] + [
             f"per-bet plots show {MAX_PLOTTED_BETS} of the {len(rules.bets)} bets (limits.MAX_PLOTTED_BETS): any whose "
             f"stated RTP does not hold, then those {chosen}; every bet is in the tables, CSV and JSON"]
+    jackpots = {bet.id: jackpot_figures(exact, bet, rules) for bet in rules.bets if bet.jackpot is not None}
+    mc_jackpots = ({} if mc is None else
+                   {bet.id: jackpot_figures(mc, bet, rules) for bet in rules.bets if bet.jackpot is not None})
     return RunResult(rules, exact, mc, info, tuple(rows), check_claims(rules, exact_results), positions,
-                     by_stake=by_stake)
+                     by_stake=by_stake, jackpots=jackpots, mc_jackpots=mc_jackpots)
 
 
 def _commission_notes(rules: Rules, by_stake: dict) -> list[str]:

@@ -127,6 +127,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     options.add_rules(table)
     options.add_decks(table)
     options.add_remove(table)
+    options.add_meter(table)
     options.add_model(table, "shoe model: shuffled before every round (exact), or dealt through to the cut card "
                              "(Monte Carlo of whole tables) (default: the rule set's)")
     table.add_argument("--slip", required=True, metavar="BET=STAKE[,...]",

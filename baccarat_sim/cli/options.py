@@ -1,6 +1,6 @@
 """The options several commands share, defined once: their types, checks, help and the errors that name them.
 
-``--rules``, ``--decks``, ``--remove``, ``--model``, ``--bets``, ``--seed``,
+``--rules``, ``--decks``, ``--remove``, ``--model``, ``--bets``, ``--meter``, ``--seed``,
 ``--threads``, ``--format``, ``--out``, ``--no-plots``, ``--quiet``,
 ``--debug`` and ``--version`` mean the same in every command that has them
 (``rtp``, ``hold``, ``leak``, ``findings``); a command's help may say what an
@@ -29,6 +29,7 @@ __all__ = [
     "add_debug",
     "add_decks",
     "add_format",
+    "add_meter",
     "add_model",
     "add_no_plots",
     "add_out",
@@ -39,6 +40,7 @@ __all__ = [
     "add_threads",
     "add_version",
     "load_table",
+    "meters",
     "option_of",
     "refuse_no_plots_without_out",
     "refuse_unused",
@@ -85,6 +87,45 @@ def add_model(group, help: str) -> None:
 def add_bets(group, help: str = "report only these bets (ids in any case)") -> None:
     """``--bets ID[,ID...]``, matched regardless of case (:func:`select_bets`)."""
     group.add_argument("--bets", metavar="ID[,ID...]", help=help)
+
+
+def add_meter(group) -> None:
+    """``--meter BET=VALUE[,BET=VALUE...]`` (repeatable): a jackpot bet's meter, in the unit its rule file states."""
+    group.add_argument("--meter", action="append", metavar="BET=VALUE",
+                       help="price a jackpot bet with its meter at VALUE, in the unit its rule file states (default: "
+                            "the reset value); repeat or separate with commas for several bets")
+
+
+def meters(texts: list[str], rules) -> dict:
+    """The meter of each bet that ``--meter`` names (bet id to an exact value), checked against ``rules``.
+
+    Raises
+    ------
+    UsageError
+        Not ``BET=VALUE``, a bet that is not in the rule set or pays no jackpot, or a value that is not a number >= 0.
+    """
+    from fractions import Fraction
+
+    with_jackpot = [bet.id for bet in rules.bets if bet.jackpot is not None]
+    allowed = ", ".join(with_jackpot) or "none in this rule set"
+    found = {}
+    for item in (part.strip() for text in texts for part in text.split(",")):
+        bet_id, equals, value = item.partition("=")
+        bet_id = bet_id.strip()
+        if not equals or not bet_id:
+            raise UsageError(f"--meter: give BET=VALUE (a jackpot bet's id and its meter), got {item!r}")
+        if bet_id not in with_jackpot:
+            what = "pays no jackpot" if bet_id in rules.bet_ids else f"is not in rule set {rules.id!r}"
+            raise UsageError(f"--meter: bet {bet_id!r} {what}; bets with a jackpot: {allowed}")
+        try:
+            meter = Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            meter = None
+        if meter is None or meter < 0 or meter > 10**12:
+            raise UsageError(f"--meter: {bet_id}'s meter must be a number from 0 to 10^12 (in the unit its rule file "
+                             f"states), got {value.strip()!r}")
+        found[bet_id] = meter
+    return found
 
 
 def add_seed(group, help: str = "master seed (default: drawn at random and printed)") -> None:
@@ -273,6 +314,8 @@ def load_table(args, *, deals_rounds: bool = True):
                                                 "card comes out is the last")
                 + f" (the rule set's shoe.after_cut is {AFTER_CUT_READINGS[rules.shoe.rounds_after_cut]!r}).",))
         rules = rules.with_shoe(rounds_after_cut=rounds_after_cut)
+    if getattr(args, "meter", None):
+        rules = rules.with_meters(meters(args.meter, rules))
     if getattr(args, "bets", None):
         rules = rules.with_bets(select_bets(args.bets, rules))
     shoe = as_shoe(rules.shoe.decks)

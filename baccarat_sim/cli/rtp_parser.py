@@ -64,6 +64,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     options.add_decks(what)
     options.add_remove(what)
     options.add_bets(what)
+    options.add_meter(what)
     what.add_argument("--from-histogram", metavar="FILE.npz",
                       help="settle a saved histogram (a run's *-histogram.npz) under --rules instead of dealing: "
                            "another pay table on the same rounds")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..analysis.check import FAIL_Z
 from .common import EXIT_CHECK_FAILED, EXIT_OK, announce_compile, check_out_dir, note, write_files
-from .options import select_bets
+from .options import meters, select_bets
 from .rtp_parser import DEFAULT_TOLERANCE
 
 __all__ = ["from_histogram", "results_dir", "run_report"]
@@ -130,6 +130,8 @@ def from_histogram(args: argparse.Namespace, started) -> int:
 
     hist = OutcomeHistogram.load(args.from_histogram)
     rules = load_rules(args.rules)
+    if args.meter:
+        rules = rules.with_meters(meters(args.meter, rules))
     if args.bets:
         rules = rules.with_bets(select_bets(args.bets, rules))
     if not (hist.shoe == as_shoe(rules.shoe.decks)).all():

@@ -9,6 +9,10 @@ conditions). :class:`PayTableCheck` checks a pay table on either space the same
 way: the rule-file loader on the outcome codes as it reads each line, and
 :meth:`Bet.check_detail` on the card detail's cells once the engines have
 worked out which cells can happen.
+
+A progressive bet has a :class:`Jackpot`: its lines may pay the meter or a
+share of it, so their net results are straight lines in the meter, priced at
+the value :meth:`Bet.with_meter` sets (the rule file's reset value by default).
 """
 
 from __future__ import annotations
@@ -25,7 +29,10 @@ from .conditions import Condition, compile_condition, covers, evaluate, possible
 from .detail import CardDetail
 from .toml import Checker, excerpt
 
-__all__ = ["Bet", "Case", "PayTableCheck", "describe_cell"]
+__all__ = ["JACKPOT_UNITS", "Bet", "Case", "Jackpot", "PayTableCheck", "describe_cell"]
+
+#: What a jackpot meter counts in: units of the bet's stake, or money (the bet's ``stake`` says how much one is).
+JACKPOT_UNITS = ("stake", "money")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,6 +42,12 @@ class Case:
     ``net`` is per unit staked (11 for "11:1", -1 for a loss, 0 for a push,
     -1/2 for half the stake lost); ``pays`` is the payout as the file writes it;
     ``commission`` marks a win from which the rule set's commission is taken.
+
+    A line that pays a jackpot (or a share of it) has a net result linear in
+    the meter: ``net`` is its value with the meter at ``meter``, and
+    ``jackpot`` is how much it grows per unit of meter (the share paid,
+    divided by the stake for a meter in money). :meth:`at_meter` moves it to
+    another meter value, exactly.
     """
 
     when: str
@@ -42,6 +55,19 @@ class Case:
     pays: str
     commission: bool = False
     name: str = ""
+    jackpot: Fraction = Fraction(0)
+    meter: Fraction = Fraction(0)
+
+    def at_meter(self, meter: Fraction) -> Case:
+        """The same line with the jackpot meter at ``meter`` (itself when it pays no jackpot)."""
+        if not self.jackpot:
+            return self
+        return dataclasses.replace(self, net=self.net + self.jackpot * (meter - self.meter), meter=meter)
+
+    @property
+    def resets_meter(self) -> bool:
+        """Whether the line pays the whole jackpot (the meter then goes back to its reset value)."""
+        return self.pays == "jackpot"
 
     @property
     def condition(self) -> Condition:
@@ -67,6 +93,36 @@ class Case:
 
 
 @dataclasses.dataclass(frozen=True)
+class Jackpot:
+    """A bet's progressive jackpot: what its meter counts in, where it starts again, what feeds it.
+
+    Attributes
+    ----------
+    unit : str
+        One of :data:`JACKPOT_UNITS`: ``"stake"`` (the meter counts units of
+        the bet's stake) or ``"money"`` (the bet's ``stake`` says how much money
+        one stake is).
+    reset : Fraction or None
+        The value the meter starts from again after it is won (in ``unit``;
+        None where the source does not say).
+    contribution : Fraction or None
+        The fraction of every stake added to the meter, where known.
+    meter : Fraction
+        The meter value the bet's lines are priced at (the reset value, or 0
+        without one, unless ``--meter`` or :meth:`Bet.with_meter` says otherwise).
+    per_stake : Fraction
+        Meter units per stake: the bet's stake in money for a meter in money,
+        1 for a meter in units of the stake.
+    """
+
+    unit: str
+    reset: Fraction | None
+    contribution: Fraction | None = None
+    meter: Fraction = Fraction(0)
+    per_stake: Fraction = Fraction(1)
+
+
+@dataclasses.dataclass(frozen=True)
 class Bet:
     """A bet as data: a pay table over outcome features.
 
@@ -88,6 +144,11 @@ class Bet:
         ``"main"`` (Player, Banker, Tie) or ``"side"``.
     description : str
         The bet's rule in words, as the sheet words it.
+    jackpot : Jackpot or None
+        Its progressive jackpot, where a line pays the meter or a share of it.
+    stake : Fraction or None
+        The stake in money the file prices, where a line pays a flat amount
+        for each stake level (or the jackpot's meter counts money).
     """
 
     id: str
@@ -98,6 +159,8 @@ class Bet:
     stated_rtp: str | None = None
     group: str = "side"
     description: str = ""
+    jackpot: Jackpot | None = None
+    stake: Fraction | None = None
     #: Whether the file gave an ``otherwise`` line (a card-level bet without one must cover every outcome).
     _explicit_otherwise: bool = dataclasses.field(default=True, repr=False, compare=False)
 
@@ -109,6 +172,28 @@ class Bet:
             for atom in case.condition.atoms:
                 found.setdefault(atom.text, atom)
         return tuple(found.values())
+
+    @property
+    def meter(self) -> Fraction | None:
+        """The jackpot meter value the bet is priced at (None: it pays no jackpot)."""
+        return None if self.jackpot is None else self.jackpot.meter
+
+    def with_meter(self, meter) -> Bet:
+        """The same bet with its jackpot meter at ``meter`` (in the jackpot's unit): every line's net moves with it.
+
+        Raises
+        ------
+        ValueError
+            The bet pays no jackpot, or the meter is negative.
+        """
+        if self.jackpot is None:
+            raise ValueError(f"bet {self.id!r} pays no jackpot")
+        meter = Fraction(meter)
+        if meter < 0:
+            raise ValueError(f"a jackpot meter cannot be negative, got {meter}")
+        return dataclasses.replace(self, cases=tuple(case.at_meter(meter) for case in self.cases),
+                                   otherwise=self.otherwise.at_meter(meter),
+                                   jackpot=dataclasses.replace(self.jackpot, meter=meter))
 
     @property
     def card_level(self) -> bool:

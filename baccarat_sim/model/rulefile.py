@@ -1,5 +1,9 @@
 """Reading a rule file's sections: the shoe, the commission, the table limits and every bet's pay table.
 
+A pay table's lines pay odds, a jackpot (or a share of it) or a flat amount for
+the bet's stake level (:meth:`RuleFileChecker.jackpot`,
+:meth:`RuleFileChecker.amounts`).
+
 :class:`RuleFileChecker` turns each section of a parsed rule-set document into
 its frozen value (:mod:`~baccarat_sim.model.table`,
 :mod:`~baccarat_sim.model.paytable`), refusing anything out of range with one
@@ -18,13 +22,14 @@ import numpy as np
 
 from ..errors import ConditionError, InvalidRules
 from ..limits import MAX_DECKS
+from .amounts import amount_text
 from .conditions import compile_condition, evaluate
 from .cutcard import LOW_ABOVE_HIGH, CutCard, as_pair, cards_at
-from .paytable import Bet, Case, PayTableCheck
+from .paytable import JACKPOT_UNITS, Bet, Case, Jackpot, PayTableCheck
 from .table import Commission, Limits, Shoe
 from .toml import MAX_DIGITS, Checker, excerpt
 
-__all__ = ["MAX_ODDS", "PAYOUT_WORDS", "RuleFileChecker"]
+__all__ = ["MAX_AMOUNT", "MAX_ODDS", "PAYOUT_WORDS", "RuleFileChecker"]
 
 _ID = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _NUMBER = r"(\d+(?:\.\d+)?)"
@@ -40,8 +45,29 @@ _SHOE_KEYS = {"decks", "shuffle", "burn", "burn_cards", "ten_value", "discard_tu
 _COMMISSION_KEYS = {"rate", "rounding", "unit", "lowest_chip"}
 _LIMIT_KEYS = {"min_bet", "max_bet", "equal_player_banker", "player_banker_min_difference", "player_banker_limit",
                "side_bets_need_main_bet", "counts_as", "exclusive"}
-_BET_KEYS = {"id", "name", "description", "group", "pays", "otherwise", "max_round", "stated_rtp"}
-_CASE_KEYS = {"when", "pays", "net", "commission", "name"}
+_BET_KEYS = {"id", "name", "description", "group", "pays", "otherwise", "max_round", "stated_rtp", "jackpot",
+             "stake", "payout_notation"}
+_CASE_KEYS = {"when", "pays", "net", "amounts", "commission", "name"}
+_JACKPOT_KEYS = {"unit", "reset", "contribution"}
+#: A line paying the jackpot: ``"jackpot"`` or a share of it, ``"10% of jackpot"``.
+_JACKPOT_PAYS = re.compile(rf"^(?:{_NUMBER}%\s+of\s+)?(?:the\s+)?jackpot$")
+#: Largest jackpot reset value, stake or flat amount a rule file may state (in its unit or money).
+MAX_AMOUNT = 10**12
+_PAYS_ALLOWED = "\"X:Y\", \"X to Y\", \"X for Y\""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Payer:
+    """What a bet's lines are paid in: the notation of ``"X:Y"``, its jackpot (or None) and stake in money."""
+
+    notation: str
+    jackpot: Jackpot | None = None
+    stake: Fraction | None = None
+
+    @property
+    def returned(self) -> Fraction:
+        """What a win "for one" keeps of the stake: 1 for "for" (the stake is not returned), else 0."""
+        return Fraction(1) if self.notation == "for" else Fraction(0)
 
 
 class RuleFileChecker(Checker):
@@ -192,6 +218,9 @@ class RuleFileChecker(Checker):
             text = " ".join(value.strip().lower().split())
             if text in PAYOUT_WORDS:
                 return PAYOUT_WORDS[text], text
+            if _JACKPOT_PAYS.match(text):
+                self.fail(key, f"{value!r} pays a jackpot: give the bet a jackpot = {{ unit = \"stake\" or "
+                               "\"money\", reset = ... }")
             match = _PAYS.match(text)
             if match and max(len(match.group(1)), len(match.group(3))) <= MAX_DIGITS:  # "10:1", never 5,000 digits
                 a, sep, b = Fraction(match.group(1)), match.group(2), Fraction(match.group(3))
@@ -206,27 +235,107 @@ class RuleFileChecker(Checker):
                     self.fail(key, f"impossible odds {value!r}: more than {MAX_ODDS} to 1")
                 return net, value.strip()
         words = ", ".join(f'"{w}"' for w in PAYOUT_WORDS)
-        self.fail(key, f"must be \"X:Y\", \"X to Y\", \"X for Y\" (numbers of at most {MAX_DIGITS} digits) or one "
-                       f"of {words}; got {excerpt(value)}")
+        self.fail(key, f"must be {_PAYS_ALLOWED} (numbers of at most {MAX_DIGITS} digits), \"jackpot\", \"P% of "
+                       f"jackpot\" (a bet with a jackpot) or one of {words}; got {excerpt(value)}")
 
-    def case(self, t: dict, key: str, notation: str, need_when: bool) -> tuple[Case, np.ndarray | None]:
-        """One pay-table line, with its mask over the outcome codes (None for a line that reads cards)."""
+    def jackpot_pays(self, value, key, payer: _Payer) -> tuple[Fraction, str, Fraction] | None:
+        """A line paying the jackpot or a share of it: (net at the reset value, label, net per meter unit).
+
+        None when ``value`` is not a jackpot payout. The payout is the share
+        of the meter, in stakes; "for one" (``payer.notation``) keeps the stake.
+        """
+        if not isinstance(value, str) or payer.jackpot is None:
+            return None
+        match = _JACKPOT_PAYS.match(" ".join(value.strip().lower().split()))
+        if match is None:
+            return None
+        share = Fraction(1) if match.group(1) is None else Fraction(match.group(1)) / 100
+        if not 0 < share <= 1:
+            self.fail(key, f"a share of the jackpot must be above 0% and at most 100%, got {value!r}")
+        jackpot = payer.jackpot
+        slope = share / jackpot.per_stake
+        label = "jackpot" if share == 1 else f"{amount_text(100 * share)}% of jackpot"
+        return slope * jackpot.meter - payer.returned, label, slope
+
+    def amounts(self, value, key, payer: _Payer) -> tuple[Fraction, str]:
+        """``amounts = { "1" = 250, "2" = 500, "5" = 1500 }``: the flat amount paid at the bet's stake, as a net."""
+        table = self.table(value, key)
+        if not table:
+            self.fail(key, "must give an amount for at least one stake, e.g. { \"1\" = 250, \"5\" = 1500 }")
+        levels = {}
+        for stake_text, amount in table.items():
+            stake = self.number(stake_text, f"{key}.{stake_text}", 0, MAX_AMOUNT, open_low=True)
+            levels[stake] = self.number(amount, f"{key}.{stake_text}", 0, MAX_AMOUNT, open_low=True)
+        stakes = ", ".join(amount_text(level) for level in levels)
+        if payer.stake is None:
+            self.fail(key, f"amounts for stakes {stakes} need the bet's stake (stake = one of them) to say which "
+                           "one is priced")
+        if payer.stake not in levels:
+            self.fail(key, f"no amount for the bet's stake {amount_text(payer.stake)}; stakes: {stakes}")
+        amount = levels[payer.stake]
+        net = amount / payer.stake - payer.returned
+        if net <= 0:
+            self.fail(key, f"{amount_text(amount)} {payer.notation} {amount_text(payer.stake)} does not pay more than "
+                           "the stake back; use \"push\", \"lose half\" or net for refunds")
+        if net > MAX_ODDS:
+            self.fail(key, f"{amount_text(amount)} {payer.notation} {amount_text(payer.stake)} is more than "
+                           f"{MAX_ODDS} to 1")
+        return net, f"{amount_text(amount)} {payer.notation} {amount_text(payer.stake)}"
+
+    def jackpot(self, value, key: str, stake: Fraction | None) -> Jackpot:
+        """``jackpot = { unit = "stake" | "money", reset = R, contribution = C }``: the bet's meter.
+
+        The bet is priced at the reset value, or at a meter of 0 where the file gives none (the source does not say).
+        """
+        t = self.table(value, key)
+        self.known(t, key, _JACKPOT_KEYS)
+        if "unit" not in t:
+            self.fail(f"{key}.unit", f"missing: one of {', '.join(map(repr, JACKPOT_UNITS))} (what the meter counts)")
+        unit = self.choice(t["unit"], f"{key}.unit", JACKPOT_UNITS)
+        reset = None if "reset" not in t else self.number(t["reset"], f"{key}.reset", 0, MAX_AMOUNT, open_low=True)
+        contribution = (None if "contribution" not in t else
+                        self.number(t["contribution"], f"{key}.contribution", 0, 1, open_low=True))
+        if unit == "money" and stake is None:
+            self.fail(f"{key}.unit", "a meter in money needs the bet's stake in money (stake = ...)")
+        per_stake = stake if unit == "money" else Fraction(1)
+        return Jackpot(unit, reset, contribution, Fraction(0) if reset is None else reset, per_stake)
+
+    def case(self, t: dict, key: str, payer: _Payer | str, need_when: bool) -> tuple[Case, np.ndarray | None]:
+        """One pay-table line, with its mask over the outcome codes (None for a line that reads cards).
+
+        ``payer`` says what the line is paid in (a bare notation: no jackpot, no stake).
+        """
+        payer = _Payer(payer) if isinstance(payer, str) else payer
         self.known(t, key, _CASE_KEYS if need_when else _CASE_KEYS - {"when"})
         if need_when and "when" not in t:
             self.fail(f"{key}.when", "missing: every pay-table line needs a condition")
         when = self.string(t.get("when", "true"), f"{key}.when")
-        if "pays" in t and "net" in t:
+        given = [name for name in ("pays", "net", "amounts") if name in t]
+        if given == ["pays", "net"]:
             self.fail(key, "give either pays or net, not both")
+        if len(given) > 1:
+            self.fail(key, f"give one of pays, net or amounts, not {' and '.join(given)}")
+        slope, meter = Fraction(0), Fraction(0)
         if "pays" in t:
-            net, label = self.pays(t["pays"], f"{key}.pays", notation)
+            found = self.jackpot_pays(t["pays"], f"{key}.pays", payer)
+            if found is not None:
+                net, label, slope = found
+                meter = payer.jackpot.meter
+            else:
+                net, label = self.pays(t["pays"], f"{key}.pays", payer.notation)
         elif "net" in t:
             net = self.number(t["net"], f"{key}.net", -1, MAX_ODDS)
             label = f"net {t['net']}"
+        elif "amounts" in t:
+            net, label = self.amounts(t["amounts"], f"{key}.amounts", payer)
         else:
-            self.fail(f"{key}.pays", "missing: say what the line pays (\"X:1\", \"push\", \"lose\") or its net")
+            self.fail(f"{key}.pays", "missing: say what the line pays (\"X:1\", \"push\", \"lose\", \"jackpot\"), "
+                                     "its net or its amounts")
         commission = self.boolean(t.get("commission", False), f"{key}.commission")
         if commission and net <= 0:
             self.fail(f"{key}.commission", "commission is only taken from a win; this line does not win")
+        if commission and (slope or "amounts" in t):
+            self.fail(f"{key}.commission", "commission is only taken from odds, not from a jackpot or a flat amount")
         name = self.string(t.get("name", ""), f"{key}.name")
         try:
             condition, problem = compile_condition(when), None
@@ -234,9 +343,10 @@ class RuleFileChecker(Checker):
             condition, problem = None, str(error)
         if condition is None:  # raised outside the handler: one clean error, no chained traceback
             self.fail(f"{key}.when", problem)
+        case = Case(when, net, label, commission, name or when, slope, meter)
         if condition.card_level:  # checked on the card detail, which the engines work out (engines.detail)
-            return Case(when, net, label, commission, name or when), None
-        return Case(when, net, label, commission, name or when), evaluate(when)
+            return case, None
+        return case, evaluate(when)
 
     def bet(self, t: dict, key: str, notation: str, commission: Commission) -> Bet:
         """One ``[[bets]]`` table, its pay table checked on the outcome codes (:class:`PayTableCheck`)."""
@@ -248,11 +358,15 @@ class RuleFileChecker(Checker):
         cases_raw = t.get("pays")
         if not isinstance(cases_raw, list) or not cases_raw:
             self.fail(f"{key}.pays", "must be a non-empty array of {when = ..., pays = ...} tables")
+        notation = self.choice(t.get("payout_notation", notation), f"{key}.payout_notation", ("to", "for"))
+        stake = None if "stake" not in t else self.number(t["stake"], f"{key}.stake", 0, MAX_AMOUNT, open_low=True)
+        jackpot = None if "jackpot" not in t else self.jackpot(t["jackpot"], f"{key}.jackpot", stake)
+        payer = _Payer(notation, jackpot, stake)
         check = PayTableCheck(self, key)  # on the outcome codes; a card-level line waits for its card detail
         cases = []
         card_level = False
         for i, raw in enumerate(cases_raw):
-            case, mask = self.case(self.table(raw, f"{key}.pays[{i}]"), f"{key}.pays[{i}]", notation, True)
+            case, mask = self.case(self.table(raw, f"{key}.pays[{i}]"), f"{key}.pays[{i}]", payer, True)
             cases.append(case)
             if mask is None:
                 card_level = True
@@ -262,13 +376,19 @@ class RuleFileChecker(Checker):
             raw = t["otherwise"]
             if isinstance(raw, str):
                 raw = {"pays": raw}
-            otherwise, _ = self.case(self.table(raw, f"{key}.otherwise"), f"{key}.otherwise", notation, False)
+            otherwise, _ = self.case(self.table(raw, f"{key}.otherwise"), f"{key}.otherwise", payer, False)
             otherwise = dataclasses.replace(otherwise, when="otherwise",
                                             name=otherwise.name if otherwise.name != "true" else "otherwise")
         else:
             if not card_level:  # a card-level bet is checked on its card detail
                 check.every_outcome_has_a_line()
             otherwise = Case("otherwise", Fraction(-1), "lose", False, "otherwise")
+        if jackpot is not None and not any(case.jackpot for case in (*cases, otherwise)):
+            self.fail(f"{key}.jackpot", "no line pays it: give a line pays = \"jackpot\" (or \"P% of jackpot\"), "
+                                        "or drop the jackpot")
+        if stake is not None and (jackpot is None or jackpot.unit != "money") and not any(
+                isinstance(raw, dict) and "amounts" in raw for raw in (*cases_raw, t.get("otherwise"))):
+            self.fail(f"{key}.stake", "only goes with lines that pay amounts, or a jackpot in money")
         group = self.choice(t.get("group", "side"), f"{key}.group", ("main", "side"))
         bet = Bet(
             id=bet_id,
@@ -280,6 +400,8 @@ class RuleFileChecker(Checker):
             stated_rtp=None if t.get("stated_rtp") is None else self.percent(t["stated_rtp"], f"{key}.stated_rtp"),
             group=group,
             description=self.string(t.get("description", ""), f"{key}.description"),
+            jackpot=jackpot,
+            stake=stake,
             _explicit_otherwise="otherwise" in t,
         )
         if card_level:

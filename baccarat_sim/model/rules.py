@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import InvalidRules
 from ..limits import MAX_BETS
 from .cutcard import CutCard
-from .paytable import Bet, Case
+from .paytable import Bet, Case, Jackpot
 from .rulefile import RuleFileChecker
 from .table import Commission, Limits, Shoe
 from .toml import read_named_toml, read_toml, shipped_names
@@ -36,6 +36,7 @@ __all__ = [
     "Commission",
     "CutCard",
     "InvalidRules",
+    "Jackpot",
     "Limits",
     "Rules",
     "Shoe",
@@ -132,6 +133,19 @@ class Rules:
     def with_bets(self, bet_ids) -> Rules:
         """A copy offering only ``bet_ids`` (in the order given)."""
         return dataclasses.replace(self, bets=tuple(self.bet(bet_id) for bet_id in bet_ids))
+
+    def with_meters(self, meters: dict) -> Rules:
+        """A copy with the jackpot meters of some bets set (bet id to the meter, in the jackpot's unit).
+
+        Raises
+        ------
+        KeyError
+            No such bet.
+        ValueError
+            The bet pays no jackpot, or a meter is negative.
+        """
+        changed = {bet_id: self.bet(bet_id).with_meter(value) for bet_id, value in meters.items()}
+        return dataclasses.replace(self, bets=tuple(changed.get(bet.id, bet) for bet in self.bets))
 
     def with_shoe(self, **changes) -> Rules:
         """A copy with shoe fields changed (e.g. ``model="dealt"``, ``decks=6``).

@@ -20,6 +20,7 @@ from ..model.amounts import amount_text
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Rules
 from . import eor as eor_report
+from . import jackpot as jackpot_report
 from . import positions as positions_report
 from .render import clean_json, csv_text, markdown_table, terminal_text, text_table
 
@@ -123,6 +124,9 @@ class Report:
                 record.update(positions_report.bet_fields(self.positions, bet_id))
             if self.eor is not None:
                 record.update(eor_report.bet_fields(self.eor, bet_id))
+            if bet_id in self.result.jackpots:  # only a bet that pays a jackpot has the object
+                record["jackpot"] = jackpot_report.bet_fields(self.result.jackpots[bet_id],
+                                                              self.result.mc_jackpots.get(bet_id))
             records.append(record)
         return records
 
@@ -261,6 +265,8 @@ class Report:
     def caveats(self) -> list[tuple[str, list[str]]]:
         """The report's caveats as (title, items): stated-RTP checks, notes, assumptions; the same in every format."""
         sections = [("stated RTP checks:", [c.reason for c in self.claims]),
+                    ("jackpots (exact):", [jackpot_report.jackpot_line(figures)
+                                           for figures in self.result.jackpots.values()]),
                     ("notes:", list(self.run.get("notes") or [])),
                     ("assumed where the rule sheet is silent:", list(self.run.get("assumptions") or []))]
         return [(title, items) for title, items in sections if items]
@@ -302,6 +308,10 @@ class Report:
     def to_csv(self) -> str:
         """The per-bet table as CSV, with run metadata in each row."""
         frame = self.table.drop(columns=["stated_text"]).copy()
+        if self.result.jackpots:  # the columns only where a bet pays a jackpot; empty for the other bets
+            rows = {bet_id: jackpot_report.csv_row(figures) for bet_id, figures in self.result.jackpots.items()}
+            for column in jackpot_report.CSV_COLUMNS:
+                frame[column] = [rows[bet_id][column] if bet_id in rows else None for bet_id in frame.index]
         for key in ("rules", "model", "decks", "rounds", "shoes", "seed", "threads", "version", "rules_sha256"):
             frame[key] = self.run.get(key)
         if self.mc is not None:  # a Monte Carlo figure that cannot be given yet says so (read back as NaN)

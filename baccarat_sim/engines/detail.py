@@ -278,13 +278,18 @@ def detail_counts(detail: CardDetail | FactoredDetail, shoe: np.ndarray, progres
 # --------------------------------------------------------------------------- a rule set's card detail
 
 
-def detail_of_plan(groups, progress: Progress | None = None) -> FactoredDetail | None:
-    """The factored card detail of a plan's groups (``(outcomes, atom texts)`` each, :func:`plan_groups`)."""
+def detail_of_plan(groups, progress: Progress | None = None, atoms: dict | None = None) -> FactoredDetail | None:
+    """The factored card detail of a plan's groups (``(outcomes, atom texts)`` each, :func:`plan_groups`).
+
+    ``atoms`` (text to atom) gives the compiled atoms where the caller has them; others are compiled from their
+    texts.
+    """
     if not groups:
         return None
+    atoms = atoms or {}
     details = []
     for g, (outcomes, texts) in enumerate(groups):
-        details.append(detail_of_group(tuple(atom_of_text(text) for text in texts), outcomes))
+        details.append(detail_of_group(tuple(atoms.get(text) or atom_of_text(text) for text in texts), outcomes))
         if progress is not None:
             progress(g + 1, len(groups))
     return FactoredDetail(tuple(details))
@@ -313,7 +318,7 @@ def rules_detail(rules: Rules, codes: bool = False, progress: Progress | None = 
     if not groups:
         return None
     try:
-        detail = detail_of_plan(groups, progress)
+        detail = detail_of_plan(groups, progress, {atom.text: atom for bet in rules.bets for atom in bet.atoms})
     except ValueError as error:
         raise InvalidRules("", f"{rules.path}: bets: {error}") from None
     for bet in rules.bets:

@@ -44,13 +44,28 @@ def _cpu_seconds() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
+_STARTED = pytest.StashKey[float]()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    start = _cpu_seconds()
-    try:
-        return (yield)
-    finally:
-        _CPU_TIMES.append((_cpu_seconds() - start, item.nodeid, item.get_closest_marker("slow") is not None))
+    item.stash[_STARTED] = _cpu_seconds()
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    # The CPU time rides on the teardown report, so that it reaches the main process under pytest-xdist too.
+    if call.when == "teardown" and _STARTED in item.stash:
+        item.user_properties.append(("cpu_seconds", _cpu_seconds() - item.stash[_STARTED]))
+    return (yield)
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "teardown":
+        cpu = dict(report.user_properties).get("cpu_seconds")
+        if cpu is not None:
+            _CPU_TIMES.append((cpu, report.nodeid, "slow" in report.keywords))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

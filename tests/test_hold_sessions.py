@@ -194,6 +194,28 @@ def test_a_session_is_fixed_by_seed_and_block_not_by_chunking():
     assert 0 < partial.sessions < 5000 and partial.chunks_done == 1
 
 
+def test_memory_does_not_grow_with_the_horizon():
+    """Tables of 10^7 rounds: the state counts the lengths seen, not a counter per possible length (80 MB here)."""
+    import tracemalloc
+
+    slip = build_slip(load_rules("default"), {"player": 10})
+    plan = SessionPlan.for_sessions("fresh", 3, 10**7, seed=3)
+    assert plan.n_chunks > 1  # the old per-chunk table was allocated on every chunk
+    job = SessionJob(plan, -NO_BOUND, NO_BOUND, fresh=sampling_table(slip.player.steps, slip.player.weights))
+    job.play(0, 1)  # compile (or load) before measuring
+    state = job.new_state()
+    tracemalloc.start()
+    try:
+        run(job, state, LocalBackend(1), RunControl())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert state.sessions == 3 and state.rounds == 3 * 10**7
+    assert state.length_values.tolist() == [10**7] and state.length_counts.tolist() == [3]
+    assert state.length_table(10**7 + 1)[10**7] == 3
+    assert peak < 8 * 10**6, f"{peak / 1e6:.1f} MB for tables of 10^7 rounds"
+
+
 def test_long_sessions_get_small_blocks():
     plan = SessionPlan.for_sessions("dealt", 1000, 10**6, seed=1)
     assert plan.sessions_per_block == 1 and plan.total_blocks == 1000

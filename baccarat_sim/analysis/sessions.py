@@ -434,7 +434,8 @@ def simulate_sessions(source: Slip | OneRound, rules: SessionRules, n_sessions: 
     n = state.sessions
     steps = state.final_values
     final_pmf = state.final_counts / n
-    length_pmf = state.length_counts / n
+    lengths = state.length_table(plan.max_rounds + 1)  # the outcome's length law is a table over 0..max_rounds
+    length_pmf = lengths / n
     # From the integer counts: each proportion is one division, so the four sum to 1 up to rounding.
     goal, stop_loss, ruin, limit = (count / n for count in _stop_masses(steps, state.final_counts, bounds))
     z_values = steps * float(player.unit)
@@ -446,7 +447,7 @@ def simulate_sessions(source: Slip | OneRound, rules: SessionRules, n_sessions: 
         array.setflags(write=False)
     return SessionOutcome(_proportion(goal, n), _proportion(stop_loss, n), _proportion(ruin, n),
                           _proportion(limit, n), _mean(state.final_counts, z_values, n),
-                          _mean(state.length_counts, np.arange(state.length_counts.size, dtype=np.float64), n),
+                          _mean(lengths, np.arange(lengths.size, dtype=np.float64), n),
                           steps, final_pmf, length_pmf, bounds, rules, player.unit, method, model, n, plan.seed,
                           state.rounds, complete)
 

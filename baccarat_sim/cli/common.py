@@ -17,7 +17,6 @@ import re
 import signal
 import sys
 import tempfile
-import threading
 import traceback
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
@@ -65,28 +64,37 @@ class UsageError(Exception):
     """Bad input found by a command line itself: reported as one line and exit status 2."""
 
 
-#: Seconds of preparing a kernel after which it is announced as compiling (a cached kernel loads in well under).
-COMPILE_NOTICE_SECONDS = 1.0
-
-
 @contextlib.contextmanager
 def announce_compile(what: str, quiet: bool = False):
-    """Say on stderr that ``what`` is compiling, if preparing it takes longer than a cached load would.
+    """Say on stderr that ``what`` is compiling, when numba compiles a kernel inside this block (and only then).
 
     numba compiles a kernel on its first use after an install (or an upgrade)
-    and caches it; a later run loads it in a fraction of a second. Work timed
-    inside this block is compile time: speed figures start after it.
+    and caches it; a later run loads it from the cache, which says nothing.
+    The notice is printed once, as numba starts its first compilation (its
+    ``numba:compile`` event fires for a compile, not for a load from the
+    cache). ``python -m baccarat_sim.compile`` compiles every kernel ahead of
+    time. Work timed inside this block is compile time: speed figures start
+    after it.
     """
-    timer = threading.Timer(COMPILE_NOTICE_SECONDS, lambda: print(
-        f"compiling {what}, once per install (up to a minute); later runs start at once", file=sys.stderr,
-        flush=True))
-    timer.daemon = True
-    if not quiet:
-        timer.start()
-    try:
+    if quiet:
         yield
-    finally:
-        timer.cancel()
+        return
+    from numba.core import event
+
+    class Notice(event.Listener):
+        said = False
+
+        def on_start(self, ev):
+            if not self.said:
+                self.said = True
+                print(f"compiling {what}, once per install (up to a minute; python -m baccarat_sim.compile does it "
+                      f"ahead of time); later runs start at once", file=sys.stderr, flush=True)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Notice()):
+        yield
 
 
 def parse_rounds(text: str) -> int:

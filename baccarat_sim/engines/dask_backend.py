@@ -97,7 +97,7 @@ def _prepare_worker(fingerprint: str, plan) -> str:
     """Worker side: compile (or load from numba's cache) the plan's kernel; return the worker's fingerprint."""
     mine = stream_fingerprint()
     if mine == fingerprint:
-        warm_up(plan)
+        warm_up(plan, remote=True)  # a worker runs the task kernel alone
     return mine
 
 

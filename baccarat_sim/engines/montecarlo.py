@@ -205,11 +205,18 @@ class LocalDealer:
             self.credited[:] = 0
 
 
-def warm_up(plan: RunPlan) -> None:
-    """Compile (or load from numba's cache) the kernel a plan runs, before any timing starts."""
+def warm_up(plan: RunPlan, remote: bool = False) -> None:
+    """Compile (or load from numba's cache) the kernel a plan runs, before any timing starts.
+
+    ``remote``: the Dask backend's task kernel (:func:`~baccarat_sim.kernels.mc.deal_blocks_serial`) instead of
+    the local lanes' (a local run never compiles the task kernel: it is a first run's compile time).
+    """
     canonical, model, seed = kernel_args(plan)
     tables = detail_tables(plan)
-    deal_blocks(canonical, model, seed, 0, 1, 1, 1, 1, np.array(plan.shoe_params, np.int64),
-                np.zeros((1, plan.n_positions, plan.n_cells), np.int64), np.zeros((1, 2), np.int64), tables)
-    deal_blocks_serial(canonical, model, seed, 0, 1, 1, 1, 1, np.array(plan.shoe_params, np.int64),
-                       np.zeros((plan.n_positions, plan.n_cells), np.int64), np.zeros(2, np.int64), tables)
+    params = np.array(plan.shoe_params, np.int64)
+    if remote:
+        deal_blocks_serial(canonical, model, seed, 0, 1, 1, 1, 1, params,
+                           np.zeros((plan.n_positions, plan.n_cells), np.int64), np.zeros(2, np.int64), tables)
+    else:
+        deal_blocks(canonical, model, seed, 0, 1, 1, 1, 1, params,
+                    np.zeros((1, plan.n_positions, plan.n_cells), np.int64), np.zeros((1, 2), np.int64), tables)

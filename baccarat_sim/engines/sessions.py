@@ -101,20 +101,27 @@ class SessionPlan(BlockChunks):
 class SessionState(ChunksDone):
     """What a session run has played so far: counts of final results and of session lengths.
 
+    Both are kept as (value, count) pairs of the values seen, never as a table
+    over every possible value: a table's run over 10^8 rounds keeps a few
+    thousand lengths, not 10^8 + 1 counters (memory does not grow with the horizon).
+
     Attributes
     ----------
     final_values : ndarray(int64)
         Distinct final net results seen (lattice units), ascending.
     final_counts : ndarray(int64)
         Sessions that ended at each of them.
-    length_counts : ndarray(int64, shape=(max_rounds + 1,))
-        Sessions by rounds played.
+    length_values : ndarray(int64)
+        Distinct session lengths seen (rounds), ascending.
+    length_counts : ndarray(int64)
+        Sessions that lasted each of them.
     sessions, rounds, shoes : int
         Sessions played, rounds dealt, shoes shuffled (dealt model).
     """
 
     final_values: np.ndarray
     final_counts: np.ndarray
+    length_values: np.ndarray
     length_counts: np.ndarray
     sessions: int = 0
     rounds: int = 0
@@ -122,11 +129,26 @@ class SessionState(ChunksDone):
 
     def add_finals(self, finals: np.ndarray) -> None:
         """Count a chunk's final results into the state (integer counts: the order of chunks does not matter)."""
-        values, counts = np.unique(finals, return_counts=True)
-        merged, where = np.unique(np.concatenate([self.final_values, values]), return_inverse=True)
-        total = np.zeros(merged.size, np.int64)
-        np.add.at(total, where, np.concatenate([self.final_counts, counts]))
-        self.final_values, self.final_counts = merged, total
+        self.final_values, self.final_counts = _add_counts(self.final_values, self.final_counts, finals)
+
+    def add_lengths(self, lengths: np.ndarray) -> None:
+        """Count a chunk's session lengths into the state."""
+        self.length_values, self.length_counts = _add_counts(self.length_values, self.length_counts, lengths)
+
+    def length_table(self, size: int) -> np.ndarray:
+        """Sessions by length as one table, ``ndarray(int64, shape=(size,))`` (entry ``k``: lasted ``k`` rounds)."""
+        table = np.zeros(size, np.int64)
+        table[self.length_values] = self.length_counts
+        return table
+
+
+def _add_counts(values: np.ndarray, counts: np.ndarray, new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, counts)`` with every entry of ``new`` counted in: the distinct values ascending, their counts."""
+    seen, times = np.unique(new, return_counts=True)
+    merged, where = np.unique(np.concatenate([values, seen]), return_inverse=True)
+    total = np.zeros(merged.size, np.int64)
+    np.add.at(total, where, np.concatenate([counts, times]))
+    return merged, total
 
 
 def sampling_table(steps, weights) -> tuple[np.ndarray, np.ndarray, np.uint64]:
@@ -194,7 +216,7 @@ class SessionJob:
     def new_state(self) -> SessionState:
         """Nothing played yet."""
         return SessionState(final_values=np.zeros(0, np.int64), final_counts=np.zeros(0, np.int64),
-                            length_counts=np.zeros(self.plan.max_rounds + 1, np.int64))
+                            length_values=np.zeros(0, np.int64), length_counts=np.zeros(0, np.int64))
 
     def done(self, state: SessionState) -> int:
         """Sessions in ``state``."""
@@ -240,7 +262,7 @@ class _SessionDealer:
         finals, lengths, shoes = self.job.play(first_block, size)
         state.kernel_seconds += time.perf_counter() - started
         state.add_finals(finals)
-        state.length_counts += np.bincount(lengths, minlength=state.length_counts.size)
+        state.add_lengths(lengths)
         state.sessions += size
         state.rounds += int(lengths.sum())
         state.shoes += int(shoes.sum())

@@ -46,7 +46,7 @@ from .jit import jit, jit_parallel
 from .outcome import code_of
 from .rng import block_state
 
-__all__ = ["MODEL_DEALT", "MODEL_FRESH", "deal_block", "deal_blocks", "deal_blocks_serial"]
+__all__ = ["DRIVERS", "MODEL_DEALT", "MODEL_FRESH", "deal_block", "deal_blocks", "deal_blocks_serial"]
 
 MODEL_FRESH = 0
 MODEL_DEALT = 1
@@ -129,18 +129,23 @@ def _deal_fresh(cards, state, units, lane, limit, counts, pending, slots, detail
     left = units
     while left > 0:  # in spans that fit the counters, so the round loop has no check
         if pending >= limit:
-            _flush(lane, counts, slots)
+            if detail is None:  # plain rounds count in code order (``slots`` is False): one flush compiled
+                _flush_codes(lane, counts)
+            else:
+                _flush(lane, counts, slots)
             pending = 0
         span = min(left, limit - pending)
         # Two loops rather than a test per round: the plain path stays the loop it was before card detail.
-        if slots:
-            for _ in range(span):
-                prefix, suffix, state = fresh_round_parts(cards, state, detail)
-                row[suffix * n_prefixes + prefix] += 1
-        else:
+        # Without card detail every caller counts in code order, and numba prunes the slot-order loop (the
+        # ``is None`` test is decided when compiling): the plain kernel compiles one copy of the round, not two.
+        if detail is None or not slots:
             for _ in range(span):
                 prefix, suffix, state = fresh_round_parts(cards, state, detail)
                 row[code_of(prefix, suffix)] += 1
+        else:
+            for _ in range(span):
+                prefix, suffix, state = fresh_round_parts(cards, state, detail)
+                row[suffix * n_prefixes + prefix] += 1
         pending += span
         left -= span
     return pending, state
@@ -278,7 +283,10 @@ def _lane_fresh(lane, canonical, seed, first_block, n_blocks, stride, units_per_
         pending, _ = _deal_fresh(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending, slots,
                                  detail)
         totals[0] += units
-    _flush(lane, counts, slots)
+    if detail is None:  # code order (pruned by numba where there is card detail)
+        _flush_codes(lane, counts)
+    else:
+        _flush(lane, counts, slots)
 
 
 @jit
@@ -383,15 +391,24 @@ def _deal_lane_groups(canonical, model, seed, first_block, n_blocks, stride, uni
 
 
 @jit
-def _deal_lane(canonical, model, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-               shoe_params, counts, totals, detail):
-    """Deal blocks ``first_block, first_block + stride, ...`` (below ``first_block + n_blocks``) into ``counts``."""
-    if detail is not None:
-        _deal_lane_groups(canonical, model, seed, first_block, n_blocks, stride, units_per_block, last_units,
+def _deal_lane_fresh(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                     counts, totals, detail):
+    """Fresh-model blocks ``first_block, first_block + stride, ...`` below ``first_block + n_blocks``."""
+    if detail is not None:  # a factored card detail: its own loop (the plain path is unchanged)
+        _deal_lane_groups(canonical, MODEL_FRESH, seed, first_block, n_blocks, stride, units_per_block,
+                          last_units, total_blocks, np.zeros(1, np.int64), counts, totals, detail)
+        return
+    _lane_fresh(np.zeros(counts.shape, np.uint32), canonical, seed, first_block, n_blocks, stride, units_per_block,
+                last_units, total_blocks, counts, totals, detail)
+
+
+@jit
+def _deal_lane_dealt(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                     shoe_params, counts, totals, detail):
+    """Dealt-model blocks ``first_block, first_block + stride, ...`` below ``first_block + n_blocks``."""
+    if detail is not None:  # a factored card detail: its own loop, straight into the int64 rows
+        _deal_lane_groups(canonical, MODEL_DEALT, seed, first_block, n_blocks, stride, units_per_block, last_units,
                           total_blocks, shoe_params, counts, totals, detail)
-    elif model == MODEL_FRESH:
-        _lane_fresh(np.zeros(counts.shape, np.uint32), canonical, seed, first_block, n_blocks, stride,
-                    units_per_block, last_units, total_blocks, counts, totals, detail)
     elif counts.shape[0] > 1:
         _lane_dealt_rows(np.zeros(counts.shape, np.uint16), canonical, seed, first_block, n_blocks, stride,
                          units_per_block, last_units, total_blocks, shoe_params, counts, totals, detail)
@@ -400,7 +417,38 @@ def _deal_lane(canonical, model, seed, first_block, n_blocks, stride, units_per_
                          units_per_block, last_units, total_blocks, shoe_params, counts, totals, detail)
 
 
+@jit
+def _deal_lane(canonical, model, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+               shoe_params, counts, totals, detail):
+    """Deal blocks ``first_block, first_block + stride, ...`` (below ``first_block + n_blocks``) into ``counts``."""
+    if model == MODEL_FRESH:
+        _deal_lane_fresh(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                         counts, totals, detail)
+    else:
+        _deal_lane_dealt(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                         shoe_params, counts, totals, detail)
+
+
+# One parallel driver per model, chosen in Python (:func:`deal_blocks`): a run compiles the lanes of its own model
+# only (a first fresh run used to compile the dealt lanes too, a third of its compile time).
 @jit_parallel
+def _fresh_blocks(canonical, seed, first_block, n_blocks, units_per_block, last_units, total_blocks, lane_counts,
+                  lane_totals, detail):
+    n_lanes = lane_counts.shape[0]
+    for lane in prange(n_lanes):
+        _deal_lane_fresh(canonical, seed, first_block + lane, n_blocks - lane, n_lanes, units_per_block, last_units,
+                         total_blocks, lane_counts[lane], lane_totals[lane], detail)
+
+
+@jit_parallel
+def _dealt_blocks(canonical, seed, first_block, n_blocks, units_per_block, last_units, total_blocks, shoe_params,
+                  lane_counts, lane_totals, detail):
+    n_lanes = lane_counts.shape[0]
+    for lane in prange(n_lanes):
+        _deal_lane_dealt(canonical, seed, first_block + lane, n_blocks - lane, n_lanes, units_per_block, last_units,
+                         total_blocks, shoe_params, lane_counts[lane], lane_totals[lane], detail)
+
+
 def deal_blocks(canonical, model, seed, first_block, n_blocks, units_per_block, last_units, total_blocks,
                 shoe_params, lane_counts, lane_totals, detail=None):
     """Deal blocks ``first_block .. first_block + n_blocks - 1`` over lanes in parallel.
@@ -410,11 +458,18 @@ def deal_blocks(canonical, model, seed, first_block, n_blocks, units_per_block, 
     n_cells)``); ``lane_totals[k]`` receives (rounds, shoes). Block
     ``total_blocks - 1`` (the run's last) deals ``last_units`` units, every
     other block ``units_per_block``. ``detail``: as for :func:`deal_block`.
+    The model's own compiled driver runs (:data:`DRIVERS`).
     """
-    n_lanes = lane_counts.shape[0]
-    for lane in prange(n_lanes):
-        _deal_lane(canonical, model, seed, first_block + lane, n_blocks - lane, n_lanes, units_per_block, last_units,
-                   total_blocks, shoe_params, lane_counts[lane], lane_totals[lane], detail)
+    if model == MODEL_FRESH:
+        _fresh_blocks(canonical, seed, first_block, n_blocks, units_per_block, last_units, total_blocks, lane_counts,
+                      lane_totals, detail)
+    else:
+        _dealt_blocks(canonical, seed, first_block, n_blocks, units_per_block, last_units, total_blocks, shoe_params,
+                      lane_counts, lane_totals, detail)
+
+
+#: The compiled parallel driver of each model (what :func:`deal_blocks` runs).
+DRIVERS = {MODEL_FRESH: _fresh_blocks, MODEL_DEALT: _dealt_blocks}
 
 
 @jit
@@ -433,4 +488,3 @@ def deal_blocks_serial(canonical, model, seed, first_block, n_blocks, units_per_
     """
     _deal_lane(canonical, model, seed, first_block, n_blocks, 1, units_per_block, last_units, total_blocks,
                shoe_params, counts, totals, detail)
-

@@ -1,0 +1,166 @@
+"""``python -m baccarat_sim.compile`` (also ``baccarat-compile``): every kernel compiled ahead of time.
+
+numba compiles a kernel on its first use and caches it on disk
+(:mod:`baccarat_sim.kernels.jit`); a user's first run of each command pays
+for it. This command runs every command's kernels once on tiny inputs, the
+way the commands themselves call them (same argument types, so the same
+compiled signatures), and leaves them in the cache: afterwards no command
+compiles. Run it after installing, in an image build, or before a test run.
+
+The work is cut into *families* (the Monte Carlo lanes of each shoe model, the
+exact engines, counting, sessions, the leak engine, the Dask task kernels),
+each a few tiny runs. ``--jobs N`` compiles them in N processes at once
+(compilation is single-threaded): on two cores the wall time is about halved.
+With a warm cache every family only loads its kernels (a few CPU-seconds each).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from .common import EXIT_CHECK_FAILED, EXIT_OK, Command, HelpFormatter, Parser, UsageError, positive_int
+from .options import add_debug, add_quiet, add_version
+from .options import option_of as shared_option_of
+
+__all__ = ["FAMILIES", "build_parser", "main", "run", "script"]
+
+PROG = "python -m baccarat_sim.compile"
+#: Its console script (pyproject.toml).
+SCRIPT = "baccarat-compile"
+
+#: Rule set with card-level bets: its runs compile the card-detail paths.
+_CARDS = "catalogue-colour-and-suits"
+_RTP = ("--seed", "1", "--quiet", "--format", "json")
+_HOLD = ("--seed", "1", "--quiet", "--format", "json")
+
+#: Each family: the command runs that compile it, as (command module, arguments). Ordered by compile time, longest
+#: first, so that ``--jobs`` starts the long ones first.
+FAMILIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "fresh": (("rtp", ("--rounds", "1e4", *_RTP)),),
+    "dealt": (("rtp", ("--model", "dealt", "--rounds", "1e4", *_RTP)),),
+    "cards-fresh": (("rtp", ("--rules", _CARDS, "--rounds", "1e4", *_RTP)),),
+    "cards-dealt": (("rtp", ("--rules", _CARDS, "--model", "dealt", "--rounds", "1e4", *_RTP)),),
+    "counting": (("rtp", ("--count", "perfect-play", "--shoes", "8", *_RTP)),
+                 ("rtp", ("--rules", _CARDS, "--count", "colour-match-red-black", "--shoes", "8", *_RTP)),
+                 ("rtp", ("--rules", "live-8deck-side-bets", "--count", "lucky6-derived", "--shoes", "8", *_RTP))),
+    "sessions": (("hold", ("--slip", "banker=10", "--rounds", "100", "--bankroll", "100", "--stop-win", "100",
+                           "--max-rounds", "100", "--sessions", "100", *_HOLD)),
+                 ("hold", ("--model", "dealt", "--slip", "banker=10", "--rounds", "100", "--tables", "100",
+                           "--bankroll", "100", "--stop-win", "100", "--max-rounds", "100", "--sessions", "100",
+                           *_HOLD)),
+                 ("hold", ("--rules", _CARDS, "--model", "dealt", "--slip", "colour_match=10,super_tie_100_25_7=1",
+                           "--rounds", "100", "--tables", "100", *_HOLD))),
+    "leak": (("leak", ("--positions", "P1,B1,P2,B2", "--optimize", "--top", "1", "--format", "json", "--quiet")),),
+    "dask": (("dask", ()),),
+}
+
+
+def _run_family(name: str) -> None:
+    """Run one family's command lines in this process, their output thrown away (a failure raises)."""
+    for command, arguments in FAMILIES[name]:
+        if command == "dask":
+            _dask_kernels()
+            continue
+        module = __import__(f"baccarat_sim.cli.{command}", fromlist=["main"])
+        with tempfile.TemporaryDirectory() as out, contextlib.redirect_stdout(io.StringIO()):
+            # Files (and a run's checkpoint) in a folder of its own, thrown away: never a user's run's.
+            extra = ("--out", out, "--no-plots") if command in ("rtp", "hold") else ()
+            status = module.main([*arguments, *extra])
+        if status:
+            raise RuntimeError(f"{command} {' '.join(arguments)} exited with status {status}")
+
+
+def _dask_kernels() -> None:
+    """The Dask backend's task kernel (one thread per task), for each model, plain and with card detail."""
+    from ..engines.montecarlo import warm_up
+    from ..engines.plan import plan_run
+    from ..model.rules import load_rules
+
+    for rules in (load_rules("default"), load_rules(_CARDS)):
+        for model in ("fresh", "dealt"):
+            warm_up(plan_run(rules, 1000, 1, model=model), remote=True)
+
+
+def _compile_in_processes(names: list[str], jobs: int, say) -> int:
+    """Each family in a process of its own, ``jobs`` at a time; the number of families that failed."""
+    def one(name: str) -> tuple[str, int, float, str]:
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "baccarat_sim.compile", "--only", name], capture_output=True,
+                              text=True, env=os.environ.copy())
+        return name, done.returncode, time.perf_counter() - started, done.stderr
+
+    failed = 0
+    with ThreadPoolExecutor(jobs) as pool:
+        for name, status, seconds, stderr in pool.map(one, names):
+            if status:
+                failed += 1
+                say(f"{name}: failed (exit status {status})\n{stderr.strip()}")
+            else:
+                say(f"{name}: ready in {seconds:.1f} s")
+    return failed
+
+
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The argument parser (no heavy imports)."""
+    parser = Parser(prog=prog, formatter_class=HelpFormatter,
+                    description="Compile every kernel ahead of time into numba's on-disk cache, so that no command "
+                                "compiles on its first run.")
+    add_version(parser)
+    parser.add_argument("--jobs", type=positive_int("jobs", 1), default=1, metavar="N",
+                        help="compile in N processes at once (default: 1; 2 on two cores halves the wall time)")
+    parser.add_argument("--only", metavar="FAMILY[,FAMILY...]",
+                        help=f"only these families, in this process: {', '.join(FAMILIES)} (default: all)")
+    add_quiet(parser, "print nothing but errors")
+    add_debug(parser)
+    return parser
+
+
+def option_of(param: str, args: argparse.Namespace) -> str:
+    """The option that set a library parameter, for one-line errors."""
+    return shared_option_of(param, args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compile every kernel family (or those named); 0 when every one is ready, 1 otherwise."""
+    names = list(FAMILIES) if args.only is None else [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = [n for n in names if n not in FAMILIES]
+    if unknown or not names:
+        raise UsageError(f"--only: unknown family {', '.join(unknown) or '(none)'}; choose from {', '.join(FAMILIES)}")
+
+    def say(text: str) -> None:
+        if not args.quiet or "failed" in text:
+            print(text, file=sys.stderr, flush=True)
+
+    started = time.perf_counter()
+    if args.only is None:  # each family in a process of its own: one failing does not stop the others
+        failed = _compile_in_processes(names, args.jobs, say)
+    else:
+        failed = 0
+        for name in names:
+            _run_family(name)
+    if args.only is None:
+        from ..kernels.jit import kernel_cache_dir
+
+        say(f"kernels ready in {time.perf_counter() - started:.1f} s, cached in {kernel_cache_dir()}")
+    return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+COMMAND = Command(PROG, SCRIPT, build_parser, run, option_of)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status (also for ``--help`` and bad arguments, instead of exiting)."""
+    return COMMAND.main(argv)
+
+
+def script() -> int:
+    """The ``baccarat-compile`` console script."""
+    return COMMAND.console_script()

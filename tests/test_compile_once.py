@@ -1,0 +1,75 @@
+"""Compile once per install (issue 23): rule sets, strategies and card details are arrays, not compiled constants.
+
+A kernel family compiles one signature for the plain path and one for card detail, whatever the rule set or
+strategy: a second strategy's, rule set's or card detail's first run finds nothing new to compile (numba's
+dispatcher keeps one signature per compiled variant; a new one would be a compilation, in the cache or not).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from baccarat_sim import load_rules, simulate
+from baccarat_sim.analysis.counting import count_simulation
+from baccarat_sim.cli.compile import FAMILIES
+from baccarat_sim.kernels.counting import count_blocks
+from baccarat_sim.kernels.mc import DRIVERS
+from baccarat_sim.model.strategy import load_strategy
+
+
+def test_a_second_strategy_compiles_nothing():
+    dealt = load_rules("common-variants").with_shoe(model="dealt")
+    count_simulation(dealt, load_strategy("lucky6-wizard-level1"), shoes=4, seed=1)
+    compiled = set(count_blocks.signatures)
+    misses = sum(count_blocks.stats.cache_misses.values())
+    count_simulation(dealt, load_strategy("lucky6-wizard-level2"), shoes=4, seed=1)
+    count_simulation(load_rules("default").with_shoe(model="dealt"), load_strategy("perfect-play"), shoes=4, seed=1)
+    count_simulation(load_rules("live-8deck-side-bets").with_shoe(model="dealt"), load_strategy("lucky6-derived"),
+                     shoes=4, seed=1)
+    assert set(count_blocks.signatures) == compiled
+    assert sum(count_blocks.stats.cache_misses.values()) == misses
+
+
+def test_another_rule_set_or_card_detail_compiles_nothing():
+    for model in ("fresh", "dealt"):
+        simulate(load_rules("default"), 1000, seed=1, model=model)
+        simulate(load_rules("catalogue-colour-and-suits"), 1000, seed=1, model=model)
+        compiled = {model: set(driver.signatures) for model, driver in DRIVERS.items()}
+        simulate(load_rules("live-8deck-side-bets"), 1000, seed=1, model=model)
+        simulate(load_rules("common-variants"), 1000, seed=1, model=model, shoe=6)
+        simulate(load_rules("catalogue-monkey"), 1000, seed=1, model=model)  # another card detail
+        assert {model: set(driver.signatures) for model, driver in DRIVERS.items()} == compiled, model
+
+
+def test_the_compile_command_names_its_families_and_refuses_unknown_ones():
+    assert {"fresh", "dealt", "cards-fresh", "cards-dealt", "counting", "sessions", "leak", "dask"} <= set(FAMILIES)
+    done = subprocess.run([sys.executable, "-m", "baccarat_sim.compile", "--only", "fresh,nonsense"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "nonsense" in done.stderr and "fresh" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "baccarat_sim.compile", "--only", "leak", "--quiet"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == ""
+
+
+def test_the_compile_notice_fires_on_a_compilation_and_only_then(capsys):
+    import time
+
+    from numba import njit
+
+    from baccarat_sim.cli.common import announce_compile
+
+    @njit
+    def plus_one(x):
+        return x + 1
+
+    with announce_compile("a test kernel"):
+        plus_one(1)
+    assert "compiling a test kernel" in capsys.readouterr().err
+    with announce_compile("a test kernel"):
+        plus_one(2)
+        time.sleep(1.2)  # slow preparation, nothing compiled: no notice (it used to fire after a second)
+    assert capsys.readouterr().err == ""
+    with announce_compile("a test kernel", quiet=True):
+        plus_one(2.5)  # a new signature compiles, but quietly
+    assert capsys.readouterr().err == ""

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from baccarat_sim.analysis.settlement import settle, settle_bet
-from baccarat_sim.engines.detail import rules_detail
+from baccarat_sim.engines.detail import joint_detail, rules_detail
 from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.errors import InputError, InvalidRules
 from baccarat_sim.model.codes import N_CODES, decode
@@ -110,7 +110,7 @@ def test_the_two_enumerations_agree(name):
 def test_exact_weights_equal_brute_force_by_line_and_outcome(set_name, shoe):
     rules = rule_set(set_name)
     counts = composition(shoe)
-    hist = exact_histogram(counts, rules_detail(rules))
+    hist = exact_histogram(counts, rules_detail(rules, codes=True))
     table = rounds_of(shoe)
     n_cards = int(counts.sum())
     assert hist.total == falling(n_cards) == sum(n for _, n in table)
@@ -137,11 +137,11 @@ def test_many_kinds_of_first_four_cards_on_8_decks_agree_with_each_atom_alone():
     # the small shoes above never fill them. Each bet settled on the joint histogram must weigh what it weighs
     # on the histogram of its own atom alone (a few states, one pass), line by line and code by code.
     rules = rule_set("many_classes")
-    joint = exact_histogram(8, rules_detail(rules))
+    joint = exact_histogram(8, rules_detail(rules, codes=True))
     np.testing.assert_array_equal(joint.code_counts, exact_histogram(8).counts)
     for oracle_bet in BET_SETS["many_classes"]:
         alone = parse_rules(rule_text("alone", [oracle_bet]), "alone.toml")
-        single = exact_histogram(8, rules_detail(alone))
+        single = exact_histogram(8, rules_detail(alone, codes=True))
         assert engine_lines(joint, rules.bet(oracle_bet.id)) == engine_lines(single, alone.bet(oracle_bet.id))
 
 
@@ -152,7 +152,7 @@ def line_weights(shoe, *conditions: str) -> list[int]:
     """Exact weight of the rounds where each condition holds (one bet each, in one rule set, priced on ``shoe``)."""
     bets = [bet(f"b{i}", (condition, None)) for i, condition in enumerate(conditions)]
     rules = parse_rules(rule_text("some", bets), "some.toml")
-    hist = exact_histogram(shoe, rules_detail(rules))
+    hist = exact_histogram(shoe, rules_detail(rules, codes=True))
     return [sum(w for (line, _), w in engine_lines(hist, rules.bet(b.id)).items() if line == 0) for b in bets]
 
 
@@ -224,13 +224,13 @@ SHOE_BETS = (
 
 @functools.cache
 def shoe_detail():
-    return rules_detail(parse_rules(rule_text("shoe-bets", SHOE_BETS), "shoe-bets.toml"))
+    return rules_detail(parse_rules(rule_text("shoe-bets", SHOE_BETS), "shoe-bets.toml"), codes=True)
 
 
 @pytest.mark.parametrize("decks", range(1, 17))
 def test_any_deck_count_splits_the_plain_histogram(decks):
     hist = exact_histogram(decks, shoe_detail())
-    assert hist.counts.shape == (shoe_detail().n_details * N_CODES,)
+    assert hist.counts.shape == (shoe_detail().n_cells,)
     assert hist.total == falling(52 * decks)
     np.testing.assert_array_equal(hist.code_counts, exact_histogram(decks).counts)
 
@@ -263,7 +263,7 @@ def published_rules():
 
 def test_colour_match_and_3_giving_8_published_house_edges():
     rules = published_rules()
-    hist = exact_histogram(8, rules_detail(rules))
+    hist = exact_histogram(8, rules_detail(rules, codes=True))
     results = {result.id: result for result in settle(hist, rules)}
     # Colour Match 6:1 on 8 decks: 13.7635% (E. Jacobson, "Card Counting the Colour Match Baccarat Side Bet",
     # 888casino blog). The wins are every ordering with four red or four black first cards, in closed form.
@@ -300,7 +300,9 @@ RESETTLED = (
 
 def test_a_saved_histogram_settles_again_with_its_card_detail(tmp_path):
     rules = rule_set("first_four")
-    hist = exact_histogram(shoe_of(SMALL_SHOES["nine_mixed"]), rules_detail(rules))
+    # One group of every atom (the layout of a slip's, and of earlier versions' histograms): any bet made of its
+    # atoms settles on it.
+    hist = exact_histogram(shoe_of(SMALL_SHOES["nine_mixed"]), joint_detail(rules, rules.bet_ids))
     path = tmp_path / "first-four-histogram.npz"
     hist.save(path)
     loaded = OutcomeHistogram.load(path)
@@ -313,12 +315,18 @@ def test_a_saved_histogram_settles_again_with_its_card_detail(tmp_path):
     table = rounds_of("nine_mixed")
     for oracle_bet in RESETTLED:
         assert engine_lines(loaded, other.bet(oracle_bet.id)) == oracle_lines(table, oracle_bet.predicates)
+    # A rule set's card detail in groups settles a bet made of one group's atoms; one whose atoms lie in several
+    # groups is refused in one line.
+    factored = exact_histogram(shoe_of(SMALL_SHOES["nine_mixed"]), rules_detail(rules, codes=True))
+    assert engine_lines(factored, other.bet("colour_match_5")) == oracle_lines(table, RESETTLED[0].predicates)
+    with pytest.raises(InputError, match=r"histogram: bets heart_not_clubs read cards counted in different groups"):
+        settle(factored, other)
 
 
 def test_a_saved_histogram_refuses_a_bet_on_cards_it_does_not_carry(tmp_path):
     rules = rule_set("first_four")
     path = tmp_path / "first-four-histogram.npz"
-    exact_histogram(8, rules_detail(rules)).save(path)
+    exact_histogram(8, rules_detail(rules, codes=True)).save(path)
     loaded = OutcomeHistogram.load(path)
     other = parse_rules(rule_text("other", [bet("p3_heart", ("winner == player and P3.suit == hearts", None))]),
                         "other.toml")
@@ -356,7 +364,7 @@ def test_a_three_card_poker_bet_on_one_hand(shoe):
     # Until d7b588d the exact enumeration multiplied the partial classes of every atom, and this bet's four
     # patterns of the same three cards told apart 523,091,520 kinds of first four cards: refused.
     rules = parse_rules(rule_text("poker", [PLAYER_POKER]), "poker.toml")
-    hist = exact_histogram(composition(shoe), rules_detail(rules))
+    hist = exact_histogram(composition(shoe), rules_detail(rules, codes=True))
     assert engine_lines(hist, rules.bet("player_poker")) == oracle_lines(rounds_of(shoe), PLAYER_POKER.predicates)
 
 
@@ -504,7 +512,7 @@ def test_generated_bets_equal_brute_force():
         text, holds = generator.condition()
         try:
             rules = parse_rules(rule_text("generated", [bet("g", (text, None))]), "generated.toml")
-            detail = rules_detail(rules)
+            detail = rules_detail(rules, codes=True)
         except InvalidRules as error:
             assert any(reason in str(error) for reason in REFUSALS), error
             skipped.append(text)
@@ -527,7 +535,7 @@ def test_a_negated_join_too_big_for_one_atom_splits_into_its_parts():
     expected = oracle_lines(deal_table(every_ordering(shoe)),
                             [lambda d: not (d.straight_flush("player") and d.straight_flush("banker"))])
     assert sum(w for (line, _), w in expected.items() if line == 1) > 0  # both hands do make straight flushes
-    assert engine_lines(exact_histogram(shoe, rules_detail(rules)), rules.bet("g")) == expected
+    assert engine_lines(exact_histogram(shoe, rules_detail(rules, codes=True)), rules.bet("g")) == expected
 
 
 # --------------------------------------------------------------------------- bad input

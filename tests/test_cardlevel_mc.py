@@ -42,7 +42,7 @@ from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.engines.plan import plan_run
 from baccarat_sim.engines.simulation import simulate
 from baccarat_sim.engines.state import RunState
-from baccarat_sim.model.codes import N_CODES
+from baccarat_sim.model.codes import decode
 from baccarat_sim.model.rules import parse_rules
 
 from .cardlevel_oracle import deal_table, every_ordering, red, shoe_of, suit
@@ -156,7 +156,8 @@ def bet_failures(hist, rules) -> list[str]:
     exact = exact_of(rules)
     failures = []
     for bet in rules.bets:
-        est = estimate(hist, net_vector(bet, rules, hist.detail))
+        view = hist.view([bet])  # the cells of the bet's group of the card detail
+        est = estimate(view, net_vector(bet, rules, view.detail))
         exact_rtp = 1 + float(settle_bet(exact, bet, rules).ev_exact)
         if not abs(est.z(exact_rtp)) < 4:
             failures.append(f"{bet.id}: MC {est.rtp:.6f} +/- {est.se:.6f} ({est.method}), exact {exact_rtp:.6f}, "
@@ -167,25 +168,32 @@ def bet_failures(hist, rules) -> list[str]:
 def detail_failures(hist, exact) -> tuple[list[str], int]:
     """Card details whose Monte Carlo frequency is 4 or more standard errors from the exact probability.
 
-    Each detail (a combination of the atoms' values, 14,400 cells) is tested as an indicator bet with the
-    run's own standard error (batch means over whole shoes when dealt); details expected fewer than 25 times
-    are pooled into one. Returns the failures and the number of groups tested.
+    Each detail of each group of the card detail (a combination of the group's atoms' values), with each Player
+    score, is tested as an indicator bet with the run's own standard error (batch means over whole shoes when
+    dealt); those of a group expected fewer than 25 times are pooled into one. Returns the failures and the
+    number of indicators (or pools) tested.
     """
-    n_details = hist.detail.n_details
-    probability = exact.counts.reshape(n_details, N_CODES).sum(axis=1) / exact.total
-    small = probability * hist.rounds < 25
-    groups = [[d] for d in np.flatnonzero(~small)] + ([list(np.flatnonzero(small))] if small.any() else [])
-    failures = []
-    for group in groups:
-        indicator = np.zeros((n_details, N_CODES))
-        indicator[group] = 1.0
-        est = estimate(hist, indicator.reshape(-1))
-        expected = float(probability[group].sum())
-        z = est.z(1 + expected)  # estimate() reports 1 + mean as the "rtp"
-        if not abs(z) < 4:
-            failures.append(f"details {group}: MC {est.rtp - 1:.6f} +/- {est.se:.2e}, exact {expected:.6f}, "
-                            f"z = {z:.2f}")
-    return failures, len(groups)
+    failures, tested = [], 0
+    for g, group in enumerate(hist.detail.groups):
+        cells = slice(hist.detail.offset(g), hist.detail.offset(g) + group.n_cells)
+        n_details, n_outcomes = group.n_details, group.n_outcomes
+        score = np.array([decode(group.code_of_outcome(o))["player_score"] for o in range(n_outcomes)])
+        kind = (np.arange(n_details)[:, None] * 10 + score[None, :]).reshape(-1)  # (detail, Player score)
+        probability = np.bincount(kind, weights=exact.counts[cells], minlength=n_details * 10) / exact.total
+        small = (probability * hist.rounds < 25) & (probability > 0)
+        pools = [[k] for k in np.flatnonzero(probability * hist.rounds >= 25)]
+        pools += [list(np.flatnonzero(small))] if small.any() else []
+        for pool in pools:
+            indicator = np.isin(kind, pool).astype(float)
+            est = estimate(hist, indicator, counts=hist.counts[cells],
+                           batches=None if hist.batches is None else hist.batches[:, cells])
+            expected = float(probability[pool].sum())
+            z = est.z(1 + expected)  # estimate() reports 1 + mean as the "rtp"
+            if not abs(z) < 4:
+                failures.append(f"group {g} details {pool}: MC {est.rtp - 1:.6f} +/- {est.se:.2e}, exact "
+                                f"{expected:.6f}, z = {z:.2f}")
+        tested += len(pools)
+    return failures, tested
 
 
 # --------------------------------------------------------------------------- Monte Carlo against exact
@@ -229,7 +237,8 @@ def test_checkpoint_and_resume_mid_run_is_bit_identical(model, tmp_path):
     rules = fresh_rules() if model == "fresh" else dealt_rules()
     rounds = 1 << 22 if model == "fresh" else 1_000_000
     plan = plan_run(rules, rounds, SEED + 2)
-    assert plan.detail == rules_detail(rules).texts and plan.n_cells == rules_detail(rules).n_cells
+    groups = tuple((group.outcomes, group.texts) for group in rules_detail(rules).groups)
+    assert plan.detail == groups and plan.n_cells == rules_detail(rules).n_cells
     state = RunState.empty(plan)
     run_chunks(plan, state, threads=1, max_chunks=5)
     assert 0 < state.chunks_done < plan.n_chunks

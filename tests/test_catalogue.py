@@ -78,6 +78,7 @@ combinations, probability and return, whose lower right cell is the return):
             12.040%; Galaxy's rack sheet 12.07%).
 """
 
+import dataclasses
 import functools
 import json
 import math
@@ -97,7 +98,7 @@ from baccarat_sim.cli.rtp import main as rtp_main
 from baccarat_sim.engines.detail import rules_detail
 from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.engines.simulation import simulate
-from baccarat_sim.model.rules import available_rules, load_rules, parse_rules
+from baccarat_sim.model.rules import Rules, available_rules, load_rules, parse_rules
 from baccarat_sim.tables import breakdown
 
 from .run_helpers import MANY_THREADS
@@ -778,7 +779,9 @@ def test_catalogue_file_loads_with_its_sources_and_stated_figures(name):
     assert re.search(r"https?://", rules.source), "the publication is named with its address"
     assert rules.assumptions and rules.description
     detail = rules_detail(rules)
-    assert detail is None or (len(detail.atoms) <= 10 and detail.n_details <= 64)
+    # Every card-level bet is settled on one group of the card detail (there is no cap on their number).
+    assert detail is None or all(detail.group_holding(a.text for a in bet.atoms) is not None
+                                 for bet in rules.bets if bet.card_level)
     published_ids = {p.values[1] for p in PUBLISHED if p.values[0] == name}
     for bet in rules.bets:
         assert bet.name != bet.id and bet.description, bet.id
@@ -819,9 +822,40 @@ def test_monte_carlo_agrees_with_exact(name):
     mc = simulate(rules_of(names[0]), MC_ROUNDS, MC_SEED, model="fresh", threads=MANY_THREADS)
     for rules in map(rules_of, names):
         for bet in rules.bets:
-            est = estimate(mc, net_vector(bet, rules, mc.detail))
+            view = mc.view([bet])  # the cells of the bet's group of the card detail
+            est = estimate(view, net_vector(bet, rules, view.detail))
             z = est.z(1 + float(settle_bet(histogram(rules.id), bet, rules).ev_exact))
             assert abs(z) < 4, f"{rules.id}/{bet.id}: z = {z:.2f}"
+
+
+#: A suit at each position, beside the catalogue: more than 40 card-level bets in one file.
+SUIT_BETS = parse_rules("schema_version = 1\nid = \"suits\"\nname = \"suits\"\n[shoe]\ndecks = 8\n" + "".join(
+    f'[[bets]]\nid = "{p.lower()}_{s}"\npays = [{{ when = "{p}.suit == {s}", pays = "3:1" }}]\notherwise = "lose"\n'
+    for p in ("P1", "B1", "P2", "B2", "P3", "B3") for s in ("spades", "hearts", "diamonds", "clubs")), "suits.toml")
+
+
+@functools.cache
+def whole_catalogue() -> Rules:
+    """Every catalogue bet in one rule set (issue 22: no cap on card-level bets in a file); all are 8-deck files."""
+    files = [rules_of(name) for name in CATALOGUE]
+    bets = tuple(bet for rules in files for bet in rules.bets) + SUIT_BETS.bets
+    return dataclasses.replace(files[0], id="catalogue-all", bets=bets)
+
+
+def test_every_catalogue_bet_in_one_rule_set_prices_exactly_and_by_monte_carlo():
+    rules = whole_catalogue()
+    assert len(rules.bets) >= 124 and sum(bet.card_level for bet in rules.bets) >= 40
+    exact = exact_histogram(8, rules_detail(rules))
+    mc = simulate(rules, MC_ROUNDS, MC_SEED + 1, model="fresh", threads=MANY_THREADS)
+    for name in [*CATALOGUE, "suits"]:
+        alone = SUIT_BETS if name == "suits" else rules_of(name)
+        alone_exact = exact_histogram(8, rules_detail(alone)) if name == "suits" else histogram(name)
+        for bet in alone.bets:
+            ev = settle_bet(exact, bet, rules).ev_exact
+            assert ev == settle_bet(alone_exact, bet, alone).ev_exact, (name, bet.id)
+            view = mc.view([bet])
+            z = estimate(view, net_vector(bet, rules, view.detail)).z(1 + float(ev))
+            assert abs(z) < 4, f"{name}/{bet.id}: z = {z:.2f}"
 
 
 def test_findings_page_lists_the_catalogue(tmp_path):

@@ -45,7 +45,7 @@ from ..engines.counting import (
     CountPlan,
     CountStatistics,
 )
-from ..engines.detail import rules_detail
+from ..engines.detail import factored_counts, joint_detail, rules_detail
 from ..engines.driver import RunControl, run
 from ..engines.exact import exact_histogram
 from ..engines.local import LocalBackend
@@ -53,7 +53,8 @@ from ..engines.plan import normalize_seed, shoe_params, whole_number
 from ..errors import InputError, InvalidStrategy, ShoeError
 from ..model.cards import N_CARD_IDS, N_SUITS
 from ..model.codes import N_CODES
-from ..model.detail import CardDetail, kernel_tables
+from ..model.detail import CardDetail, FactoredDetail
+from ..model.detail_tables import kernel_tables
 from ..model.rules import Rules
 from ..model.shoe import as_shoe, canonical_cards
 from ..model.strategy import BetPlay, Strategy
@@ -191,7 +192,12 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_c
             raise _exact_refusal(label, play.bet, kinds[play.bet], "exact_edge")
     # The kernel counts the card detail when a played bet reads cards, or when the histogram it keeps must be the
     # one the Monte Carlo engine counts for this rule set; otherwise it runs the outcome-code path unchanged.
-    detail = rules_detail(rules) if card_level or record_codes else None
+    # One joint card detail (every outcome code): the kernel settles every played bet on each round's cell; the kept
+    # histogram is turned into the Monte Carlo engine's groups at the end (factored_counts).
+    if card_level or record_codes:
+        rules_detail(rules)  # checks the rule set's card-level pay tables
+    joint = [b for b in rules.bet_ids if rules.bet(b).card_level] if record_codes else card_level
+    detail = joint_detail(rules, joint) if card_level or record_codes else None
     n_cells = detail.n_cells if detail is not None else N_CODES
     net = np.zeros((n, n_cells), np.int64)
     scale = np.zeros(n, np.int64)
@@ -232,9 +238,9 @@ class CountResult:
         :func:`baccarat_sim.model.strategy.describe_tags` names them as a strategy file would).
     codes : ndarray(int64, shape=(n_cells,)) or None
         Histogram of the rule set's cut-card scenario (``record_codes``): per
-        outcome code, or per cell ``detail * N_CODES + code`` when the rule set
-        has card-level bets.
-    detail : CardDetail or None
+        outcome code, or the cells of the rule set's factored card detail (the
+        Monte Carlo engine's) when the rule set has card-level bets.
+    detail : FactoredDetail or None
         The card detail of ``codes`` (None: outcome codes).
     composition : ndarray(int64, shape=(13, 4)) or None
         The shoe before shuffling (what names the study's files with its rule set and strategy).
@@ -245,7 +251,7 @@ class CountResult:
     derived: dict
     tags: dict
     codes: np.ndarray | None = None
-    detail: CardDetail | None = None
+    detail: FactoredDetail | None = None
     composition: np.ndarray | None = None
 
 
@@ -395,8 +401,11 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
         "stopped_by": outcome.stopped_by,
     }
     tags = {name: tuple(float(t) for t in row) for name, row in zip(resolved.count_names, resolved.tags)}
-    return CountResult(run_info, rows, resolved.derived, tags, state.codes, detail if record_codes else None,
-                       composition)
+    codes, kept = state.codes, None
+    if record_codes and detail is not None:  # the Monte Carlo engine's layout: the outcome codes, then each group
+        kept = rules_detail(rules)
+        codes = factored_counts(codes, detail, kept)
+    return CountResult(run_info, rows, resolved.derived, tags, codes, kept, composition)
 
 
 def _ratio(total_x: float, total_y: float, sum_x2: float, sum_xy: float, sum_y2: float, shoes: int):

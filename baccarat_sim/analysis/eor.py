@@ -36,7 +36,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..engines.detail import detail_of_atoms, rules_detail
+from ..engines.detail import detail_of_plan, plan_groups, rules_detail
 from ..engines.exact import exact_histogram
 from ..errors import InputError, ShoeError
 from ..model.cardlevel import NONE
@@ -271,8 +271,8 @@ def effect_of_removal(rules: Rules, shoe=None, bets=None) -> EffectOfRemoval:
     detail = rules_detail(rules)  # checks the rule set's card-level pay tables
     atoms = tuple({atom.text: atom for bet in bet_list for atom in bet.atoms}.values())
     if detail is not None and len(atoms) < len(detail.atoms):
-        # Only the atoms of the bets asked for: fewer card details to enumerate after every removal.
-        detail = detail_of_atoms(atoms) if atoms else None
+        # Only the groups of the bets asked for: fewer card details to enumerate after every removal.
+        detail = detail_of_plan(plan_groups(bet_list))
     base = evs(exact_histogram(composition, detail))
     # effect[bet][rank, suit]: EV(shoe less that card) - EV(shoe), for every card the shoe holds.
     effect = {bet.id: np.full((N_RANKS, N_SUITS), None, dtype=object) for bet in bet_list}

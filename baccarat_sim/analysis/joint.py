@@ -128,7 +128,8 @@ def covariance(hist: OutcomeHistogram, rules: Rules, bet_ids=None, stakes: dict 
     """
     bet_ids = tuple(rules.bet_ids if bet_ids is None else bet_ids)
     bets = [rules.bet(bet_id) for bet_id in bet_ids]
-    groups, weights = _joint(bets, hist.counts, hist.detail)
+    view = hist.view(bets)  # a histogram of card-level groups: the group that holds every bet's cards
+    groups, weights = _joint(bets, view.counts, view.detail)
     total = int(weights.sum())
     if total == 0:
         raise InputError("hist", "cannot settle an empty histogram (no rounds)")
@@ -220,7 +221,8 @@ def settle_slip(hist: OutcomeHistogram, rules: Rules, stakes: dict, check: bool 
     amounts = check_limits(rules, stakes) if check else {k: stake_amount(v, f"stakes.{k}") for k, v in stakes.items()}
     staked = {bet_id: stake for bet_id, stake in amounts.items() if stake}
     bets = [rules.bet(bet_id) for bet_id in staked]
-    groups, weights = _joint(bets, hist.counts, hist.detail)
+    view = hist.view(bets)  # a histogram of card-level groups: the group that holds every bet's cards
+    groups, weights = _joint(bets, view.counts, view.detail)
     total = int(weights.sum())
     if total == 0:
         raise InputError("hist", "cannot settle an empty histogram (no rounds)")

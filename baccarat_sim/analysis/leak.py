@@ -39,7 +39,11 @@ Limits (checked, each a one-line :class:`~baccarat_sim.errors.InputError`):
 ``C5`` and ``C6`` are classified by point value only (the outcome depends on
 them only through their point values, and the kernel resolves the third cards
 by point value); at most one card off the round; at most
-:data:`MAX_PATTERNS` observation patterns.
+:data:`MAX_PATTERNS` observation patterns; no card-level bet (suits, colours,
+ranks of given cards, poker values): the kernel counts each deal by outcome
+code and observation pattern, and such a bet needs the card detail beside
+them, which only the exact engine's card-detail enumeration counts, not yet
+split by observation pattern.
 
 Examples
 --------

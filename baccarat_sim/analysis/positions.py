@@ -231,6 +231,8 @@ def _pool(rows: np.ndarray, net: np.ndarray, inflation: float) -> Pooled:
 
 def _bet_positions(hist: OutcomeHistogram, rows: np.ndarray, bet: Bet, rules: Rules, reference: OutcomeHistogram,
                    always: int) -> BetPositions:
+    rows = rows[..., hist.cell_range([bet])]  # a histogram of card-level groups: the cells of the bet's group
+    hist, reference = hist.view([bet]), reference.view([bet])
     net = net_vector(bet, rules, hist.detail)
     n = rows.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -320,8 +322,9 @@ class PositionAnalysis:
         for bet in self.rules.bets:
             b = self.bets[bet.id]
             inflation = math.sqrt(max(1.0, b.design_effect))
-            net = net_vector(bet, self.rules, self.hist.detail)
-            for (lo, hi), band in zip(bands, counts):
+            view = self.hist.view([bet])
+            net = net_vector(bet, self.rules, view.detail)
+            for (lo, hi), band in zip(bands, counts[..., self.hist.cell_range([bet])]):
                 pooled = _pool(band, net, 1.0 if lo == hi else inflation)
                 enough = pooled.rounds >= b.min_rounds
                 estimates.append(BandEstimate(bet.id, lo, hi, pooled.rounds, pooled.rtp if enough else math.nan,

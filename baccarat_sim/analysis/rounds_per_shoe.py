@@ -102,7 +102,7 @@ def position_rows(hist: OutcomeHistogram) -> tuple[np.ndarray, bool]:
         raise ValueError("position analysis needs a dealt-model Monte Carlo histogram with by_position rows "
                          "(simulate(..., model='dealt', by_position=True))")
     rows = hist.by_position
-    totals = rows.sum(axis=1)
+    totals = hist.view().by_position.sum(axis=1)  # rounds: the outcome codes alone (a card detail's groups repeat them)
     # The kernel's last row also takes every later round; it holds data only
     # when the plan had fewer rows than a shoe can have rounds.
     open_tail = bool(totals[-1] > 0)
@@ -123,7 +123,7 @@ def rounds_per_shoe(hist: OutcomeHistogram, shoe: Shoe | None = None) -> RoundsP
     shoe : Shoe or None
         The rule set's shoe, for :attr:`RoundsPerShoe.always`.
     """
-    rows, open_tail = position_rows(hist)
+    rows, open_tail = position_rows(hist.view())
     reaching = rows.sum(axis=1)
     shoes = int(hist.shoes) if hist.shoes else int(reaching[0]) if len(reaching) else 0
     rounds = int(reaching.sum())

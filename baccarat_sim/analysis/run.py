@@ -156,7 +156,8 @@ class RunResult:
         """
         if self.mc is None:
             raise ValueError("a convergence figure needs a Monte Carlo report")
-        return running_estimate(self.mc, net_vector(self.rules.bet(bet_id), self.rules, self.mc.detail))
+        view = self.mc.view([self.rules.bet(bet_id)])
+        return running_estimate(view, net_vector(self.rules.bet(bet_id), self.rules, view.detail))
 
     def scores(self) -> ScoreDistribution:
         """Final-score distribution: exact bars, with the Monte Carlo estimate beside them when the run dealt."""
@@ -203,7 +204,8 @@ def analyze_run(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | No
                        push_frequency=ex.push_frequency, sd=ex.sd, rounds_for_0_01pct_ci=ex.rounds_for_precision)
         else:
             mc_result = settle_bet(mc, bet, rules)
-            est = estimate(mc, net_vector(bet, rules, mc.detail))
+            view = mc.view([bet])
+            est = estimate(view, net_vector(bet, rules, view.detail))
             low, high = est.ci95
             row.update(rtp=est.rtp, house_edge=-est.ev, ci95_low=low, ci95_high=high, z=est.z(ex.rtp), se=est.se,
                        se_method=est.method, hit_frequency=mc_result.hit_frequency,

@@ -57,7 +57,7 @@ def net_vector(bet: Bet, rules: Rules, detail=None) -> np.ndarray:
     Parameters
     ----------
     detail : CardDetail or None
-        The histogram's card detail (``hist.detail``); None: the outcome codes.
+        The card detail of the histogram's view of the bet (``hist.view([bet]).detail``); None: the outcome codes.
 
     Returns
     -------
@@ -125,10 +125,11 @@ def settle_bet(hist: OutcomeHistogram, bet: Bet | str, rules: Rules, counts: np.
         Per unit staked; exact (``ev_exact`` a Fraction) for the exact engine.
     """
     bet = rules.bet(bet) if isinstance(bet, str) else bet
-    counts = hist.counts if counts is None else counts
+    view = hist.view([bet])  # a histogram of card-level groups settles each bet on its group's cells
+    counts = view.counts if counts is None else counts[..., hist.cell_range([bet])]
     nets = line_nets(bet, rules, stake)
     line_weights = np.zeros(len(nets), np.int64)
-    np.add.at(line_weights, bet.case_index(hist.detail), counts)
+    np.add.at(line_weights, bet.case_index(view.detail), counts)
     by_net: dict[Fraction, int] = {}
     for net, weight in zip(nets, line_weights):
         by_net[net] = by_net.get(net, 0) + int(weight)
@@ -242,7 +243,8 @@ def bet_breakdown(hist: OutcomeHistogram, bet: Bet | str, rules: Rules) -> Break
     """
     bet = rules.bet(bet) if isinstance(bet, str) else bet
     combos = np.zeros(len(bet.cases) + 1, np.int64)
-    np.add.at(combos, bet.case_index(hist.detail), hist.counts)
+    view = hist.view([bet])
+    np.add.at(combos, bet.case_index(view.detail), view.counts)
     total = int(combos.sum())
     if total == 0:
         raise InputError("hist", "cannot settle an empty histogram (no rounds)")

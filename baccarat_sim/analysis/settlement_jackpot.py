@@ -115,7 +115,8 @@ def jackpot_figures(hist: OutcomeHistogram, bet: Bet | str, rules: Rules) -> Jac
     base = 1 + settle_bet(hist, bet.with_meter(0), rules).ev_exact
     slope = 1 + settle_bet(hist, bet.with_meter(1), rules).ev_exact - base
     weights = np.zeros(len(bet.cases) + 1, np.int64)
-    np.add.at(weights, bet.case_index(hist.detail), hist.counts)
+    view = hist.view([bet])  # a histogram of card-level groups: the cells of the bet's group
+    np.add.at(weights, bet.case_index(view.detail), view.counts)
     resetting = sum(int(w) for case, w in zip((*bet.cases, bet.otherwise), weights) if case.resets_meter)
     jackpot = bet.jackpot
     return JackpotFigures(bet.id, jackpot.unit, jackpot.per_stake, jackpot.meter, jackpot.reset, jackpot.contribution,

@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..engines.detail import rules_detail
+from ..engines.detail import joint_detail
 from ..engines.exact import exact_histogram
 from ..errors import InputError, InternalError
 from ..model.detail import CardDetail
@@ -130,8 +130,9 @@ def build_slip(rules: Rules, stakes: dict, shoe=None, *, check: bool = True) -> 
         raise InputError("stakes", "every stake is 0")
     composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
     bets = [rules.bet(bet_id) for bet_id in staked]
-    # Bets on the cards themselves (suits, third cards, ...) are settled on the card detail they read.
-    detail = rules_detail(rules.with_bets([bet.id for bet in bets]))
+    # Bets on the cards themselves (suits, third cards, ...) are settled on the card detail they read, all of
+    # them together (one group, with every outcome code).
+    detail = joint_detail(rules, [bet.id for bet in bets])
     hist = exact_histogram(composition, detail)
     # The joint pay-table line of every outcome code, and the slip's net for each combination of lines
     # (a handful): stake times the line's net per unit, the commission rounded for that stake where the rule

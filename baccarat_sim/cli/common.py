@@ -217,6 +217,21 @@ def note(args, message: str) -> None:
         print(message, file=sys.stderr)
 
 
+def progress_note(args, what: str, every: float = 2.0):
+    """``progress(done, total)`` for a long preparation: a note on stderr at most every ``every`` seconds."""
+    import time
+
+    last = [time.monotonic()]
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= every:
+            last[0] = now
+            note(args, f"{what}: {done:,} of {total:,} groups of card-level conditions done")
+
+    return progress
+
+
 def check_out_dir(path, option: str = "--out") -> Path:
     """Create a directory and prove it writable now, before any work is done; temporaries of killed runs go.
 

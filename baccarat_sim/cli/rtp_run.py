@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from .common import EXIT_OK, UsageError, announce_compile, check_out_dir, note
+from .common import EXIT_OK, UsageError, announce_compile, check_out_dir, note, progress_note
 from .rtp_parser import DEFAULT_CHECKPOINT_SECONDS, DEFAULT_ROUNDS, EXIT_PARTIAL
 from .rtp_report import results_dir, run_report
 
@@ -287,7 +287,8 @@ def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
 
     out_dir = results_dir(args)
     with announce_compile("the exact engine", args.quiet):
-        exact = exact_histogram(shoe, rules_detail(rules))
+        detail = rules_detail(rules, progress=progress_note(args, "card detail (which combinations can happen)"))
+        exact = exact_histogram(shoe, detail, progress=progress_note(args, "exact enumeration"))
     run_info = {"rules_path": rules.path}
     if args.remove:
         run_info["removed"] = args.remove

@@ -17,9 +17,10 @@ from .._version import __version__
 from ..errors import CheckpointError
 from ..model.cards import RANK_NAMES
 from ..model.codes import N_CODES
+from ..model.detail import OUTCOMES
 from ..storage.archive import ArchiveError, read_archive, read_archive_header, write_archive
 from ..storage.writing import atomic_write
-from .detail import detail_of_texts
+from .detail import detail_of_plan
 from .fingerprint import STREAM_VERSION
 from .plan import RunPlan, plan_run
 from .state import RunState
@@ -76,8 +77,12 @@ def _plan(fields, path) -> RunPlan:
     if fields["units_per_block"] < 1 or fields["blocks_per_chunk"] < 1 or fields["total_blocks"] < 1 or \
             fields["n_cells"] < 1 or fields["n_positions"] < 1:
         _fail(path, "is damaged (its plan has an empty layout)")
-    if not isinstance(fields["detail"], list) or not all(isinstance(x, str) for x in fields["detail"]):
-        _fail(path, "is damaged (plan.detail is not a list of card-level conditions)")
+    groups = fields["detail"]
+    if not isinstance(groups, list) or not all(
+            isinstance(g, list) and len(g) == 2 and g[0] in OUTCOMES and isinstance(g[1], list) and g[1]
+            and all(isinstance(x, str) for x in g[1]) for g in groups):
+        _fail(path, "is not resumable by this version (plan.detail is not a list of groups of card-level "
+                    "conditions; a checkpoint of an earlier version's card-level run cannot be resumed)")
     for name in ("composition", "shoe_params"):
         if not isinstance(fields[name], list) or not all(type(x) is int for x in fields[name]):
             _fail(path, f"is damaged (plan.{name} is not a list of whole numbers)")
@@ -87,13 +92,14 @@ def _plan(fields, path) -> RunPlan:
                                                                                                   "rules_sha256")):
         _fail(path, "is damaged (plan.model or the rule set's id is not valid)")
     return RunPlan(**{**fields, "composition": tuple(fields["composition"]),
-                      "shoe_params": tuple(fields["shoe_params"]), "detail": tuple(fields["detail"])})
+                      "shoe_params": tuple(fields["shoe_params"]),
+                      "detail": tuple((outcomes, tuple(texts)) for outcomes, texts in groups)})
 
 
 def _check_detail(path, plan: RunPlan) -> None:
     """The plan's card detail is made of card-level conditions, and gives its cells (compiles every condition)."""
     try:
-        detail = detail_of_texts(plan.detail)
+        detail = detail_of_plan(plan.detail)
     except ValueError as error:
         _fail(path, f"is damaged (plan.detail: {error})")
     if plan.n_cells != (N_CODES if detail is None else detail.n_cells):
@@ -158,7 +164,9 @@ def _check_consistent(path, plan: RunPlan, state: RunState) -> None:
     if counted != units:
         what = "rounds" if plan.model == "fresh" else "shoes"
         _fail(path, f"is damaged ({state.chunks_done} chunks done deal {units:,} {what}, but it counts {counted:,})")
-    if int(state.by_position.sum()) != state.rounds or int(state.batches.sum()) != state.rounds:
+    # A card detail's groups repeat every round beside its outcome code: the codes count the rounds.
+    codes = slice(0, N_CODES)
+    if int(state.by_position[..., codes].sum()) != state.rounds or int(state.batches[..., codes].sum()) != state.rounds:
         _fail(path, f"is damaged (its counts do not add up to its {state.rounds:,} rounds)")
     if plan.model == "dealt" and not state.shoes <= state.rounds <= state.shoes * (plan.shoe.sum() // 4):
         _fail(path, "is damaged (its rounds do not fit its shoes)")
@@ -247,5 +255,5 @@ def _describe(plan: RunPlan, name: str) -> str:
     if name == "n_positions":
         return f"{value} round positions"
     if name == "detail":
-        return f"card detail [{'; '.join(value)}]" if value else "no card detail"
+        return f"card detail [{' | '.join('; '.join(texts) for _, texts in value)}]" if value else "no card detail"
     return f"{name} = {value!r}"

@@ -1,60 +1,211 @@
-"""Card detail from the engines: which combinations of a rule set's atoms can happen, and the checks of its bets.
+"""Card detail from the engines: the groups of a rule set's atoms, which combinations can happen, exact weights.
 
 The atoms of card-level bets are compiled by the model
-(:mod:`baccarat_sim.model.cardlevel`); which combinations of their values can
-happen, jointly with the outcome codes, is worked out here by the exact
-engine on a shoe that deals every sequence of six cards there is (six cards of
-every id). The bets' pay tables are then checked on those combinations as the
-model checks outcome-only bets on the possible outcome codes.
+(:mod:`baccarat_sim.model.atoms`). Here they are put in groups
+(:func:`plan_groups`: every atom of a bet in one group, bets that share an atom
+together, and groups merged while their tables stay small), and each group's
+combinations of atom values that can happen, jointly with the outcomes, are
+worked out by the exact engine on a shoe that deals every sequence of six cards
+there is (six cards of every id). The bets' pay tables are then checked on
+those combinations, each bet on its group, as the model checks outcome-only
+bets on the possible outcome codes.
+
+The exact enumeration of a group (:func:`group_weights`) runs on the shoe with
+the cards that no atom of the group (nor the outcomes it counts) tells apart
+pooled into one id: the weights of every combination are the same, and the
+enumeration takes the few kinds of card the bets read instead of 52 card ids.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import numba
 import numpy as np
 
 from ..errors import InternalError, InvalidRules
+from ..kernels.exact import exact_counts
 from ..kernels.exact_detail import exact_detail_counts
-from ..model.codes import N_CODES
-from ..model.conditions import atom_of_text
-from ..model.detail import MAX_DETAILS, CardDetail, exact_tables
-from ..model.rules import Rules
+from ..model.cards import N_CARD_IDS, N_SUITS, RANK_POINTS
+from ..model.codes import N_CODES, N_SUFFIXES
+from ..model.condition_tree import OutcomeCompare, outcome_leaves
+from ..model.conditions import atom_of_text, feature_table
+from ..model.detail import MAX_GROUP_ATOMS, CardDetail, FactoredDetail
+from ..model.detail_tables import (
+    TABLE_CELLS,
+    card_letter,
+    exact_tables,
+    joint_classes,
+    table_cells,
+    table_patterns,
+    third_class_count,
+)
+from ..model.rules import Bet, Rules
 
-__all__ = ["detail_counts", "detail_of_atoms", "detail_of_texts", "exact_detail_weights", "rules_detail"]
+__all__ = ["GROUP_CELLS", "MAX_CELLS", "detail_counts", "detail_of_atoms", "detail_of_group", "detail_of_plan",
+           "exact_detail_weights", "factored_counts", "group_weights", "joint_detail", "plan_groups", "rules_detail"]
+
+#: Most cells (details x outcomes) of a group made by merging the groups of several bets: its counters stay in
+#: the fastest caches of the Monte Carlo kernels. One bet's group may be larger, up to :data:`MAX_CELLS`.
+GROUP_CELLS = 1 << 15
+#: Most cells of one group (a histogram row holds it once per round position, in int64).
+MAX_CELLS = 1 << 22
+#: Most work (first-four states times third-card classes squared) of the exact enumeration of a group made by
+#: merging the groups of several bets.
+EXACT_WORK = 1 << 27
+#: The pairs of two-card totals the exact enumeration takes per call: between calls a stop signal is honoured
+#: and progress is told.
+PAIRS_PER_CALL = 10
+
+#: ``progress(done, total)``, told as the groups of a card detail are worked out.
+Progress = Callable[[int, int], None]
 
 
-def exact_detail_weights(atoms, shoe: np.ndarray, lanes: int) -> np.ndarray:
-    """Exact weights by atom bits and outcome code: ``int64[2**n_atoms, N_CODES]``."""
-    tables = exact_tables(atoms, shoe)
-    out = np.zeros((max(1, lanes), 1 << len(atoms), N_CODES), np.int64)
-    exact_detail_counts(tables["counts"], tables["points"], tables["ids"], tables["n_ids"], tables["tclass"],
-                        tables["t_total"], tables["t_point"], tables["first4"], tables["reduced"],
-                        tables["reduced_offset"], tables["radix"], tables["third"], tables["rt"],
-                        tables["rt_offset"], tables["rt_width"], tables["n_states"], tables["rows"], out)
-    return out.sum(axis=0)
+@functools.lru_cache(maxsize=1)
+def _suffix_features() -> frozenset:
+    """The outcome features that read a pair or the first-card comparison (the code's suffix), not only its prefix."""
+    reads = set()
+    for name, values in feature_table().items():
+        by_prefix = values.reshape(-1, N_SUFFIXES)
+        if (by_prefix != by_prefix[:, :1]).any():
+            reads.add(name)
+    return frozenset(reads)
 
 
-def detail_counts(detail: CardDetail, shoe: np.ndarray) -> np.ndarray:
-    """Exact weights of every cell ``detail * N_CODES + code`` of one round from a freshly shuffled shoe.
+def _reads_suffix(bet: Bet) -> bool:
+    """Whether a bet's conditions read a pair or the first-card comparison."""
+    features = set()
+    for case in bet.cases:
+        for leaf in outcome_leaves(case.condition.tree):
+            features |= {leaf.left, leaf.right} if isinstance(leaf, OutcomeCompare) else {leaf.feature}
+    return bool(features & _suffix_features())
+
+
+# --------------------------------------------------------------------------- the groups
+
+
+def _derived(atoms) -> frozenset:
+    return frozenset(d.text() for atom in atoms for d in atom.derived)
+
+
+def _first_four_classes(atoms) -> float:
+    return float(np.prod([len(r) for r in joint_classes(atoms)[1][:4]], dtype=np.float64))
+
+
+def _fits(atoms: list, suffix: bool) -> bool:
+    """Whether atoms merged from several bets stay one small group: one table, few cells, quick to enumerate."""
+    if len(atoms) > MAX_GROUP_ATOMS or table_cells(atoms) > TABLE_CELLS:
+        return False
+    if table_patterns(atoms) * (N_CODES if suffix else N_CODES // N_SUFFIXES) > GROUP_CELLS:
+        return False
+    k = third_class_count(atoms)
+    return _first_four_classes(atoms) * (N_SUFFIXES if suffix else 1) * k * k <= EXACT_WORK
+
+
+def plan_groups(bets, codes: bool = False) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The groups of the atoms of ``bets``: ``(outcomes, atom texts)`` each, in the order of the bets.
+
+    The atoms of a bet go in one group, and bets that share an atom too; a
+    bet's group is merged into the first earlier group it fits (:func:`_fits`)
+    that reads the same poker values, so that bets reading the same cards count
+    together. A group counts every outcome code where one of its bets reads a
+    pair or the first-card comparison (or ``codes`` asks for every code), else
+    the code's prefix alone (scores and card counts).
+    """
+    units: list[dict] = []  # {"atoms": {text: atom}, "suffix": bool}
+    for bet in bets:
+        if not bet.card_level:
+            continue
+        unit = {"atoms": {atom.text: atom for atom in bet.atoms}, "suffix": codes or _reads_suffix(bet)}
+        for other in [u for u in units if set(u["atoms"]) & set(unit["atoms"])]:
+            units.remove(other)
+            unit = {"atoms": {**other["atoms"], **unit["atoms"]}, "suffix": other["suffix"] or unit["suffix"]}
+        units.append(unit)
+    groups: list[dict] = []
+    for unit in units:
+        for group in groups:
+            merged = [*group["atoms"].values(), *unit["atoms"].values()]
+            suffix = group["suffix"] or unit["suffix"]
+            if _derived(group["atoms"].values()) == _derived(unit["atoms"].values()) and _fits(merged, suffix):
+                group["atoms"].update(unit["atoms"])
+                group["suffix"] = suffix
+                break
+        else:
+            groups.append({"atoms": dict(unit["atoms"]), "suffix": unit["suffix"]})
+    return tuple(("codes" if g["suffix"] else "prefixes", tuple(g["atoms"])) for g in groups)
+
+
+# --------------------------------------------------------------------------- exact weights of a group
+
+
+def _pooled_shoe(atoms, outcomes: str, shoe: np.ndarray) -> np.ndarray:
+    """The shoe with the card ids that nothing counted tells apart pooled on one id of each kind.
+
+    A kind of card is a point value (the tableau), what every atom reads of a
+    card at every position and what each poker value reads, and, where every
+    code is counted, the rank and suit (pairs and first cards compare ids).
+    """
+    counts = np.asarray(shoe, np.int64).reshape(-1)
+    ids = np.arange(N_CARD_IDS)
+    keys = [RANK_POINTS[ids // N_SUITS]]
+    if outcomes == "codes":
+        keys.append(ids)
+    keys += [column[:N_CARD_IDS] for column in joint_classes(atoms, letters=True)[0]]
+    for atom in atoms:
+        for hand_value in atom.derived:
+            keys.append(card_letter(hand_value)[:N_CARD_IDS])
+    _, first, inverse = np.unique(np.stack(keys, axis=1), axis=0, return_index=True, return_inverse=True)
+    pooled = np.zeros(N_CARD_IDS, np.int64)
+    np.add.at(pooled, first[inverse.ravel()], counts)
+    return pooled
+
+
+def group_weights(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None = None) -> tuple[np.ndarray, list]:
+    """Exact weights of one group's atoms: by combination of local ids and by outcome, and each set's bits.
 
     Returns
     -------
-    ndarray(int64, shape=(detail.n_cells,))
-        They total ``N (N-1) ... (N-5)`` for a shoe of ``N`` cards, as the outcome codes' do.
+    (ndarray(int64, shape=(n_combinations, n_outcomes)), list of ndarray(uint64))
+        The weights (they total ``N (N-1) ... (N-5)`` for a shoe of ``N`` cards) and, for each set of the
+        enumeration, the atom bits of each local id (:func:`baccarat_sim.model.detail_tables.exact_tables`).
+
+    Raises
+    ------
+    ValueError
+        When the atoms tell apart more than the enumeration holds.
     """
-    weights = exact_detail_weights(detail.atoms, shoe, numba.get_num_threads())
-    lookup = detail.lookup
-    if weights[lookup < 0].any():  # the universal shoe deals every sequence: no other shoe can add a combination
-        raise InternalError("a shoe dealt a combination of card-level conditions the universal shoe cannot")
-    bits = np.flatnonzero(lookup >= 0)  # the atom bits of each detail, put in detail order below
-    return weights[bits[np.argsort(lookup[bits])]].reshape(-1)
+    tables = exact_tables(atoms, _pooled_shoe(atoms, outcomes, shoe), outcomes)
+    lanes = max(1, numba.get_num_threads() if lanes is None else lanes)
+    out = np.zeros((lanes, tables["n_combinations"], tables["n_outcomes"]), np.int64)
+    args = [tables[name] for name in ("counts", "points", "ids", "n_ids", "tclass", "t_total", "t_point", "first4",
+                                      "d_over", "d_rank_only", "d_keys", "d_key_offset", "d_key_count", "d_stride",
+                                      "reduced", "reduced_offset", "radix", "third", "rt", "rt_offset", "rt_width",
+                                      "n_states", "rows")]
+    for start in range(0, 100, PAIRS_PER_CALL):  # short calls: a stop signal acts between them
+        exact_detail_counts(*args, np.arange(start, min(start + PAIRS_PER_CALL, 100), dtype=np.int64), out)
+    return out.sum(axis=0), tables["distinct"]
 
 
-@functools.lru_cache(maxsize=64)
-def detail_of_atoms(atoms: tuple) -> CardDetail:
-    """The card detail of a set of atoms: which combinations of their values, with which outcomes, can happen.
+def _combination_bits(distinct: list) -> np.ndarray:
+    """The atom bits of every combination of local ids (the first set's id varies fastest)."""
+    bits = np.zeros(1, np.uint64)
+    for values in distinct:
+        bits = (values[:, None] | bits[None, :]).reshape(-1)
+    return bits
+
+
+def exact_detail_weights(atoms, shoe: np.ndarray, lanes: int) -> np.ndarray:
+    """Exact weights by atom bits and outcome code: ``int64[2**n_atoms, N_CODES]`` (a few atoms, for tests)."""
+    weights, distinct = group_weights(tuple(atoms), shoe, "codes", lanes)
+    by_bits = np.zeros((1 << len(atoms), N_CODES), np.int64)
+    np.add.at(by_bits, _combination_bits(distinct).astype(np.int64), weights)
+    return by_bits
+
+
+@functools.lru_cache(maxsize=256)
+def detail_of_group(atoms: tuple, outcomes: str = "codes") -> CardDetail:
+    """One group's card detail: which combinations of its atoms' values, with which outcomes, can happen.
 
     Worked out exactly on a shoe with six cards of every id, which deals every
     sequence of six cards there is.
@@ -62,44 +213,173 @@ def detail_of_atoms(atoms: tuple) -> CardDetail:
     Raises
     ------
     ValueError
-        When more than :data:`~baccarat_sim.model.detail.MAX_DETAILS` combinations can happen.
+        When the group has more than :data:`MAX_CELLS` cells, or more than the enumeration holds.
     """
     universal = np.full((13, 4), 6, np.int64)
-    weights = exact_detail_weights(atoms, universal, numba.get_num_threads())
+    weights, distinct = group_weights(atoms, universal, outcomes)
     reachable = weights > 0
-    keep = np.flatnonzero(reachable.any(axis=1))
-    if len(keep) > MAX_DETAILS:
-        raise ValueError(f"their card-level conditions ({len(atoms)}) can hold in {len(keep)} combinations, more "
-                         f"than the {MAX_DETAILS} a histogram carries; put some card-level bets in another rule set")
-    patterns = ((keep[:, None] >> np.arange(len(atoms))) & 1).astype(bool)
-    possible = reachable[keep].reshape(-1)
+    by_combination = reachable.any(axis=1)
+    bits = _combination_bits(distinct)
+    keys = np.unique(bits[by_combination])
+    n_outcomes = weights.shape[1]
+    if len(keys) * n_outcomes > MAX_CELLS:
+        raise ValueError(f"their card-level conditions can hold in {len(keys):,} combinations, "
+                         f"{len(keys) * n_outcomes:,} cells with the outcomes, more than the {MAX_CELLS:,} a group "
+                         "carries; split the bet into simpler ones")
+    patterns = ((keys[:, None] >> np.arange(len(atoms), dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    possible = np.zeros((len(keys), n_outcomes), bool)
+    index = np.searchsorted(keys, bits)
+    for combination in np.flatnonzero(by_combination):
+        possible[index[combination]] |= reachable[combination]
     for array in (patterns, possible):
         array.setflags(write=False)
-    return CardDetail(tuple(atoms), patterns, possible)
+    return CardDetail(tuple(atoms), patterns, possible.reshape(-1), outcomes)
 
 
-def detail_of_texts(texts) -> CardDetail | None:
-    """The card detail whose atoms have these canonical texts (a run plan's); None for none."""
-    return detail_of_atoms(tuple(atom_of_text(text) for text in texts)) if texts else None
+def detail_of_atoms(atoms: tuple) -> CardDetail:
+    """The joint card detail of some atoms, counted with every outcome code (one group)."""
+    return detail_of_group(tuple(atoms), "codes")
 
 
-def rules_detail(rules: Rules) -> CardDetail | None:
+def group_counts(group: CardDetail, shoe: np.ndarray) -> np.ndarray:
+    """Exact weights of every cell of one group (``detail * n_outcomes + outcome``) from a freshly shuffled shoe."""
+    weights, distinct = group_weights(group.atoms, shoe, group.outcomes)
+    details = group.details_of_bits(_combination_bits(distinct))
+    if weights[details < 0].any():  # the universal shoe deals every sequence: no other shoe can add a combination
+        raise InternalError("a shoe dealt a combination of card-level conditions the universal shoe cannot")
+    counts = np.zeros((group.n_details, weights.shape[1]), np.int64)
+    np.add.at(counts, details[details >= 0], weights[details >= 0])
+    return counts.reshape(-1)
+
+
+def detail_counts(detail: CardDetail | FactoredDetail, shoe: np.ndarray, progress: Progress | None = None
+                  ) -> np.ndarray:
+    """Exact weights of every cell of a card detail from a freshly shuffled shoe.
+
+    Returns
+    -------
+    ndarray(int64, shape=(detail.n_cells,))
+        A group's cells, or the outcome codes then every group's cells; each block totals
+        ``N (N-1) ... (N-5)`` for a shoe of ``N`` cards, as the outcome codes' do.
+    """
+    composition = np.asarray(shoe, np.int64).reshape(13, 4)
+    if isinstance(detail, CardDetail):
+        return group_counts(detail, composition)
+    codes = np.zeros(N_CODES, np.int64)
+    exact_counts(composition, codes)
+    parts = [codes]
+    for g, group in enumerate(detail.groups):
+        parts.append(group_counts(group, composition))
+        if progress is not None:
+            progress(g + 1, len(detail.groups))
+    return np.concatenate(parts)
+
+
+# --------------------------------------------------------------------------- a rule set's card detail
+
+
+def detail_of_plan(groups, progress: Progress | None = None, atoms: dict | None = None) -> FactoredDetail | None:
+    """The factored card detail of a plan's groups (``(outcomes, atom texts)`` each, :func:`plan_groups`).
+
+    ``atoms`` (text to atom) gives the compiled atoms where the caller has them; others are compiled from their
+    texts.
+    """
+    if not groups:
+        return None
+    atoms = atoms or {}
+    details = []
+    for g, (outcomes, texts) in enumerate(groups):
+        details.append(detail_of_group(tuple(atoms.get(text) or atom_of_text(text) for text in texts), outcomes))
+        if progress is not None:
+            progress(g + 1, len(groups))
+    return FactoredDetail(tuple(details))
+
+
+def rules_detail(rules: Rules, codes: bool = False, progress: Progress | None = None) -> FactoredDetail | None:
     """The card detail of a rule set's bets (None when no bet reads cards), its card-level pay tables checked.
+
+    Parameters
+    ----------
+    codes : bool
+        Count every group with every outcome code (default: a group whose bets read no pair and no first-card
+        comparison counts the code's prefix alone).
+    progress : callable or None
+        ``progress(done, total)`` as the groups are worked out.
 
     Raises
     ------
     InvalidRules
         A card-level pay-table line that can never happen, lines that overlap,
-        a bet that leaves outcomes uncovered, can never win or never lose
-        (the message names the file, the bet and the line).
+        a bet that leaves outcomes uncovered, can never win or never lose, or
+        card-level conditions too large to count (the message names the file,
+        the bet and the line).
     """
-    if not rules.atoms:
+    groups = plan_groups(rules.bets, codes)
+    if not groups:
         return None
     try:
-        detail = detail_of_atoms(rules.atoms)
+        detail = detail_of_plan(groups, progress, {atom.text: atom for bet in rules.bets for atom in bet.atoms})
     except ValueError as error:
         raise InvalidRules("", f"{rules.path}: bets: {error}") from None
     for bet in rules.bets:
         if bet.card_level:
+            bet.check_detail(detail.groups[detail.group_holding(a.text for a in bet.atoms)], rules)
+    return detail
+
+
+def joint_detail(rules: Rules, bet_ids) -> CardDetail | None:
+    """One group holding the atoms of every bet of ``bet_ids`` (a slip's), counted with every code; None for none.
+
+    Raises
+    ------
+    InvalidRules
+        When those bets' card-level conditions are too many to count together (one line naming them).
+    """
+    bets = [rules.bet(bet_id) for bet_id in bet_ids]
+    atoms = tuple({atom.text: atom for bet in bets for atom in bet.atoms}.values())
+    if not atoms:
+        return None
+    try:
+        detail = detail_of_group(atoms, "codes")
+    except ValueError as error:
+        names = ", ".join(bet.id for bet in bets if bet.card_level)
+        raise InvalidRules("", f"{rules.path}: bets {names} together: {error}") from None
+    for bet in bets:
+        if bet.card_level:
             bet.check_detail(detail, rules)
     return detail
+
+
+
+def factored_counts(counts: np.ndarray, joint: CardDetail, factored: FactoredDetail) -> np.ndarray:
+    """Counts over a joint card detail's cells (``detail * N_CODES + code``) as counts over a factored detail's.
+
+    Each group's detail is a function of the joint detail (its atoms' bits) and its outcome of the code: the
+    counts are the ones the Monte Carlo engine would have counted with ``factored`` for the same rounds.
+
+    Raises
+    ------
+    ValueError
+        When the joint detail lacks an atom of ``factored``.
+    """
+    if joint.outcomes != "codes":
+        raise ValueError("the joint card detail must count every outcome code")
+    counts = np.asarray(counts, np.int64).reshape(joint.n_details, N_CODES)
+    column = {text: i for i, text in enumerate(joint.texts)}
+    missing = [text for text in factored.texts if text not in column]
+    if missing:
+        raise ValueError(f"the joint card detail does not hold {missing[0]}")
+    parts = [counts.sum(axis=0)]
+    codes = np.arange(N_CODES)
+    for group in factored.groups:
+        weights = np.uint64(1) << np.arange(len(group.atoms), dtype=np.uint64)
+        bits = (joint.patterns[:, [column[t] for t in group.texts]].astype(np.uint64) * weights).sum(
+            axis=1, dtype=np.uint64)
+        details = group.details_of_bits(bits)
+        if (details < 0).any():
+            raise InternalError("a joint card detail holds a combination its group cannot")
+        cells = details[:, None] * group.n_outcomes + group.outcome_of(codes)[None, :]
+        part = np.zeros(group.n_cells, np.int64)
+        np.add.at(part, cells.reshape(-1), counts.reshape(-1))
+        parts.append(part)
+    return np.concatenate(parts)

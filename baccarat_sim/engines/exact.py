@@ -6,7 +6,7 @@ import numpy as np
 
 from ..kernels.exact import exact_counts
 from ..model.codes import N_CODES
-from ..model.detail import CardDetail
+from ..model.detail import CardDetail, FactoredDetail
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Rules
 from ..model.shoe import as_shoe, deck_count
@@ -15,7 +15,7 @@ from .detail import detail_counts, rules_detail
 __all__ = ["exact_histogram"]
 
 
-def exact_histogram(shoe=8, detail: CardDetail | None = None) -> OutcomeHistogram:
+def exact_histogram(shoe=8, detail: FactoredDetail | CardDetail | None = None, progress=None) -> OutcomeHistogram:
     """Exact outcome histogram of one round from a freshly shuffled shoe.
 
     Parameters
@@ -23,15 +23,19 @@ def exact_histogram(shoe=8, detail: CardDetail | None = None) -> OutcomeHistogra
     shoe : int, ndarray(int64, shape=(13, 4)) or Rules, default 8
         Number of standard decks (1 to 16), the count of every rank and suit,
         or a rule set (its decks, and the card detail its card-level bets read).
-    detail : CardDetail or None
-        Count cells ``detail * N_CODES + code`` of this card detail (default:
-        the rule set's, when ``shoe`` is a rule set; else the outcome codes alone).
+    detail : FactoredDetail, CardDetail or None
+        Count the cells of this card detail (default: the rule set's, when
+        ``shoe`` is a rule set; else the outcome codes alone; see
+        :mod:`baccarat_sim.model.histogram` for the cells).
+    progress : callable or None
+        ``progress(done, total)`` as the groups of a card detail are enumerated.
 
     Returns
     -------
     OutcomeHistogram
         ``counts[cell]`` is the number of ordered six-card sequences that give
-        the cell; they total ``N (N-1) (N-2) (N-3) (N-4) (N-5)``.
+        the cell; they total ``N (N-1) (N-2) (N-3) (N-4) (N-5)`` (the outcome
+        codes, and every group of a card detail each).
 
     Examples
     --------
@@ -47,13 +51,13 @@ def exact_histogram(shoe=8, detail: CardDetail | None = None) -> OutcomeHistogra
         counts = np.zeros(N_CODES, np.int64)
         exact_counts(composition, counts)
     else:
-        counts = detail_counts(detail, composition)
+        counts = detail_counts(detail, composition, progress)
     return OutcomeHistogram(
         counts=counts,
         engine="exact",
         model="exact",
         shoe=composition,
-        rounds=int(counts.sum()),
+        rounds=int(counts[:N_CODES].sum() if isinstance(detail, FactoredDetail) else counts.sum()),
         meta={"decks": deck_count(composition)},
         detail=detail,
     )

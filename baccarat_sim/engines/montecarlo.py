@@ -15,10 +15,10 @@ import time
 import numpy as np
 
 from ..kernels.mc import MODEL_DEALT, MODEL_FRESH, deal_blocks, deal_blocks_serial
-from ..model.detail import kernel_tables
+from ..model.detail_tables import kernel_tables
 from ..model.shoe import canonical_cards
 from .checkpoint import save_checkpoint
-from .detail import detail_of_texts
+from .detail import detail_of_plan
 from .plan import RunPlan
 from .state import RunState
 
@@ -37,7 +37,7 @@ def kernel_args(plan: RunPlan):
 
 def detail_tables(plan: RunPlan):
     """The kernel's card detail tables (None: the plan counts outcome codes alone)."""
-    detail = detail_of_texts(plan.detail)
+    detail = detail_of_plan(plan.detail)
     return None if detail is None else kernel_tables(detail)
 
 

@@ -153,7 +153,8 @@ class RunPlan(BlockChunks):
     n_positions: int
     rules_id: str = ""
     rules_sha256: str = ""
-    #: The card detail counted (the texts of its atoms; empty: the outcome codes alone) and the cells per row.
+    #: The card detail counted: its groups, ``(outcomes, atom texts)`` each
+    #: (:func:`baccarat_sim.engines.detail.plan_groups`; empty: the outcome codes alone), and the cells per row.
     detail: tuple = ()
     n_cells: int = N_CODES
 
@@ -208,7 +209,7 @@ class RunPlan(BlockChunks):
         fields = dataclasses.asdict(self)
         fields["composition"] = list(self.composition)
         fields["shoe_params"] = list(self.shoe_params)
-        fields["detail"] = list(self.detail)
+        fields["detail"] = [[outcomes, list(texts)] for outcomes, texts in self.detail]
         return fields
 
 
@@ -352,6 +353,6 @@ def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str |
         n_positions=n_positions,
         rules_id=rules.id,
         rules_sha256=rules.sha256,
-        detail=() if detail is None else detail.texts,
+        detail=() if detail is None else tuple((group.outcomes, group.texts) for group in detail.groups),
         n_cells=n_cells,
     )

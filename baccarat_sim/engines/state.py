@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 
 from ..model.histogram import OutcomeHistogram
-from .detail import detail_of_texts
+from .detail import detail_of_plan
 from .plan import RunPlan
 
 __all__ = ["ChunksDone", "RunState"]
@@ -88,7 +88,7 @@ class RunState(ChunksDone):
                 "shoe_params": list(plan.shoe_params),
                 **(meta or {}),
             },
-            detail=detail_of_texts(plan.detail),
+            detail=detail_of_plan(plan.detail),
         )
 
     def add(self, plan: RunPlan, chunk: int, counts: np.ndarray, rounds: int, shoes: int, n_chunks: int = 1):

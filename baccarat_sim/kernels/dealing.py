@@ -38,7 +38,7 @@ import numpy as np
 from ..model.cards import N_CARD_IDS, RANK_POINTS, SUIT_BITS
 from ..model.codes import N_PREFIXES, N_SUFFIXES
 from ..model.tableau import THIRD_CARD_PREFIX
-from .detail import NO_CARD, detail_index
+from .detail import NO_CARD, add_group_cells, detail_index
 from .jit import jit
 from .outcome import banker_drew_of, cards_used_of, code_of, player_drew_of, suffix_of_cards, third_card_index
 from .rng import bounded, bounded2, bounded3, high32, low32, next_u64
@@ -51,6 +51,7 @@ __all__ = [
     "after_round",
     "another_round",
     "cell",
+    "deal_rounds_groups",
     "deal_shoe",
     "deal_through",
     "dealt_round",
@@ -64,6 +65,7 @@ __all__ = [
     "round_code",
     "round_at",
     "round_detail",
+    "round_groups",
     "round_parts",
     "round_with_detail",
     "rounds_in_every_shoe",
@@ -176,15 +178,12 @@ def round_parts(e0, e1, e2, e3, e4, e5):
 
 
 @jit(inline="always")
-def round_detail(prefix, e0, e1, e2, e3, e4, e5, detail):
-    """``prefix`` moved to the round's card detail: ``detail_index * N_PREFIXES + prefix``.
+def _third_cards(prefix, e4, e5):
+    """The third cards' card values ``(P3, B3)`` of a round with this prefix (``NO_CARD`` for a hand that stood).
 
-    The cell of the round is then ``prefix * N_SUFFIXES + suffix`` as for a
-    plain code. ``prefix``'s two low bits say whether the Player and the
-    Banker drew (:mod:`baccarat_sim.model.codes`): the Player's third card is
-    ``e4``; the Banker's is ``e5`` after a Player draw, else ``e4``. A hand
-    that stood has no third card (``NO_CARD``). ``detail``: the tables of
-    :func:`baccarat_sim.kernels.detail.detail_index`.
+    ``prefix``'s two low bits say whether the Player and the Banker drew
+    (:mod:`baccarat_sim.model.codes`): the Player's third card is ``e4``; the
+    Banker's is ``e5`` after a Player draw, else ``e4``.
     """
     player_drew = player_drew_of(prefix)
     banker_drew = banker_drew_of(prefix)
@@ -192,9 +191,34 @@ def round_detail(prefix, e0, e1, e2, e3, e4, e5, detail):
     c4 = e4 >> POINT_BITS
     p3 = NO_CARD + player_drew * (c4 - NO_CARD)
     b3 = NO_CARD + banker_drew * (c4 + player_drew * ((e5 >> POINT_BITS) - c4) - NO_CARD)
+    return p3, b3
+
+
+@jit(inline="always")
+def round_detail(prefix, e0, e1, e2, e3, e4, e5, detail):
+    """``prefix`` moved to the round's card detail: ``detail_index * N_PREFIXES + prefix``.
+
+    The cell of the round is then ``prefix * N_SUFFIXES + suffix`` as for a
+    plain code. ``detail``: the tables of one group of atoms counted with every
+    code (:func:`baccarat_sim.kernels.detail.detail_index`).
+    """
+    p3, b3 = _third_cards(prefix, e4, e5)
     index = detail_index(np.uint64(e0 >> POINT_BITS), np.uint64(e1 >> POINT_BITS), np.uint64(e2 >> POINT_BITS),
                          np.uint64(e3 >> POINT_BITS), np.uint64(p3), np.uint64(b3), detail)
     return index * N_PREFIXES + prefix
+
+
+@jit(inline="always")
+def round_groups(prefix, suffix, e0, e1, e2, e3, e4, e5, tables, row):
+    """Count a round (its encoded cards ``e0..e5``, prefix and suffix) in each group's cell of ``row``.
+
+    ``tables``: every group of a factored card detail
+    (:func:`baccarat_sim.kernels.detail.add_group_cells`); ``row`` is a
+    histogram row, the outcome codes first.
+    """
+    p3, b3 = _third_cards(prefix, e4, e5)
+    add_group_cells(np.uint64(e0 >> POINT_BITS), np.uint64(e1 >> POINT_BITS), np.uint64(e2 >> POINT_BITS),
+                    np.uint64(e3 >> POINT_BITS), np.uint64(p3), np.uint64(b3), prefix, suffix, tables, row)
 
 
 @jit(inline="always")
@@ -479,6 +503,31 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, record, column, de
             counts[min(rounds, last_row), cell(prefix, suffix, slots, n_prefixes)] += 1
         else:
             record[rounds, column] = cell(prefix, suffix, slots, n_prefixes)
+        rounds += 1
+        position += used
+        extra_left = after_round(position, cut_index, extra_left, shoe_params)
+    return rounds
+
+
+@jit
+def deal_rounds_groups(cards, cut_index, shoe_params, counts, tables):
+    """The dealing loop of :func:`deal_through`, each round counted by code and in every group of ``tables``.
+
+    ``counts`` (``(n_positions, n_cells)``, the outcome codes first, then
+    the groups' cells; :func:`round_groups`): round ``k`` goes to row ``k``,
+    the last row also taking every later round. Returns the rounds dealt.
+    """
+    last_row = counts.shape[0] - 1
+    position = first_round_position(cards, shoe_params)
+    rounds = 0
+    extra_left = -1
+    while another_round(position, cards.shape[0], extra_left):
+        e0, e1, e2 = np.int64(cards[position]), np.int64(cards[position + 1]), np.int64(cards[position + 2])
+        e3, e4, e5 = np.int64(cards[position + 3]), np.int64(cards[position + 4]), np.int64(cards[position + 5])
+        prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
+        row = counts[min(rounds, last_row)]
+        row[code_of(prefix, suffix)] += 1
+        round_groups(prefix, suffix, e0, e1, e2, e3, e4, e5, tables, row)
         rounds += 1
         position += used
         extra_left = after_round(position, cut_index, extra_left, shoe_params)

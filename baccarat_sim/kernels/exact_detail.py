@@ -1,20 +1,25 @@
-"""Exact enumeration with card detail: outcome weights joint with the atoms of card-level bets.
+"""Exact enumeration with card detail: outcome weights joint with the atoms of one group of card-level bets.
 
 Pure numba functions over integer arrays, no I/O. The weights are those of
 :mod:`baccarat_sim.kernels.exact` (ordered six-card sequences, a round that
 uses fewer than six cards standing for every ordering of the rest), now split
-by the bits of the rule set's atoms (card-only conditions,
-:class:`baccarat_sim.model.cardlevel.Atom`).
+by the *combination* of the group's atoms (card-only conditions,
+:class:`baccarat_sim.model.atoms.Atom`; the combination of the local ids of the
+group's sets, :func:`baccarat_sim.model.detail_tables.exact_tables`).
 
 The enumeration carries only the card detail the atoms read:
 
 * the first four cards are taken one card id at a time, grouped by the two
   two-card totals (one group per thread); for each, the outcome-code suffix
-  (pairs, first-card comparison), every set of atoms' *partial class* (what the first
-  four cards leave open of it: two first-four cards that no third card can
-  tell apart share a class) and the cards' *third-card classes* are recorded;
+  (pairs, first-card comparison: only where the group counts every code), the
+  partial state of every poker value (its hand key after the cards it reads
+  among the first four, :mod:`baccarat_sim.kernels.hand`), every set of atoms'
+  *partial class* (what the first four cards leave open of it: two first-four
+  cards that no third card can tell apart share a class) and the cards'
+  *third-card classes* are recorded;
 * the third cards are taken by third-card class: a point value, refined only
-  where an atom reads a third card's rank, suit or colour.
+  where an atom reads a third card's rank, suit or colour, or a poker value
+  reads it.
 
 Prefixes that agree on the suffix and every partial class form a *state*.
 The weight of a third card of class ``c`` after a prefix is ``N_c - r_c``,
@@ -29,16 +34,33 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..model.codes import N_SUFFIXES
+from .hand import add_card, rank_counts_only, suits_settled
 from .jit import jit, jit_parallel
-from .outcome import banker_drew_of, cards_used_of, code_of, player_drew_of, suffix_of_cards, third_card_prefix
+from .outcome import banker_drew_of, cards_used_of, player_drew_of, suffix_of_cards, third_card_prefix
 
 __all__ = ["exact_detail_counts"]
 
 
+@jit(inline="always")
+def _first_four_state(c0, c1, c2, c3, d_over, d_rank_only, d_keys, d_key_offset, d_key_count, d):
+    """Poker value ``d``'s partial state after the first four cards, as its index among the states it can reach."""
+    key = np.int64(0)
+    key = add_card(key, c0 + (52 - c0) * (1 - d_over[d, 0]))
+    key = add_card(key, c1 + (52 - c1) * (1 - d_over[d, 1]))
+    key = add_card(key, c2 + (52 - c2) * (1 - d_over[d, 2]))
+    key = add_card(key, c3 + (52 - c3) * (1 - d_over[d, 3]))
+    if d_rank_only[d]:
+        key = rank_counts_only(key)
+    else:
+        key = suits_settled(key)
+    start = d_key_offset[d]
+    return np.searchsorted(d_keys[start:start + d_key_count[d]], key)
+
+
 @jit
-def _group(pt, bt, counts, points, ids, n_ids, tclass, t_total, t_point, n_classes, first4, reduced, reduced_offset,
-           radix, third, rt, rt_offset, rt_width, n_sets, n_cards, slot, states, weight, r1, r2, out):
+def _group(pt, bt, counts, points, ids, n_ids, tclass, t_total, t_point, n_classes, first4, d_over, d_rank_only,
+           d_keys, d_key_offset, d_key_count, d_stride, d_state, reduced, reduced_offset, radix, third, rt, rt_offset,
+           rt_width, n_sets, n_cards, slot, states, weight, r1, r2, out):
     """Every prefix with two-card totals ``(pt, bt)``, then the third-card stage of each state it touched.
 
     A state's sums take the next free scratch row (``slot[state]``); when every
@@ -74,10 +96,16 @@ def _group(pt, bt, counts, points, ids, n_ids, tclass, t_total, t_point, n_class
                             if n3 <= 0:
                                 continue
                             w = n0 * n1 * n2 * n3
-                            state = suffix_of_cards(c0, c1, c2, c3)
+                            # The suffix only where the group counts every code (radix[0] = N_SUFFIXES, else 1).
+                            state = suffix_of_cards(c0, c1, c2, c3) % radix[0]
+                            for d in range(d_over.shape[0]):
+                                d_state[d] = _first_four_state(c0, c1, c2, c3, d_over, d_rank_only, d_keys,
+                                                               d_key_offset, d_key_count, d)
                             for aset in range(n_sets):
                                 f = (first4[aset, 0, c0] + first4[aset, 1, c1] + first4[aset, 2, c2]
                                      + first4[aset, 3, c3])
+                                for d in range(d_over.shape[0]):
+                                    f += d_state[d] * d_stride[aset, d]
                                 state += reduced[reduced_offset[aset] + f] * radix[aset]
                             row = slot[state]
                             if row < 0:
@@ -131,10 +159,11 @@ def _third_stage(pt, bt, n_rows, k, t_total, t_point, n_sets, n_cards, radix, th
         state = states[row]
         slot[state] = -1
         w = weight[row]
-        suffix = state % N_SUFFIXES
+        # The outcome a weight is counted by: the code prefix * N_SUFFIXES + suffix, or the prefix alone.
+        suffix = state % radix[0]
         if cards_used_of(stands) == 4:  # a natural, or both hands stand
             bits = _bits(state, k, k, n_sets, radix, third, rt, rt_offset, rt_width)
-            out[bits, code_of(stands, suffix)] += w * rest * (rest - 1)
+            out[bits, stands * radix[0] + suffix] += w * rest * (rest - 1)
         else:
             for c in range(k):  # the fifth card's class
                 wc = t_total[c] * w - r1[row, c]
@@ -145,7 +174,7 @@ def _third_stage(pt, bt, n_rows, k, t_total, t_point, n_sets, n_cards, radix, th
                     p3 = c if player_drew_of(fifth) else k
                     b3 = c if banker_drew_of(fifth) else k
                     bits = _bits(state, p3, b3, n_sets, radix, third, rt, rt_offset, rt_width)
-                    out[bits, code_of(fifth, suffix)] += wc * (rest - 1)
+                    out[bits, fifth * radix[0] + suffix] += wc * (rest - 1)
                     continue
                 for d in range(k):  # both drew: the sixth card is the Banker's third
                     delta = np.int64(c == d)
@@ -154,7 +183,7 @@ def _third_stage(pt, bt, n_rows, k, t_total, t_point, n_sets, n_cards, radix, th
                     if wd == 0:
                         continue
                     bits = _bits(state, c, d, n_sets, radix, third, rt, rt_offset, rt_width)
-                    out[bits, code_of(third_card_prefix(pt, bt, t_point[c], t_point[d]), suffix)] += wd
+                    out[bits, third_card_prefix(pt, bt, t_point[c], t_point[d]) * radix[0] + suffix] += wd
         weight[row] = 0
         for c in range(k):
             r1[row, c] = 0
@@ -164,19 +193,23 @@ def _third_stage(pt, bt, n_rows, k, t_total, t_point, n_sets, n_cards, radix, th
 
 @jit(inline="always")
 def _bits(state, p3, b3, n_sets, radix, third, rt, rt_offset, rt_width):
-    """Atom bits of a state whose third cards are of classes ``p3`` and ``b3`` (``n_classes``: no card)."""
-    bits = np.int64(0)
+    """The combination of a state whose third cards are of classes ``p3`` and ``b3`` (``n_classes``: no card).
+
+    The sum of every set's local id times its radix (``rt`` holds them so).
+    """
+    combination = np.int64(0)
     for aset in range(n_sets):
         partial = (state // radix[aset]) % (radix[aset + 1] // radix[aset])
         t = third[aset, 0, p3] + third[aset, 1, b3]
-        bits |= np.int64(rt[rt_offset[aset] + partial * rt_width[aset] + t])
-    return bits
+        combination += rt[rt_offset[aset] + partial * rt_width[aset] + t]
+    return combination
 
 
 @jit_parallel
-def exact_detail_counts(counts, points, ids, n_ids, tclass, t_total, t_point, first4, reduced, reduced_offset, radix,
-                        third, rt, rt_offset, rt_width, n_states, rows, lanes):
-    """Exact weights of every (atom bits, outcome code) of one round from a freshly shuffled shoe.
+def exact_detail_counts(counts, points, ids, n_ids, tclass, t_total, t_point, first4, d_over, d_rank_only, d_keys,
+                        d_key_offset, d_key_count, d_stride, reduced, reduced_offset, radix, third, rt, rt_offset,
+                        rt_width, n_states, rows, pairs, lanes):
+    """Exact weights of every (combination, outcome) of one round from a freshly shuffled shoe.
 
     Parameters
     ----------
@@ -192,24 +225,33 @@ def exact_detail_counts(counts, points, ids, n_ids, tclass, t_total, t_point, fi
         Cards of each third-card class in the shoe, and its point value.
     first4 : ndarray(int64, shape=(n_sets, 4, 52))
         Each set of atoms' first-four index contribution by position and card id
-        (atoms are enumerated in sets: :func:`baccarat_sim.model.detail.exact_tables`).
+        (atoms are enumerated in sets: :func:`baccarat_sim.model.detail_tables.exact_tables`).
+    d_over, d_rank_only : ndarray(int64, shape=(n_values, 4)), ndarray(int64, shape=(n_values,))
+        Which of the first four positions each poker value reads, and whether it reads ranks alone.
+    d_keys, d_key_offset, d_key_count : ndarray(int64)
+        Each poker value's partial states after the first four cards (sorted, from ``d_key_offset``).
+    d_stride : ndarray(int64, shape=(n_sets, n_values))
+        Each set's first-four index contribution of each poker value's state index.
     reduced, reduced_offset : ndarray(int64)
         Each set's partial class of every first-four index (from ``reduced_offset[aset]``).
     radix : ndarray(int64, shape=(n_sets + 1,))
-        State stride of each set's partial class (``radix[0]`` is ``N_SUFFIXES``).
+        State stride of each set's partial class; ``radix[0]`` is ``N_SUFFIXES`` where the group counts every
+        outcome code, 1 where it counts prefixes.
     third : ndarray(int64, shape=(n_sets, 2, n_classes + 1))
         Each set's third-card index contribution of the Player's (0) and the
         Banker's (1) third card by class (``n_classes``: no card).
-    rt, rt_offset, rt_width : ndarray
-        Each set's atom bits (uint16, each at its own place) by (partial class, third-card index), rows of
-        ``rt_width[aset]``.
+    rt, rt_offset, rt_width : ndarray(int64)
+        Each set's local id times its radix by (partial class, third-card index), rows of ``rt_width[aset]``.
     n_states : int
         ``radix[n_sets]``: states per group.
     rows : int
         Scratch rows per lane: states whose sums are held at once.
-    lanes : ndarray(int64, shape=(n_lanes, 2**n_sets, N_CODES))
-        Zeroed output, one histogram per lane (thread); their sum is the result.
-        Lane ``j`` takes the total-pairs ``j, j + n_lanes, ...``.
+    pairs : ndarray(int64)
+        The pairs of two-card totals to enumerate (``10 * player + banker``): a long enumeration is split into
+        calls, between which the caller can stop it.
+    lanes : ndarray(int64, shape=(n_lanes, n_combinations, n_outcomes))
+        Output, one histogram per lane (thread), added to; their sum is the result. Lane ``j`` takes
+        ``pairs[j], pairs[j + n_lanes], ...``.
     """
     n_sets = first4.shape[0]
     k = t_total.shape[0]
@@ -224,7 +266,9 @@ def exact_detail_counts(counts, points, ids, n_ids, tclass, t_total, t_point, fi
         weight = np.zeros(rows, np.int64)
         r1 = np.zeros((rows, k), np.int64)
         r2 = np.zeros((rows, k, k), np.int64)
-        for g in range(lane, 100, n_lanes):
-            _group(g // 10, g % 10, counts, points, ids, n_ids, tclass, t_total, t_point, k, first4, reduced,
-                   reduced_offset, radix, third, rt, rt_offset, rt_width, n_sets, n_cards, slot, states, weight, r1,
-                   r2, lanes[lane])
+        d_state = np.zeros(max(1, d_over.shape[0]), np.int64)
+        for j in range(lane, pairs.shape[0], n_lanes):
+            g = pairs[j]
+            _group(g // 10, g % 10, counts, points, ids, n_ids, tclass, t_total, t_point, k, first4, d_over,
+                   d_rank_only, d_keys, d_key_offset, d_key_count, d_stride, d_state, reduced, reduced_offset, radix,
+                   third, rt, rt_offset, rt_width, n_sets, n_cards, slot, states, weight, r1, r2, lanes[lane])

@@ -32,7 +32,16 @@ import numpy as np
 from numba import prange
 
 from ..model.codes import N_CODES, N_SUFFIXES
-from .dealing import deal_rounds, encode_shoe, fresh_round_parts, start_shoe
+from .dealing import (
+    deal_rounds,
+    deal_rounds_groups,
+    encode_shoe,
+    fresh_positions,
+    fresh_round_parts,
+    round_groups,
+    round_parts,
+    start_shoe,
+)
 from .jit import jit, jit_parallel
 from .outcome import code_of
 from .rng import block_state
@@ -228,8 +237,8 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts, detail
     counts : ndarray(int64, shape=(n_positions, n_cells))
         Histogram to add to (row = round position in the shoe; one row for fresh).
     detail : tuple or None
-        Card detail tables (:mod:`baccarat_sim.kernels.detail`): the columns
-        are cells ``detail * N_CODES + code``; None: the outcome codes.
+        The tables of a factored card detail (:mod:`baccarat_sim.kernels.detail`): the columns are the outcome
+        codes, then every group's cells; None: the outcome codes.
 
     Returns
     -------
@@ -238,6 +247,11 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts, detail
     """
     state = block_state(seed, block)
     cards = encode_shoe(canonical)
+    if detail is not None:
+        if model == MODEL_FRESH:
+            _deal_fresh_groups(cards, state, units, counts, _NO_LIMIT, counts, np.int64(0), detail)  # its own lane
+            return units, 0
+        return _deal_dealt_groups(cards, state, units, shoe_params, counts, detail)[0], units
     if model == MODEL_FRESH:
         _deal_fresh(cards, state, units, counts, _NO_LIMIT, counts, np.int64(0), _CODES, detail)  # its own lane
         return units, 0
@@ -307,20 +321,71 @@ def _lane_dealt_rows(lane, canonical, seed, first_block, n_blocks, stride, units
     _flush_slots(lane, counts, pending < N_CODES // 8)
 
 
-@jit
-def _lane_dealt_direct(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                       shoe_params, counts, totals, detail):
-    """Dealt-model blocks with card detail, counted straight into the int64 position rows ``counts`` (code order).
+# --------------------------------------------------------------------------- card detail
 
-    The rows are then many times 14,400 cells: a small-counter copy of them
-    would have to be cleared and folded back on every call, which costs more
-    than the dealing it saves.
+
+@jit
+def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables):
+    """Deal ``units`` fresh-shoe rounds into row 0 of ``lane``: each by its code and in every group's cell.
+
+    ``pending`` rounds are already in ``lane``; it is flushed into ``counts``
+    before a counter could pass ``limit`` (a round adds one to a counter at
+    most). Returns ``(pending, state)``.
     """
+    row = lane[0]
+    left = units
+    while left > 0:  # in spans that fit the counters, so the round loop has no check
+        if pending >= limit:
+            _flush_codes(lane, counts)
+            pending = 0
+        span = min(left, limit - pending)
+        for _ in range(span):
+            j0, j1, j2, j3, j4, j5, state = fresh_positions(cards.shape[0], state)
+            e0, e1, e2 = np.int64(cards[j0]), np.int64(cards[j1]), np.int64(cards[j2])
+            e3, e4, e5 = np.int64(cards[j3]), np.int64(cards[j4]), np.int64(cards[j5])
+            prefix, suffix, _ = round_parts(e0, e1, e2, e3, e4, e5)
+            row[code_of(prefix, suffix)] += 1
+            round_groups(prefix, suffix, e0, e1, e2, e3, e4, e5, tables, row)
+        pending += span
+        left -= span
+    return pending, state
+
+
+@jit
+def _deal_dealt_groups(cards, state, units, shoe_params, counts, tables):
+    """Deal ``units`` dealt shoes straight into the int64 rows ``counts``; returns ``(rounds, state)``."""
+    rounds = 0
+    for _ in range(units):
+        cut_index, state = start_shoe(cards, state, shoe_params)
+        rounds += deal_rounds_groups(cards, cut_index, shoe_params, counts, tables)
+    return rounds, state
+
+
+@jit
+def _deal_lane_groups(canonical, model, seed, first_block, n_blocks, stride, units_per_block, last_units,
+                      total_blocks, shoe_params, counts, totals, tables):
+    """Blocks ``first_block, first_block + stride, ...`` with a factored card detail, into ``counts``.
+
+    Fresh rounds count in a uint32 lane (one row: the codes, then the
+    groups' small blocks of cells) folded into ``counts`` at the end; dealt
+    shoes count straight into the int64 rows ``counts``: a small-counter copy of
+    many rows would have to be cleared and folded back on every call.
+    """
+    cards = encode_shoe(canonical)
+    if model == MODEL_FRESH:
+        lane = np.zeros(counts.shape, np.uint32)
+        pending = np.int64(0)
+        for block in range(first_block, first_block + n_blocks, stride):
+            units = last_units if block == total_blocks - 1 else units_per_block
+            pending, _ = _deal_fresh_groups(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending,
+                                            tables)
+            totals[0] += units
+        _flush_codes(lane, counts)
+        return
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
         cards = encode_shoe(canonical)  # every block starts from the canonical order
-        rounds, _, _ = _deal_dealt_rows(cards, block_state(seed, block), units, shoe_params, counts, _NO_LIMIT,
-                                        counts, np.int64(0), _CODES, detail)
+        rounds, _ = _deal_dealt_groups(cards, block_state(seed, block), units, shoe_params, counts, tables)
         totals[0] += rounds
         totals[1] += units
 
@@ -329,6 +394,10 @@ def _lane_dealt_direct(canonical, seed, first_block, n_blocks, stride, units_per
 def _deal_lane_fresh(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
                      counts, totals, detail):
     """Fresh-model blocks ``first_block, first_block + stride, ...`` below ``first_block + n_blocks``."""
+    if detail is not None:  # a factored card detail: its own loop (the plain path is unchanged)
+        _deal_lane_groups(canonical, MODEL_FRESH, seed, first_block, n_blocks, stride, units_per_block,
+                          last_units, total_blocks, np.zeros(1, np.int64), counts, totals, detail)
+        return
     _lane_fresh(np.zeros(counts.shape, np.uint32), canonical, seed, first_block, n_blocks, stride, units_per_block,
                 last_units, total_blocks, counts, totals, detail)
 
@@ -337,13 +406,12 @@ def _deal_lane_fresh(canonical, seed, first_block, n_blocks, stride, units_per_b
 def _deal_lane_dealt(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
                      shoe_params, counts, totals, detail):
     """Dealt-model blocks ``first_block, first_block + stride, ...`` below ``first_block + n_blocks``."""
-    if counts.shape[0] > 1:
-        if detail is None:
-            _lane_dealt_rows(np.zeros(counts.shape, np.uint16), canonical, seed, first_block, n_blocks, stride,
-                             units_per_block, last_units, total_blocks, shoe_params, counts, totals, detail)
-        else:
-            _lane_dealt_direct(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units,
-                               total_blocks, shoe_params, counts, totals, detail)
+    if detail is not None:  # a factored card detail: its own loop, straight into the int64 rows
+        _deal_lane_groups(canonical, MODEL_DEALT, seed, first_block, n_blocks, stride, units_per_block, last_units,
+                          total_blocks, shoe_params, counts, totals, detail)
+    elif counts.shape[0] > 1:
+        _lane_dealt_rows(np.zeros(counts.shape, np.uint16), canonical, seed, first_block, n_blocks, stride,
+                         units_per_block, last_units, total_blocks, shoe_params, counts, totals, detail)
     else:
         _lane_dealt_flat(np.zeros(counts.shape, np.uint32), canonical, seed, first_block, n_blocks, stride,
                          units_per_block, last_units, total_blocks, shoe_params, counts, totals, detail)

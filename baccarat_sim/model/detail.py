@@ -1,16 +1,23 @@
-"""The card detail of an outcome: which atoms of a rule set's card-level bets hold.
+"""The card detail of an outcome: which atoms of a rule set's card-level bets hold, group by group.
 
-A rule set whose bets read cards (``P1.suit == hearts``, ``player_flush``, ...)
-has *atoms* (:class:`~baccarat_sim.model.cardlevel.Atom`): the card-only parts
-of its conditions. A round's *detail* is the combination of the atoms' values;
-only the combinations that can happen are kept, numbered ``0 .. n_details - 1``.
-The histogram of such a rule set counts *cells* ``detail * N_CODES + code``. A
-rule set without card-level bets has no detail: its cells are the outcome
-codes.
+A rule set whose bets read cards (``P1.suit == hearts``, ``poker(all) == four_of_a_kind``, ...) has *atoms*
+(:class:`~baccarat_sim.model.atoms.Atom`): the card-only parts of its conditions. The atoms are put in *groups*
+(every atom of a bet in one group; :func:`baccarat_sim.engines.detail.rules_detail` forms them). A group's
+*detail* is the combination of its atoms' values; only the combinations that can happen are kept, numbered
+``0 .. n_details - 1`` in the order of their bits (atom ``i`` is bit ``i``). A group is counted with the outcome
+fields its bets read (:data:`OUTCOMES`): every outcome code, or only the code's *prefix* (scores and card counts,
+:mod:`baccarat_sim.model.codes`) when none of them reads a pair or the first-card comparison.
 
-The detail a histogram holds is part of the histogram (:attr:`CardDetail.atoms`
-by their texts and :attr:`CardDetail.patterns`): any rule file can be settled on
-it whose card-level conditions use only those atoms.
+:class:`CardDetail` is one group: its cells are ``detail * n_outcomes + outcome``, the outcome a code or a
+prefix. :class:`FactoredDetail` is the card detail of a rule set: its cells are the 14,400 outcome codes, then
+each group's cells in turn. Each bet is settled from the cells of its group (a histogram's *view* of those
+bets, :meth:`baccarat_sim.model.histogram.OutcomeHistogram.view`); several bets together (a slip, a covariance)
+need one group that holds them all. A rule set without card-level bets has no card detail: its cells are the
+outcome codes.
+
+The detail a histogram holds is part of the histogram (atoms by their texts, the patterns, the outcomes): any
+rule file can be settled on it whose card-level conditions use only those atoms, with outcome tests the group
+keeps.
 """
 
 from __future__ import annotations
@@ -21,43 +28,49 @@ import hashlib
 
 import numpy as np
 
-from .cardlevel import N_CARD_VALUES, NONE, POSITIONS
-from .cards import CARDS_OF_VALUE, N_CARD_IDS, N_CARDS_OF_VALUE, N_SUITS, RANK_POINTS
-from .codes import N_CODES, N_SUFFIXES
+from .codes import N_CODES, N_PREFIXES, N_SUFFIXES
 
-__all__ = ["EXACT_GROUP_CELLS", "GROUP_CELLS", "MAX_ATOMS", "MAX_DETAILS", "MAX_EXACT_CELLS", "MAX_EXACT_STATES",
-           "CardDetail", "exact_tables", "kernel_tables"]
+__all__ = ["MAX_GROUP_ATOMS", "OUTCOMES", "CardDetail", "FactoredDetail", "detail_from_json"]
 
-#: Most atoms (card-only conditions) a rule set's bets may have together.
-MAX_ATOMS = 10
-#: Most card details (combinations of atom values that can happen) of a rule set: each multiplies the
-#: histogram's cells (14,400 per detail).
-MAX_DETAILS = 64
-#: Scratch cells of the exact enumeration per thread (states x third-card classes squared): 64 MiB of int64.
-#: A rule set with more states runs the third-card stage whenever its scratch fills.
-MAX_EXACT_CELLS = 1 << 23
-#: Most states (kinds of first four cards) the exact enumeration tells apart: its state index is 64 MiB per thread.
-MAX_EXACT_STATES = 1 << 24
+#: How a group counts the outcome: every code, or the code's prefix (scores and card counts) alone.
+OUTCOMES = {"codes": N_CODES, "prefixes": N_PREFIXES}
+#: Most atoms of one group: its details are numbered by their atoms' bits, one uint64.
+MAX_GROUP_ATOMS = 63
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class CardDetail:
-    """The atoms of a rule set and the combinations of their values that can happen.
+    """One group of atoms, the combinations of their values that can happen, and the outcomes counted with them.
 
     Attributes
     ----------
     atoms : tuple of Atom
     patterns : ndarray(bool, shape=(n_details, n_atoms))
-        Row ``d``: the value of every atom in detail ``d``.
-    possible : ndarray(bool, shape=(n_details * N_CODES,)) or None
+        Row ``d``: the value of every atom in detail ``d`` (rows in the order of their bits).
+    possible : ndarray(bool, shape=(n_details * n_outcomes,)) or None
         Which cells can happen at the table (from a shoe with six of every
         card); the engines work it out, a histogram read from a file does not
         carry it.
+    outcomes : str
+        ``"codes"``: cells ``detail * N_CODES + code``; ``"prefixes"``: cells
+        ``detail * N_PREFIXES + prefix`` (the bets read no pair and no first-card comparison).
     """
 
     atoms: tuple
     patterns: np.ndarray
     possible: np.ndarray | None = None
+    outcomes: str = "codes"
+
+    def __post_init__(self):
+        if self.outcomes not in OUTCOMES:
+            raise ValueError(f"outcomes must be one of {', '.join(OUTCOMES)}, got {self.outcomes!r}")
+        if len(self.atoms) > MAX_GROUP_ATOMS:
+            raise ValueError(f"a group of card details holds at most {MAX_GROUP_ATOMS} atoms")
 
     @property
     def n_details(self) -> int:
@@ -65,9 +78,14 @@ class CardDetail:
         return int(self.patterns.shape[0])
 
     @property
+    def n_outcomes(self) -> int:
+        """Outcomes counted with each detail: ``N_CODES`` or ``N_PREFIXES``."""
+        return OUTCOMES[self.outcomes]
+
+    @property
     def n_cells(self) -> int:
-        """Histogram cells ``detail * N_CODES + code``: ``n_details * N_CODES``."""
-        return self.n_details * N_CODES
+        """Cells ``detail * n_outcomes + outcome``."""
+        return self.n_details * self.n_outcomes
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -76,9 +94,11 @@ class CardDetail:
 
     @functools.cached_property
     def signature(self) -> str:
-        """SHA-256 (hex, 16 characters) of the atoms and their possible combinations."""
+        """SHA-256 (hex, 16 characters) of the atoms, their possible combinations and the outcomes counted."""
         digest = hashlib.sha256("\n".join(self.texts).encode())
         digest.update(np.packbits(self.patterns).tobytes())
+        if self.outcomes != "codes":  # a detail over every code keeps the signature it always had
+            digest.update(self.outcomes.encode())
         return digest.hexdigest()[:16]
 
     def atom_bits(self) -> dict[str, np.ndarray]:
@@ -86,17 +106,51 @@ class CardDetail:
         return {atom.text: self.patterns[:, i] for i, atom in enumerate(self.atoms)}
 
     @functools.cached_property
-    def lookup(self) -> np.ndarray:
-        """Detail index of every combination of atom bits (``int64[2**n_atoms]``; -1: cannot happen)."""
-        weights = 1 << np.arange(len(self.atoms))
-        table = np.full(1 << len(self.atoms), -1, np.int64)
-        table[(self.patterns * weights).sum(axis=1)] = np.arange(self.n_details)
-        table.setflags(write=False)
-        return table
+    def keys(self) -> np.ndarray:
+        """The atoms' bits of each detail (``uint64[n_details]``, ascending: atom ``i`` is bit ``i``)."""
+        weights = np.uint64(1) << np.arange(len(self.atoms), dtype=np.uint64)
+        return _read_only((self.patterns.astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64))
+
+    def details_of_bits(self, bits: np.ndarray) -> np.ndarray:
+        """The detail of each combination of atom bits (``uint64`` array), -1 where none is (it cannot happen)."""
+        bits = np.asarray(bits, np.uint64)
+        found = np.searchsorted(self.keys, bits)
+        found = np.minimum(found, max(self.n_details - 1, 0))
+        return np.where(self.keys[found] == bits, found, -1).astype(np.int64)
+
+    def outcome_of(self, codes) -> np.ndarray:
+        """The outcome each code counts as: itself, or its prefix."""
+        codes = np.asarray(codes)
+        return codes if self.outcomes == "codes" else codes // N_SUFFIXES
+
+    def code_of_outcome(self, outcome: int) -> int:
+        """A code that counts as ``outcome`` (itself, or the first code of a prefix), for messages."""
+        return int(outcome) if self.outcomes == "codes" else int(outcome) * N_SUFFIXES
+
+    def project(self, mask: np.ndarray) -> np.ndarray:
+        """A mask over ``(n_details, N_CODES)`` as one over this detail's cells, flattened.
+
+        Raises
+        ------
+        ValueError
+            When the detail counts prefixes and the mask tells apart codes of one prefix (it reads a pair or
+            the first-card comparison, which the detail does not keep).
+        """
+        mask = np.broadcast_to(mask, (self.n_details, N_CODES))
+        if self.outcomes == "codes":
+            return mask.reshape(-1)
+        by_prefix = mask.reshape(self.n_details, N_PREFIXES, N_SUFFIXES)
+        if (by_prefix != by_prefix[:, :, :1]).any():
+            raise ValueError("it reads a pair or the first-card comparison, which this card detail does not keep "
+                             "(it counts scores and card counts beside the cards)")
+        return by_prefix[:, :, 0].reshape(-1)
 
     def to_json(self) -> dict:
-        """The detail as JSON-ready data: atom texts and the patterns as strings of 0 and 1."""
-        return {"atoms": list(self.texts), "patterns": ["".join("01"[int(b)] for b in row) for row in self.patterns]}
+        """The detail as JSON-ready data: atom texts, the patterns as strings of 0 and 1, the outcomes counted."""
+        data = {"atoms": list(self.texts), "patterns": ["".join("01"[int(b)] for b in row) for row in self.patterns]}
+        if self.outcomes != "codes":  # a detail over every code is written as it always was
+            data["outcomes"] = self.outcomes
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> CardDetail:
@@ -109,17 +163,20 @@ class CardDetail:
         """
         from .conditions import atom_of_text  # conditions compile atoms; this module only holds them
 
-        if not isinstance(data, dict) or set(data) != {"atoms", "patterns"}:
+        if not isinstance(data, dict) or not {"atoms", "patterns"} <= set(data) <= {"atoms", "patterns", "outcomes"}:
             raise ValueError("the card detail must have atoms and patterns")
-        texts, rows = data["atoms"], data["patterns"]
+        texts, rows, outcomes = data["atoms"], data["patterns"], data.get("outcomes", "codes")
         if not (isinstance(texts, list) and isinstance(rows, list) and rows and all(isinstance(t, str) for t in texts)
                 and all(isinstance(r, str) and len(r) == len(texts) and set(r) <= {"0", "1"} for r in rows)):
             raise ValueError("the card detail's atoms and patterns do not fit together")
-        if not texts or len(texts) > MAX_ATOMS or len(set(rows)) != len(rows):
+        if (not texts or len(texts) > MAX_GROUP_ATOMS or len(set(rows)) != len(rows) or len(set(texts)) != len(texts)
+                or outcomes not in OUTCOMES):
             raise ValueError("the card detail's atoms and patterns do not fit together")
         patterns = np.array([[c == "1" for c in row] for row in rows], bool).reshape(len(rows), len(texts))
-        patterns.setflags(write=False)
-        return cls(tuple(atom_of_text(text) for text in texts), patterns)
+        detail = cls(tuple(atom_of_text(text) for text in texts), _read_only(patterns), outcomes=outcomes)
+        if (detail.keys[1:] <= detail.keys[:-1]).any():  # details are numbered in the order of their bits
+            raise ValueError("the card detail's patterns are not in order")
+        return detail
 
     def describe(self, detail: int) -> str:
         """A detail in words: which atoms hold."""
@@ -127,177 +184,88 @@ class CardDetail:
         return " and ".join(held) if held else "no card-level condition holds"
 
 
-#: Most cells of one table of the Monte Carlo kernel: atoms are evaluated in groups that fit, each group by one
-#: lookup (a rule set's atoms usually make one group).
-GROUP_CELLS = 1 << 16
+@dataclasses.dataclass(frozen=True, eq=False)
+class FactoredDetail:
+    """The card detail of a rule set: groups of atoms, each counted on its own beside the outcome codes.
 
+    A histogram of it counts ``N_CODES`` outcome codes, then each group's cells (``groups[g].n_cells``) from
+    :meth:`offset` ``(g)`` on; every block sums to the rounds counted.
 
-def _joint_classes(atoms) -> tuple[list, list]:
-    """Per position, the classes the atoms tell apart together: (class of every card value, a representative)."""
-    classes, representatives = [], []
-    for position in POSITIONS:
-        columns = [atom.projection[atom.positions.index(position)] for atom in atoms if position in atom.positions]
-        if not columns:
-            classes.append(np.zeros(N_CARD_VALUES, np.int64))
-            representatives.append(np.zeros(1, np.int64))
-            continue
-        _, first, inverse = np.unique(np.stack(columns, axis=1), axis=0, return_index=True, return_inverse=True)
-        classes.append(inverse.ravel().astype(np.int64))
-        representatives.append(first.astype(np.int64))
-    return classes, representatives
-
-
-def _group_cells(atoms) -> int:
-    return int(np.prod([len(r) for r in _joint_classes(atoms)[1]]))
-
-
-def _group_table(atoms, first_bit: int) -> tuple[np.ndarray, np.ndarray]:
-    """One group's projection (class times stride, by position and card value) and its table of atom bits."""
-    classes, representatives = _joint_classes(atoms)
-    sizes = [len(r) for r in representatives]
-    strides = np.cumprod([1, *sizes[:-1]])
-    projection = np.stack([c * stride for c, stride in zip(classes, strides)])
-    # Every combination of joint classes, the first position's varying fastest (as the strides say).
-    grid = [g.ravel(order="F") for g in np.meshgrid(*[np.arange(n) for n in sizes], indexing="ij")]
-    table = np.zeros(int(np.prod(sizes)), np.uint16)
-    for a, atom in enumerate(atoms):
-        index = np.zeros(table.size, np.int64)
-        for j, (position, stride) in enumerate(zip(atom.positions, atom.strides)):
-            p = POSITIONS.index(position)
-            index += atom.projection[j][representatives[p][grid[p]]] * stride
-        table |= atom.truth[index].astype(np.uint16) << (first_bit + a)
-    return projection, table
-
-
-def kernel_tables(detail: CardDetail) -> tuple:
-    """The detail's tables packed for :func:`baccarat_sim.kernels.detail.detail_index`.
-
-    The atoms are put in groups whose joint tables have at most
-    :data:`GROUP_CELLS` cells, in order; each group's table gives the bits of
-    its atoms for the classes of the six cards.
+    Attributes
+    ----------
+    groups : tuple of CardDetail
     """
-    groups: list[list] = []
-    for atom in detail.atoms:
-        if groups and _group_cells([*groups[-1], atom]) <= GROUP_CELLS:
-            groups[-1].append(atom)
-        else:
-            groups.append([atom])
-    projections, tables, offsets, bit, offset = [], [], [], 0, 0
-    for group in groups:
-        projection, table = _group_table(group, bit)
-        projections.append(projection)
-        tables.append(table)
-        offsets.append(offset)
-        bit += len(group)
-        offset += table.size
-    # uint32: the tables stay small in cache; the kernel indexes them unsigned.
-    return (np.stack(projections).astype(np.uint32), np.array(offsets, np.uint32), np.concatenate(tables),
-            detail.lookup)
+
+    groups: tuple
+
+    def __post_init__(self):
+        if not self.groups or not all(isinstance(g, CardDetail) for g in self.groups):
+            raise ValueError("a factored card detail needs groups of card details")
+        texts = [text for group in self.groups for text in group.texts]
+        if len(set(texts)) != len(texts):
+            raise ValueError("an atom belongs to one group of the card detail")
+
+    @property
+    def n_cells(self) -> int:
+        """Cells: the outcome codes, then every group's cells."""
+        return N_CODES + sum(group.n_cells for group in self.groups)
+
+    def offset(self, group: int) -> int:
+        """Where group ``group``'s cells start."""
+        return N_CODES + sum(g.n_cells for g in self.groups[:group])
+
+    @property
+    def atoms(self) -> tuple:
+        """Every group's atoms, group after group."""
+        return tuple(atom for group in self.groups for atom in group.atoms)
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """Every atom's text, group after group."""
+        return tuple(atom.text for atom in self.atoms)
+
+    @functools.cached_property
+    def signature(self) -> str:
+        """SHA-256 (hex, 16 characters) of the groups' signatures, in order."""
+        return hashlib.sha256("\n".join(g.signature for g in self.groups).encode()).hexdigest()[:16]
+
+    def group_holding(self, texts) -> int | None:
+        """The group that holds every atom of ``texts``; None when no group does (or ``texts`` is empty)."""
+        texts = set(texts)
+        for g, group in enumerate(self.groups):
+            if texts and texts <= set(group.texts):
+                return g
+        return None
+
+    def to_json(self) -> dict:
+        """The detail as JSON-ready data: its groups."""
+        return {"groups": [group.to_json() for group in self.groups]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> FactoredDetail:
+        """The detail :meth:`to_json` wrote.
+
+        Raises
+        ------
+        ValueError
+            When the data is not a factored card detail of this version.
+        """
+        if not isinstance(data, dict) or set(data) != {"groups"} or not isinstance(data["groups"], list):
+            raise ValueError("a factored card detail must have groups")
+        return cls(tuple(CardDetail.from_json(group) for group in data["groups"]))
 
 
-def _third_classes(atoms) -> tuple[np.ndarray, np.ndarray]:
-    """Classes of third cards: a point value, refined where an atom reads a third card's rank, suit or colour.
-
-    Returns
-    -------
-    (ndarray(int64, shape=(52,)), ndarray(int64, shape=(n_classes,)))
-        The class of every card id and a representative card id of each class.
-    """
-    keys = [RANK_POINTS[np.arange(N_CARD_IDS) // N_SUITS]]
-    for atom in atoms:
-        for j, position in enumerate(atom.positions):
-            if position in ("P3", "B3"):
-                keys.append(atom.projection[j, :N_CARD_IDS])
-    _, first, inverse = np.unique(np.stack(keys, axis=1), axis=0, return_index=True, return_inverse=True)
-    return inverse.ravel().astype(np.int64), first.astype(np.int64)
-
-
-#: Most cells (kinds of first four cards times kinds of third cards) of one group of atoms in the exact
-#: enumeration: atoms are enumerated jointly while their table fits, so atoms that read the same cards (a poker
-#: bet's straight, flush and three of a kind) share one partial class instead of multiplying theirs.
-EXACT_GROUP_CELLS = 1 << 22
-
-
-def _exact_cells(atoms) -> int:
-    sizes = [len(r) for r in _joint_classes(atoms)[1]]
-    return int(np.prod(sizes))
-
-
-def _exact_group(atoms, bits: list[int]):
-    """A group's joint classes per position and its table of atom bits (first-four index x third-card index)."""
-    classes, representatives = _joint_classes(atoms)
-    sizes = [len(r) for r in representatives]
-    first_strides = np.cumprod([1, *sizes[:3]])
-    first_size, t_player = int(np.prod(sizes[:4])), sizes[4]
-    f = np.arange(first_size)[:, None]
-    t = np.arange(t_player * sizes[5])[None, :]
-    class_of = [(f // first_strides[p]) % sizes[p] for p in range(4)] + [t % t_player, t // t_player]
-    values = [representatives[p][class_of[p]] for p in range(len(POSITIONS))]
-    table = np.zeros((first_size, t_player * sizes[5]), np.uint16)
-    for atom, bit in zip(atoms, bits):
-        index = sum(atom.projection[j][values[POSITIONS.index(position)]] * stride
-                    for j, (position, stride) in enumerate(zip(atom.positions, atom.strides)))
-        table |= atom.truth[index].astype(np.uint16) << bit
-    return classes, first_strides, t_player, table
-
-
-def exact_tables(atoms, shoe: np.ndarray) -> dict:
-    """The arrays :func:`baccarat_sim.kernels.exact_detail.exact_detail_counts` reads, for a shoe.
-
-    The atoms are enumerated in groups (:data:`EXACT_GROUP_CELLS`); a group's
-    first four cards are reduced to *partial classes*: first-four cards that
-    no third card can tell apart for any atom of the group share one.
+def detail_from_json(data) -> CardDetail | FactoredDetail | None:
+    """A histogram's card detail as its file writes it: none, one group (the layout of earlier versions) or groups.
 
     Raises
     ------
     ValueError
-        When the bets tell apart more than :data:`MAX_EXACT_STATES` kinds of first four cards.
+        When the data is none of these.
     """
-    counts = np.asarray(shoe, np.int64).reshape(-1)
-    points = RANK_POINTS[np.arange(N_CARD_IDS) // N_SUITS].astype(np.int64)
-    ids, n_ids = CARDS_OF_VALUE, N_CARDS_OF_VALUE
-    tclass, representative = _third_classes(atoms)
-    k = len(representative)
-    t_total = np.bincount(tclass, weights=counts, minlength=k).astype(np.int64)
-    t_point = points[representative]
-    groups: list[list[int]] = []
-    for a, atom in enumerate(atoms):
-        if groups and _exact_cells([atoms[i] for i in groups[-1]] + [atom]) <= EXACT_GROUP_CELLS:
-            groups[-1].append(a)
-        else:
-            groups.append([a])
-    first4 = np.zeros((len(groups), 4, N_CARD_IDS), np.int64)
-    third = np.zeros((len(groups), 2, k + 1), np.int64)
-    reduced_parts, rt_parts, radix = [], [], [N_SUFFIXES]
-    reduced_offset = np.zeros(len(groups), np.int64)
-    rt_offset = np.zeros(len(groups), np.int64)
-    rt_width = np.zeros(len(groups), np.int64)
-    for g, members in enumerate(groups):
-        classes, first_strides, t_player, table = _exact_group([atoms[a] for a in members], members)
-        for p in range(4):
-            first4[g, p] = classes[p][:N_CARD_IDS] * first_strides[p]
-        for which, (position, stride) in enumerate((("P3", 1), ("B3", t_player))):
-            column = classes[POSITIONS.index(position)]
-            third[g, which, :k] = column[representative] * stride
-            third[g, which, k] = column[NONE] * stride
-        rows, reduced = np.unique(table, axis=0, return_inverse=True)
-        reduced_offset[g] = sum(len(part) for part in reduced_parts)
-        reduced_parts.append(reduced.ravel().astype(np.int64))
-        rt_offset[g] = sum(part.size for part in rt_parts)
-        rt_width[g] = rows.shape[1]
-        rt_parts.append(rows.ravel())
-        radix.append(radix[-1] * len(rows))
-    n_states = radix[-1]
-    if n_states > MAX_EXACT_STATES:
-        raise ValueError(f"the card-level bets tell apart {n_states:,} kinds of first four cards, more than the exact "
-                         f"enumeration's limit of {MAX_EXACT_STATES:,}; split conditions that read many cards into "
-                         "separate bets or rule sets")
-    return {
-        "counts": counts, "points": points, "ids": ids, "n_ids": n_ids, "tclass": tclass, "t_total": t_total,
-        "t_point": t_point, "first4": first4,
-        "reduced": np.concatenate(reduced_parts) if reduced_parts else np.zeros(1, np.int64),
-        "reduced_offset": reduced_offset, "radix": np.array(radix, np.int64), "third": third,
-        "rt": np.concatenate(rt_parts) if rt_parts else np.zeros(1, np.uint16), "rt_offset": rt_offset,
-        "rt_width": rt_width, "n_states": int(n_states),
-        "rows": int(max(1, min(n_states, MAX_EXACT_CELLS // (k * k)))),
-    }
+    if data is None:
+        return None
+    if isinstance(data, dict) and "groups" in data:
+        return FactoredDetail.from_json(data)
+    return CardDetail.from_json(data)
+

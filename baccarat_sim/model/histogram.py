@@ -5,10 +5,18 @@ codes of :mod:`baccarat_sim.model.codes`; settlement, statistics, reports and
 plots read only this type.
 
 A rule set whose bets read cards (suits, ranks, third cards, ...) also needs
-the *card detail* of every round (:mod:`baccarat_sim.model.detail`): its
-histogram then counts *cells* ``detail * N_CODES + code``, the card detail it
-holds travelling with it. A histogram without card detail counts the outcome
-codes alone (one cell per code), as before.
+the *card detail* of every round (:mod:`baccarat_sim.model.detail`), the card
+detail travelling with the histogram. Its cells are
+
+* without card detail: the outcome codes (one cell per code);
+* with the card detail of a rule set (a
+  :class:`~baccarat_sim.model.detail.FactoredDetail`): the outcome codes, then
+  each group's cells ``detail * n_outcomes + outcome`` in turn;
+* with one group of atoms (a :class:`~baccarat_sim.model.detail.CardDetail`,
+  a slip's or a saved histogram of earlier versions): that group's cells alone.
+
+A bet, or several bets together, is settled on the histogram's :meth:`OutcomeHistogram.view`
+of them: the outcome codes, or the cells of the one group that holds their atoms.
 """
 
 from __future__ import annotations
@@ -21,7 +29,8 @@ from ..errors import InputError
 from ..storage.archive import ArchiveError, read_archive, write_archive
 from ..storage.writing import atomic_write
 from .codes import FIELDS, N_CODES
-from .detail import CardDetail
+from .detail import CardDetail, FactoredDetail, detail_from_json
+from .toml import excerpt
 
 #: Format name of a saved histogram (checked on loading).
 FORMAT = "baccarat_sim-histogram"
@@ -81,8 +90,8 @@ class OutcomeHistogram:
         model), for batch-means standard errors and convergence plots.
     meta : dict
         Free-form provenance (rules id, rule hash, version, block size, ...).
-    detail : CardDetail or None
-        The card detail the cells carry (None: cells are the outcome codes).
+    detail : FactoredDetail, CardDetail or None
+        The card detail the cells carry (None: cells are the outcome codes; see the module's docstring).
     """
 
     counts: np.ndarray
@@ -95,7 +104,7 @@ class OutcomeHistogram:
     by_position: np.ndarray | None = None
     batches: np.ndarray | None = None
     meta: dict = dataclasses.field(default_factory=dict)
-    detail: CardDetail | None = None
+    detail: FactoredDetail | CardDetail | None = None
 
     def __post_init__(self):
         if self.engine not in ("exact", "mc") or self.model not in ("exact", "fresh", "dealt"):
@@ -109,8 +118,9 @@ class OutcomeHistogram:
             raise ValueError(f"seed must be a whole number or None, got {self.seed!r}")
         if not isinstance(self.meta, dict):
             raise ValueError(f"meta must be a dict, got {type(self.meta).__name__}")
-        if self.detail is not None and not isinstance(self.detail, CardDetail):
-            raise ValueError(f"detail must be a CardDetail or None, got {type(self.detail).__name__}")
+        if self.detail is not None and not isinstance(self.detail, (CardDetail, FactoredDetail)):
+            raise ValueError(f"detail must be a FactoredDetail, a CardDetail or None, got "
+                             f"{type(self.detail).__name__}")
         counts = _as_counts(self.counts)
         if counts.shape != (self.n_cells,):
             raise ValueError(f"counts must have shape ({self.n_cells},), got {counts.shape}")
@@ -129,23 +139,100 @@ class OutcomeHistogram:
 
     @property
     def n_cells(self) -> int:
-        """Cells counted: ``N_CODES``, times the card details when the histogram holds some."""
+        """Cells counted: ``N_CODES``, or the card detail's cells (see the module's docstring)."""
         return N_CODES if self.detail is None else self.detail.n_cells
+
+    def _codes_of(self, counts: np.ndarray) -> np.ndarray:
+        """Counts by cell (the last axis) summed to counts by outcome code."""
+        if self.detail is None:
+            return counts
+        if isinstance(self.detail, FactoredDetail):
+            return counts[..., :N_CODES]
+        group = self.detail
+        by_outcome = counts.reshape(*counts.shape[:-1], group.n_details, group.n_outcomes).sum(axis=-2)
+        if group.outcomes == "codes":
+            return by_outcome
+        raise ValueError("this histogram's card detail counts the codes' prefixes (scores and card counts) alone")
 
     @property
     def code_counts(self) -> np.ndarray:
         """Counts per outcome code, summed over the card details (``ndarray(int64, shape=(N_CODES,))``)."""
-        return self.counts if self.detail is None else self.counts.reshape(-1, N_CODES).sum(axis=0)
+        return self._codes_of(self.counts)
 
     @property
     def total(self) -> int:
-        """Sum of all counts (rounds, or total combination weight)."""
-        return int(self.counts.sum())
+        """Sum of the counts of one round each (rounds, or total combination weight)."""
+        return int(self.code_counts.sum()) if isinstance(self.detail, FactoredDetail) else int(self.counts.sum())
 
     @property
     def probabilities(self) -> np.ndarray:
         """Counts divided by their total, ``ndarray(float64, shape=(n_cells,))``."""
         return self.counts / self.total
+
+    def _group_of(self, bets) -> int:
+        """The group of a factored card detail that holds the atoms of every card-level bet of ``bets`` (-1: none)."""
+        bets = [bet for bet in bets if bet.card_level]
+        texts = {atom.text for bet in bets for atom in bet.atoms}
+        g = self.detail.group_holding(texts) if texts else -1
+        if g is not None:
+            return g
+        from .conditions import covers  # conditions compile the atoms this module only reads
+
+        cases = [case.when for bet in bets for case in bet.cases if case.condition.card_level]
+        for g, group in enumerate(self.detail.groups):  # another rule file's bets, made of a group's atoms
+            if all(covers(when, group.texts) for when in cases):
+                return g
+        for bet in bets:
+            for case in bet.cases:
+                if case.condition.card_level and not covers(case.when, self.detail.texts):
+                    raise InputError("histogram", f"bet {bet.id!r} reads cards ({excerpt(case.when)}) that the "
+                                                  f"histogram does not carry (its card detail: "
+                                                  f"{'; '.join(self.detail.texts)}); count the histogram from a "
+                                                  "rule set with this bet")
+        raise InputError("histogram", f"bets {', '.join(bet.id for bet in bets)} read cards counted in different "
+                                      "groups of this histogram's card detail, so they cannot be settled together "
+                                      "(a slip, a covariance); count them together from a rule set of these bets")
+
+    def cell_range(self, bets=()) -> slice:
+        """The cells (last axis of ``counts``, ``by_position`` and ``batches``) of :meth:`view` ``(bets)``."""
+        if not isinstance(self.detail, FactoredDetail):
+            return slice(0, self.n_cells)
+        g = self._group_of(bets)
+        if g < 0:
+            return slice(0, N_CODES)
+        start = self.detail.offset(g)
+        return slice(start, start + self.detail.groups[g].n_cells)
+
+    def view(self, bets=()) -> OutcomeHistogram:
+        """The histogram that settles ``bets`` together: its cells for their card detail, or the outcome codes.
+
+        A histogram of a rule set's card detail (groups) gives the cells of the
+        group that holds the atoms of every card-level bet of ``bets`` (the
+        outcome codes when none reads cards); any other histogram is its own
+        view. Counts, positions and batches are sliced alike (each view is made
+        once).
+
+        Raises
+        ------
+        InputError
+            ``histogram``: a card-level bet whose cards this histogram does not
+            carry, or card-level bets counted in different groups (a slip or a
+            covariance cannot combine them), in one line.
+        """
+        if not isinstance(self.detail, FactoredDetail):
+            return self
+        g = self._group_of(bets)
+        views = self.__dict__.setdefault("_views", {})
+        if g not in views:
+            cells = self.cell_range(bets)
+
+            def cut(array):
+                return None if array is None else array[..., cells]
+
+            views[g] = dataclasses.replace(self, counts=self.counts[cells], by_position=cut(self.by_position),
+                                           batches=cut(self.batches),
+                                           detail=None if g < 0 else self.detail.groups[g])
+        return views[g]
 
     def merge(self, other: OutcomeHistogram) -> OutcomeHistogram:
         """Add two histograms of the same engine, model and shoe.
@@ -268,8 +355,7 @@ class OutcomeHistogram:
                 "counts", "shoe"} <= set(arrays) or not set(arrays) <= {"counts", "shoe", "by_position", "batches"}:
             raise InputError("histogram", f"{path}: is not a histogram of this version (its fields differ)")
         try:
-            detail = header.pop("detail")
-            detail = None if detail is None else CardDetail.from_json(detail)
+            detail = detail_from_json(header.pop("detail"))
             return cls(**arrays, **header, detail=detail)
         except (TypeError, ValueError, KeyError) as error:
             raise InputError("histogram", f"{path}: is not a usable histogram ({error})") from None

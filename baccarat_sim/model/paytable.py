@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import InputError, InvalidRules
 from .codes import N_CODES, decode
 from .conditions import Condition, compile_condition, covers, evaluate, possible_codes
+from .detail import CardDetail
 from .toml import Checker, excerpt
 
 __all__ = ["JACKPOT_UNITS", "Bet", "Case", "Jackpot", "PayTableCheck", "describe_cell"]
@@ -316,14 +317,21 @@ class PayTableCheck:
 
 
 def _cell_mask(when: str, detail) -> np.ndarray:
-    """A condition over a card detail's cells (``detail * N_CODES + code``), flattened."""
-    mask = compile_condition(when).mask(detail.atom_bits() if detail.atoms else None)
-    return np.broadcast_to(mask, (detail.n_details, N_CODES)).reshape(-1)
+    """A condition over a card detail's cells (``detail * n_outcomes + outcome``), flattened.
+
+    Raises
+    ------
+    ValueError
+        When the detail counts prefixes and the condition reads a pair or the first-card comparison.
+    """
+    return detail.project(compile_condition(when).mask(detail.atom_bits() if detail.atoms else None))
 
 
 @functools.lru_cache(maxsize=256)
 def _case_index(bet: Bet, detail) -> np.ndarray:
     """Read-only: settlement asks again for every round position and batch."""
+    if detail is not None and not isinstance(detail, CardDetail):
+        raise TypeError("a bet settles on one group of a card detail: take the histogram's view of it first")
     if bet.card_level:
         texts = () if detail is None else detail.texts
         missing = [case.when for case in bet.cases if case.condition.card_level and not covers(case.when, texts)]
@@ -336,22 +344,30 @@ def _case_index(bet: Bet, detail) -> np.ndarray:
     size = N_CODES if detail is None else detail.n_cells
     index = np.full(size, len(bet.cases), np.int64)
     for i, case in enumerate(bet.cases):
-        index[case.mask(detail)] = i
+        try:
+            index[case.mask(detail)] = i
+        except ValueError as error:
+            raise InputError("histogram", f"bet {bet.id!r}: {excerpt(case.when)} {error}") from None
     index.setflags(write=False)
     return index
 
 
 def describe_cell(cell: int, detail=None) -> str:
-    """An outcome code in words, or a card detail's cell (``detail * N_CODES + code``): the outcome and the cards."""
-    text = _describe_code(cell % N_CODES)
-    return text if detail is None or not detail.atoms else f"{text}, cards: {detail.describe(cell // N_CODES)}"
+    """An outcome code in words, or a card detail's cell (``detail * n_outcomes + outcome``) with its cards."""
+    if detail is None or not detail.atoms:
+        return _describe_code(cell % N_CODES)
+    code = detail.code_of_outcome(cell % detail.n_outcomes)
+    text = _describe_code(code, prefix_only=detail.outcomes != "codes")
+    return f"{text}, cards: {detail.describe(cell // detail.n_outcomes)}"
 
 
-def _describe_code(code: int) -> str:
-    """A short description of one outcome, for error messages."""
+def _describe_code(code: int, prefix_only: bool = False) -> str:
+    """A short description of one outcome, for error messages (``prefix_only``: its scores and card counts)."""
     fields = decode(code)
     ps, bs = int(fields["player_score"]), int(fields["banker_score"])
     pc, bc = int(fields["player_cards"]) + 2, int(fields["banker_cards"]) + 2
+    if prefix_only:
+        return f"Player {ps} ({pc} cards) v Banker {bs} ({bc} cards)"
     pairs = {0: "", 1: " pair", 2: " perfect pair"}
     first = ("Player's first card higher", "Banker's first card higher", "first cards of equal rank",
              "first cards identical")[int(fields["first_card"])]

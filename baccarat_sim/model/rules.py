@@ -24,7 +24,6 @@ from pathlib import Path
 from ..errors import InvalidRules
 from ..limits import MAX_BETS
 from .cutcard import CutCard
-from .detail import MAX_ATOMS
 from .paytable import Bet, Case, Jackpot
 from .rulefile import RuleFileChecker
 from .table import Commission, Limits, Shoe
@@ -241,11 +240,6 @@ class _Validator(RuleFileChecker):
                               "(split them into several rule sets)")
         bets = tuple(self.bet(self.table(b, f"bets[{i}]"), f"bets[{i}]", notation, commission)
                      for i, b in enumerate(bets_raw))
-        atoms = {atom.text for bet in bets for atom in bet.atoms}
-        if len(atoms) > MAX_ATOMS:
-            self.fail("bets", f"the bets' conditions read the cards in {len(atoms)} different ways (card-only "
-                              f"conditions), more than the limit of {MAX_ATOMS} a rule set may have; split the "
-                              "card-level bets into several rule sets")
         seen: dict[str, int] = {}
         for i, bet in enumerate(bets):
             if bet.id in seen:

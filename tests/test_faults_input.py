@@ -178,7 +178,7 @@ def test_a_checkpoint_naming_heavy_card_level_conditions_is_refused_before_they_
              "(P2.rank == B3.rank) and (P2.suit == B3.suit)", "B2.colour == B3.colour"]
 
     def edit(header):
-        header["plan"].update(detail=heavy, n_cells=16 * N_CODES)
+        header["plan"].update(detail=[["codes", heavy]], n_cells=16 * N_CODES)  # one group, by outcome code
 
     _rewrite(stopped_run, tmp_path / stopped_run.name, edit)
     started = time.monotonic()

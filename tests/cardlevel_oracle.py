@@ -403,3 +403,74 @@ BET_SETS = {
         bet("p2_b3_suit", ("P2.suit == B3.suit", lambda d: d.B3 is not None and suit(d.P2) == suit(d.B3))),
     ),
 }
+
+
+# --------------------------------------------------------------------------- poker hands, as the README defines them
+
+
+#: The README's ladder of categories, lowest first.
+POKER_LADDER = ("high_card", "pair", "two_pair", "three_pair", "straight", "flush", "three_of_a_kind", "full_house",
+                "double_three_of_a_kind", "four_of_a_kind", "straight_flush", "royal", "five_of_a_kind",
+                "six_of_a_kind")
+
+
+def hand_ranks(cards) -> list[int]:
+    """Rank numbers 1 (Ace) .. 13 (King) of the cards dealt (None, a card not dealt, is not in the hand)."""
+    return [rank(c) for c in cards if c is not None]
+
+
+def rank_groups(cards) -> list[int]:
+    """How many cards of each rank the hand holds, largest first (``[3, 2]`` for a full house)."""
+    return sorted(Counter(hand_ranks(cards)).values(), reverse=True)
+
+
+def is_run(ranks) -> bool:
+    """Different ranks that run in sequence, the Ace (1) low or high (as 14), never both."""
+    if len(ranks) < 2 or len(set(ranks)) != len(ranks):
+        return False
+    for values in (sorted(ranks), sorted(14 if r == 1 else r for r in ranks)):
+        if values[-1] - values[0] == len(values) - 1:
+            return True
+    return False
+
+
+def is_flush(cards) -> bool:
+    dealt = [c for c in cards if c is not None]
+    return len(dealt) >= 2 and len({suit(c) for c in dealt}) == 1
+
+
+def poker_category(cards) -> str:
+    """The README's category of the hand: the highest rung of the ladder that it makes."""
+    ranks = hand_ranks(cards)
+    groups = rank_groups(cards)
+    top = groups[0] if groups else 0
+    flush, straight = is_flush(cards), is_run(ranks)
+    if top >= 6:
+        return "six_of_a_kind"
+    if top == 5:
+        return "five_of_a_kind"
+    if flush and straight:
+        return "royal" if 1 in ranks and 13 in ranks else "straight_flush"
+    if top == 4:
+        return "four_of_a_kind"
+    if groups[:2] == [3, 3]:
+        return "double_three_of_a_kind"
+    if top == 3 and len(groups) > 1 and groups[1] >= 2:
+        return "full_house"
+    if top == 3:
+        return "three_of_a_kind"
+    if flush:
+        return "flush"
+    if straight:
+        return "straight"
+    pairs = sum(1 for g in groups if g >= 2)
+    return ("high_card", "pair", "two_pair", "three_pair")[pairs]
+
+
+def kind_rank(cards) -> int | None:
+    """Rank number of the largest group, the higher on a tie with the Ace high; None without cards."""
+    counts = Counter(hand_ranks(cards))
+    if not counts:
+        return None
+    most = max(counts.values())
+    return max((r for r, n in counts.items() if n == most), key=lambda r: 14 if r == 1 else r)

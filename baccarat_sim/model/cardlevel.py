@@ -5,16 +5,16 @@ the Banker's first two cards, in dealing order) and ``P3 B3`` (their third
 cards, when the tableau draws them). A card-level *value* is read from those
 cards: one card's rank, point value, suit or colour; a count of the cards that
 pass a test; a hand's two-card total; a hand pattern (suited, flush, three of a
-kind, straight). A missing third card is the defined value *no card*: every
-attribute of it is ``none``, it passes no card test, and it counts as no card
-in a count.
+kind, straight); a poker value of the cards at any positions
+(:class:`HandValue`, defined in :mod:`baccarat_sim.model.poker`); two values
+compared (:class:`Compare`, :class:`ValueCompare`). A missing third card is
+the defined value *no card*: every attribute of it is ``none``, it passes no
+card test, it counts as no card in a count, and it is not part of a hand.
 
 A condition mixes outcome features (over the 14,400 outcome codes) with
 card-level tests. Every maximal part of a condition that reads only cards is an
-:class:`Atom`: a yes/no function of the cards at a few positions, compiled to a
-projection of each position's card onto the few classes it distinguishes and a
-truth table over those classes. Engines evaluate atoms from the cards they
-deal; settlement reads them back as the *card detail* of an outcome
+atom (:class:`baccarat_sim.model.atoms.Atom`), compiled to tables the engines
+read; settlement reads atoms back as the *card detail* of an outcome
 (:mod:`baccarat_sim.model.detail`).
 """
 
@@ -24,6 +24,7 @@ import dataclasses
 
 import numpy as np
 
+from . import poker
 from .cards import (
     COLOUR_WORDS,
     N_CARD_IDS,
@@ -41,18 +42,21 @@ __all__ = [
     "ATTRIBUTES",
     "GROUPS",
     "HAND_PATTERNS",
+    "HAND_VALUES",
     "NONE",
     "N_CARD_VALUES",
     "POSITIONS",
-    "Atom",
     "Attribute",
     "CardValue",
     "Compare",
-    "Membership",
     "Count",
     "HandPattern",
+    "HandValue",
+    "Membership",
     "TwoCardTotal",
+    "ValueCompare",
     "card_function",
+    "hand_key",
 ]
 
 #: Card positions in dealing order; P3 and B3 are the third cards.
@@ -70,8 +74,6 @@ NONE = N_CARD_IDS
 #: Card values: the 52 card ids and ``NONE``.
 N_CARD_VALUES = N_CARD_IDS + 1
 
-#: Most table cells an atom may have (positions' classes multiplied).
-MAX_ATOM_CELLS = 1 << 22
 
 
 def _symbols_rank() -> dict[str, int]:
@@ -104,6 +106,15 @@ def _attribute_tables():
 
 
 ATTRIBUTES.update(_attribute_tables())
+#: Poker values of any positions (``poker(first_four)``): name -> (description, kind of value).
+HAND_VALUES = {
+    "poker": ("the poker category of the cards at the positions (high_card, pair, ... six_of_a_kind)", "poker"),
+    "kind": ("the most cards of one rank among them (0-6)", "number"),
+    "kind_rank": ("the rank of that largest group: the higher on a tie, Ace high; none without cards", "rank"),
+    "flush": ("1 when at least two cards and all of one suit", "number"),
+    "straight": ("1 when at least two cards of different, consecutive ranks (Ace high or low)", "number"),
+    "pairs": ("how many ranks it holds two or more cards of (0-3)", "number"),
+}
 #: Hand patterns: name -> (description).
 HAND_PATTERNS = {
     "suited": "every card of the hand has the same suit (two or three cards)",
@@ -139,23 +150,53 @@ def value_names(attribute: str, values) -> list[str]:
 
 @dataclasses.dataclass(frozen=True)
 class CardValue:
-    """A value read from the cards of a round (base class)."""
+    """A value read from the cards of a round (base class).
+
+    Class attributes: ``kind``, what its values are (``"number"``, ``"rank"``,
+    ``"suit"``, ``"colour"``, ``"poker"``: two values compare only within one
+    kind).
+    """
+
+    kind = "number"
 
     def positions(self) -> tuple[str, ...]:
         """Positions whose cards the value reads."""
         raise NotImplementedError
 
     def functions(self, position: str) -> list[np.ndarray]:
-        """Per-card functions (over card values 0..52) the value needs of the card at ``position``."""
+        """Per-card functions (over card values 0..52) the value needs of the card at ``position``.
+
+        A poker value (:class:`HandValue`) reads its positions as a whole, not through per-card classes: it
+        has none, and is one of :meth:`derived`.
+        """
         raise NotImplementedError
 
+    def derived(self) -> tuple:
+        """The poker values (:class:`HandValue`) it is made of: each is one dimension of an atom's table."""
+        return ()
+
     def evaluate(self, cards: dict[str, np.ndarray]) -> np.ndarray:
-        """The value for arrays of card values, one array per position (broadcast together)."""
+        """The value for arrays of card values, one array per position (broadcast together).
+
+        ``cards`` may also hold a poker value's array by its text (an atom's table lists its values directly).
+        """
         raise NotImplementedError
 
     def domain(self) -> list[int]:
         """Every value it can take."""
         raise NotImplementedError
+
+    def none(self) -> int | None:
+        """The value that stands for *no card* (no value at all), or None when it always has one."""
+        return None
+
+    def literals(self) -> str | None:
+        """The card attribute whose names its literals are (``"rank"``: ``K``, ``none``), or None for numbers."""
+        return None
+
+    def ordered(self) -> bool:
+        """Whether ``<``, ``<=``, ``>``, ``>=`` compare its values."""
+        return True
 
     def text(self) -> str:
         """Canonical text."""
@@ -169,6 +210,10 @@ class Attribute(CardValue):
     position: str
     attribute: str
 
+    @property
+    def kind(self):
+        return "number" if self.attribute == "point" else self.attribute
+
     def positions(self):
         return (self.position,)
 
@@ -180,6 +225,15 @@ class Attribute(CardValue):
 
     def domain(self):
         return attribute_domain(self.attribute)
+
+    def none(self):
+        return int(card_function(self.attribute)[NONE])
+
+    def literals(self):
+        return self.attribute
+
+    def ordered(self):
+        return ATTRIBUTES[self.attribute][3]
 
     def text(self):
         return f"{self.position}.{self.attribute}"
@@ -214,6 +268,13 @@ class Membership(CardValue):
         return f"{self.position}.{self.attribute} in {sorted(self.allowed)}"
 
 
+def _compare(operator: str, left, right, missing) -> np.ndarray:
+    """``left operator right`` elementwise; where ``missing`` (no card on a side), only ``!=`` holds."""
+    held = {"==": left == right, "!=": left != right, "<": left < right, "<=": left <= right,
+            ">": left > right, ">=": left >= right}[operator]
+    return np.where(missing, operator == "!=", held).astype(np.int64)
+
+
 @dataclasses.dataclass(frozen=True)
 class Compare(CardValue):
     """Two cards compared on one attribute: ``P1.suit == B1.suit``, ``P3.rank > B3.rank`` (0 or 1).
@@ -235,17 +296,53 @@ class Compare(CardValue):
 
     def evaluate(self, cards):
         values = card_function(self.attribute)
-        left, right = values[cards[self.left]], values[cards[self.right]]
         missing = (np.asarray(cards[self.left]) == NONE) | (np.asarray(cards[self.right]) == NONE)
-        held = {"==": left == right, "!=": left != right, "<": left < right, "<=": left <= right,
-                ">": left > right, ">=": left >= right}[self.operator]
-        return np.where(missing, self.operator == "!=", held).astype(np.int64)
+        return _compare(self.operator, values[cards[self.left]], values[cards[self.right]], missing)
 
     def domain(self):
         return [0, 1]
 
     def text(self):
         return f"{self.left}.{self.attribute} {self.operator} {self.right}.{self.attribute}"
+
+
+@dataclasses.dataclass(frozen=True)
+class ValueCompare(CardValue):
+    """Two card-level values of one kind compared: ``player_two_card_total == banker_two_card_total`` (0 or 1).
+
+    As for two cards (:class:`Compare`): where either side has no value (an
+    attribute of no card, the rank of a hand without cards), ``==`` and the
+    orderings are false and ``!=`` is true.
+    """
+
+    left: CardValue
+    operator: str
+    right: CardValue
+
+    def positions(self):
+        both = set(self.left.positions()) | set(self.right.positions())
+        return tuple(p for p in POSITIONS if p in both)
+
+    def functions(self, position):
+        return [f for side in (self.left, self.right) if position in side.positions()
+                for f in side.functions(position)]
+
+    def derived(self):
+        return tuple(dict.fromkeys(self.left.derived() + self.right.derived()))
+
+    def evaluate(self, cards):
+        left, right = np.asarray(self.left.evaluate(cards)), np.asarray(self.right.evaluate(cards))
+        missing = np.zeros(np.broadcast(left, right).shape, bool)
+        for side, values in ((self.left, left), (self.right, right)):
+            if side.none() is not None:
+                missing = missing | (values == side.none())
+        return _compare(self.operator, left, right, missing)
+
+    def domain(self):
+        return [0, 1]
+
+    def text(self):
+        return f"{self.left.text()} {self.operator} {self.right.text()}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -304,20 +401,21 @@ class TwoCardTotal(CardValue):
         return f"{self.hand}_two_card_total"
 
 
-def _straight(ranks) -> np.ndarray:
-    """Three ranks (0 = Ace .. 12 = King) of consecutive value, Ace low or high."""
-    low = np.minimum(np.minimum(ranks[0], ranks[1]), ranks[2])
-    high = np.maximum(np.maximum(ranks[0], ranks[1]), ranks[2])
-    distinct = (ranks[0] != ranks[1]) & (ranks[1] != ranks[2]) & (ranks[0] != ranks[2])
-    run = distinct & (high - low == 2)
-    # Q-K-A: ranks {0, 11, 12}
-    queen_king_ace = sum((r == 0) for r in ranks) + sum((r == 11) for r in ranks) + sum((r == 12) for r in ranks)
-    return run | (distinct & (queen_king_ace == 3))
+def hand_key(cards: dict[str, np.ndarray], over) -> np.ndarray:
+    """The poker hand key (:mod:`baccarat_sim.model.poker`) of the cards at positions ``over`` (arrays)."""
+    key = np.int64(0)
+    for position in over:
+        key = poker.add_card(key, np.asarray(cards[position], np.int64))
+    return key
 
 
 @dataclasses.dataclass(frozen=True)
 class HandPattern(CardValue):
-    """A pattern of one hand's cards (1 where it holds, else 0); three-card patterns need a third card."""
+    """A pattern of one hand's cards (1 where it holds, else 0); three-card patterns need a third card.
+
+    Read off the poker values of the hand (:mod:`baccarat_sim.model.poker`): ``suited`` is its flush (two or
+    three cards of one suit); the others are the three-card hands that are a flush, a straight, three of a kind.
+    """
 
     hand: str
     pattern: str
@@ -331,20 +429,15 @@ class HandPattern(CardValue):
         return [card_function(name) for name in needs]
 
     def evaluate(self, cards):
-        first, second, third = (cards[p] for p in HANDS[self.hand])
-        rank, suit = card_function("rank"), card_function("suit")
-        has_third = third != NONE
-        same_suit = suit[first] == suit[second]
-        same_suit3 = same_suit & (suit[second] == suit[third]) & has_third
-        if self.pattern == "suited":
-            value = same_suit & (~has_third | (suit[third] == suit[first]))
-        elif self.pattern == "flush":
-            value = same_suit3
-        elif self.pattern == "three_of_a_kind":
-            value = (rank[first] == rank[second]) & (rank[second] == rank[third]) & has_third
-        else:
-            straight = _straight((rank[first], rank[second], rank[third])) & has_third
-            value = straight if self.pattern == "straight" else straight & same_suit3
+        key = hand_key(cards, HANDS[self.hand])
+        three = poker.n_cards(key) == 3
+        value = {
+            "suited": lambda: poker.flush(key) == 1,
+            "flush": lambda: three & (poker.flush(key) == 1),
+            "three_of_a_kind": lambda: poker.kind(key) == 3,
+            "straight": lambda: three & (poker.straight(key) == 1),
+            "straight_flush": lambda: three & (poker.straight(key) == 1) & (poker.flush(key) == 1),
+        }[self.pattern]()
         return np.asarray(value, np.int64)
 
     def domain(self):
@@ -354,91 +447,57 @@ class HandPattern(CardValue):
         return f"{self.hand}_{self.pattern}"
 
 
-# --------------------------------------------------------------------------- atoms
+@dataclasses.dataclass(frozen=True)
+class HandValue(CardValue):
+    """A poker value of the cards at ``over`` (``poker(first_four)``, ``kind(all)``): see :data:`HAND_VALUES`.
 
-
-@dataclasses.dataclass(frozen=True, eq=False)
-class Atom:
-    """A yes/no function of the cards at a few positions, compiled to tables the engines read.
-
-    The card at each position used is projected onto the classes the atom
-    distinguishes (``projection[j][card value]``); the atom's value is
-    ``truth[sum_j class_j * stride_j]``. Positions are ordered as in
-    :data:`POSITIONS`, so the first four cards' part of the index comes before
-    the third cards' part.
-
-    Attributes
-    ----------
-    text : str
-        Canonical text of the card-only condition it stands for (its identity).
-    positions : tuple of str
-    projection : ndarray(int64, shape=(n_positions, 53))
-        Class of each card value at each position.
-    sizes : tuple of int
-        Classes at each position.
-    truth : ndarray(bool, shape=(prod(sizes),))
-        The atom's value for every combination of classes.
+    A position with no card is not part of the hand. The value reads its
+    positions as a whole (an atom's table has one dimension for it, its
+    domain), not through classes of each card.
     """
 
-    text: str
-    positions: tuple[str, ...]
-    projection: np.ndarray
-    sizes: tuple[int, ...]
-    truth: np.ndarray
-
-    def __eq__(self, other):
-        return isinstance(other, Atom) and self.text == other.text
-
-    def __hash__(self):
-        return hash(self.text)
+    which: str
+    over: tuple[str, ...]
 
     @property
-    def strides(self) -> tuple[int, ...]:
-        """Index stride of each position's class (the last position varies slowest)."""
-        strides, step = [], 1
-        for size in self.sizes:
-            strides.append(step)
-            step *= size
-        return tuple(strides)
+    def kind(self):
+        return HAND_VALUES[self.which][1]
 
-    def value(self, cards: dict[str, int]) -> bool:
-        """The atom for one round's cards (card values by position; a missing third card is ``NONE``)."""
-        index = sum(int(self.projection[j, cards[p]]) * s for j, (p, s) in enumerate(zip(self.positions,
-                                                                                          self.strides)))
-        return bool(self.truth[index])
+    @property
+    def number(self) -> int:
+        """Its number among :data:`baccarat_sim.model.poker.VALUES`, as the kernels know it."""
+        return poker.VALUES.index(self.which)
 
-    @classmethod
-    def build(cls, text: str, values: list[CardValue], evaluate) -> Atom:
-        """Compile a card-only condition over ``values`` (``evaluate(cards) -> bool array``) into an atom.
+    def positions(self):
+        return self.over
 
-        Raises
-        ------
-        ValueError
-            When the condition distinguishes more card combinations than :data:`MAX_ATOM_CELLS`.
-        """
-        positions = tuple(p for p in POSITIONS if any(p in v.positions() for v in values))
-        projection = np.zeros((len(positions), N_CARD_VALUES), np.int64)
-        representatives, sizes = [], []
-        for j, position in enumerate(positions):
-            functions = [f for v in values if position in v.positions() for f in v.functions(position)]
-            keys = np.stack(functions, axis=1) if functions else np.zeros((N_CARD_VALUES, 1), np.int64)
-            if position in ("P1", "B1", "P2", "B2"):
-                keys = keys[:N_CARD_IDS]  # the first four cards are always there
-            unique, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-            projection[j, : len(inverse)] = inverse.ravel()
-            representatives.append(first)
-            sizes.append(len(unique))
-        cells = int(np.prod(sizes)) if sizes else 1
-        if cells > MAX_ATOM_CELLS:
-            raise ValueError(f"it tells apart {cells:,} combinations of cards, more than the limit of "
-                             f"{MAX_ATOM_CELLS:,}; split it into simpler conditions")
-        grids = np.meshgrid(*representatives, indexing="ij") if positions else []
-        # Fortran order: the first position's class varies fastest, matching the strides.
-        cards = {p: g.ravel(order="F") for p, g in zip(positions, grids)}
-        truth = np.asarray(evaluate(cards), bool).reshape(-1) if positions else np.asarray([bool(evaluate({}))])
-        if truth.size != cells:
-            truth = np.broadcast_to(truth, (cells,)).copy()
-        for array in (projection, truth):
-            array.setflags(write=False)
-        return cls(text, positions, projection, tuple(int(s) for s in sizes), truth)
+    def functions(self, position):
+        return []
 
+    def derived(self):
+        return (self,)
+
+    def evaluate(self, cards):
+        if self.text() in cards:
+            return np.asarray(cards[self.text()])
+        return poker.value(self.number, hand_key(cards, self.over))
+
+    def domain(self):
+        if self.which == "poker":
+            return list(range(len(poker.CATEGORIES)))
+        if self.which == "kind":
+            return list(range(len(self.over) + 1))
+        if self.which == "pairs":
+            return list(range(len(self.over) // 2 + 1))
+        if self.which == "kind_rank":
+            return list(range(N_RANKS + 1))
+        return [0, 1]
+
+    def none(self):
+        return poker.NO_RANK if self.which == "kind_rank" else None
+
+    def literals(self):
+        return "rank" if self.which == "kind_rank" else None
+
+    def text(self):
+        return f"{self.which}({', '.join(self.over)})"

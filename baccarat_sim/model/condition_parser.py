@@ -14,21 +14,23 @@ from __future__ import annotations
 import difflib
 import re
 
-import numpy as np
-
 from ..errors import ConditionError
+from . import poker
 from .cardlevel import (
     ATTRIBUTES,
     GROUPS,
+    HAND_VALUES,
     POSITIONS,
     Attribute,
     CardValue,
     Compare,
     Count,
+    HandValue,
+    ValueCompare,
     attribute_domain,
     value_names,
 )
-from .condition_tree import CardTest, Const, Node, Not, OutcomeTest, join
+from .condition_tree import COMPARISONS, CardTest, Const, Node, Not, OutcomeCompare, OutcomeTest, join
 from .features import CARD_FEATURES, FEATURES
 
 __all__ = ["EXCERPT", "MAX_NESTING", "MAX_TOKEN", "MAX_TOKENS", "excerpt", "parse"]
@@ -45,15 +47,10 @@ MAX_TOKEN = 40
 MAX_TOKENS = 2000
 
 _TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z_0-9]*)|(==|!=|<=|>=|<|>|\(|\)|\[|\]|,|\.))")
-_COMPARE = {
-    "==": np.equal,
-    "!=": np.not_equal,
-    "<": np.less,
-    "<=": np.less_equal,
-    ">": np.greater,
-    ">=": np.greater_equal,
-}
+_COMPARE = COMPARISONS
 _POSITION_NAMES = {name.lower(): name for name in POSITIONS}
+#: The names that open a card-level value with an argument list: ``count(...)`` and the poker values.
+_FUNCTIONS = ("count", *HAND_VALUES)
 
 
 def excerpt(text: str) -> str:
@@ -158,36 +155,127 @@ class _Parser:
             return Const(token == "true")
         if token is None:
             self.take()
+        left = self.value()
+        if self.peek() in _COMPARE and self.starts_value(1):
+            operator = self.take()
+            return self.compared(left, operator, self.value())
+        if isinstance(left, str):
+            return self.outcome_test(left)
+        needs_comparison = isinstance(left, Attribute) or (isinstance(left, HandValue) and left.which in (
+            "poker", "kind", "kind_rank"))
+        if needs_comparison and self.peek() not in _COMPARE and self.peek() != "in":
+            # "True where non-zero" would make an Ace (rank 0 inside) false and a missing card true.
+            self.fail(f"{left.text()} needs a comparison, e.g. {left.text()} == {self.example(left)}")
+        return self.card_test(left)
+
+    def starts_value(self, ahead: int) -> bool:
+        """Whether the token ``ahead`` opens a value (a feature, a card's attribute, a count or poker value)."""
+        token, after = self.peek(ahead), self.peek(ahead + 1)
+        if token is None:
+            return False
+        if token.lower() in _POSITION_NAMES and after == ".":
+            return True
+        if token in _FUNCTIONS and after == "(":
+            return True
+        return token in CARD_FEATURES or token in FEATURES
+
+    def value(self) -> str | CardValue:
+        """A value: an outcome feature (its name) or a card-level value."""
+        token = self.peek()
         if token.lower() in _POSITION_NAMES and self.peek(1) == ".":
-            value = self.attribute_value()
-            other = self.peek(1)
-            if (self.peek() in _COMPARE and other is not None and other.lower() in _POSITION_NAMES
-                    and self.peek(2) == "."):
-                return self.card_compare(value)
-            if self.peek() not in _COMPARE and self.peek() != "in":
-                # "True where non-zero" would make an Ace (rank 0 inside) false and a missing card true.
-                self.fail(f"{value.text()} needs a comparison, e.g. {value.text()} == "
-                          f"{value_names(value.attribute, [attribute_domain(value.attribute)[1]])[0]}")
-            return self.card_test(value)
+            return self.attribute_value()
         if token == "count" and self.peek(1) == "(":
-            return self.card_test(self.count())
+            return self.count()
+        if token in HAND_VALUES and self.peek(1) == "(":
+            return self.hand_value()
         if token in CARD_FEATURES:
             self.take()
-            return self.card_test(CARD_FEATURES[token][1])
+            return CARD_FEATURES[token][1]
         if token in FEATURES:
             self.take()
-            return self.outcome_test(token)
+            return token
         if not re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", token):
             self.fail(f"expected a feature name but found {token!r}")
         if token.upper().rstrip("0123456789") in ("P", "B") and token[1:].isdigit():
             self.fail_listing(f"no card position {token!r}", f"positions: {', '.join(POSITIONS)}")
         names = sorted(set(FEATURES) | set(CARD_FEATURES))
-        close = difflib.get_close_matches(token, names + ["count"], n=1)
+        close = difflib.get_close_matches(token, names + list(_FUNCTIONS), n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         self.fail_listing(f"unknown feature {token!r}",
                           f"{hint}known features: {', '.join(names)}, POSITION.ATTRIBUTE (positions "
                           f"{', '.join(POSITIONS)}; attributes {', '.join(a for a in ATTRIBUTES if a != 'color')}), "
-                          "count(...)")
+                          f"count(...), {', '.join(f'{name}(POSITIONS)' for name in HAND_VALUES)}")
+
+    @staticmethod
+    def example(value: CardValue) -> str:
+        """A literal a test of ``value`` could name (for messages)."""
+        if value.kind == "poker":
+            return "pair"
+        if value.literals() is None:
+            return str(value.domain()[-1])
+        return value_names(value.literals(), [attribute_domain(value.literals())[1]])[0]
+
+    # -- two values compared
+
+    @staticmethod
+    def _kind_of(value) -> str:
+        """What a value's values are: card values say; outcome features are numbers but for named ones."""
+        if isinstance(value, str):
+            return value if FEATURES[value][1] else "number"
+        return value.kind
+
+    @staticmethod
+    def _text_of(value) -> str:
+        return value if isinstance(value, str) else value.text()
+
+    def compared(self, left, operator: str, right) -> Node:
+        """``left operator right``: two values of one kind."""
+        if isinstance(left, Attribute) and isinstance(right, Attribute):
+            if right.attribute != left.attribute:
+                self.fail(f"compare a card with a card on the same attribute: {left.text()} {operator} "
+                          f"{right.text()}")
+            if right.position == left.position:
+                self.fail(f"{left.text()} is compared with itself")
+            if operator not in ("==", "!=") and not ATTRIBUTES[left.attribute][3]:
+                self.fail(f"{left.attribute} values have no order: use == or !=")
+            return CardTest(Compare(left.attribute, left.position, operator, right.position), None)
+        left_kind, right_kind = self._kind_of(left), self._kind_of(right)
+        if left_kind != right_kind:
+            self.fail(f"{self._text_of(left)} and {self._text_of(right)} cannot be compared: one is a "
+                      f"{left_kind.replace('_', ' ')} value, the other a {right_kind.replace('_', ' ')} value")
+        if self._text_of(left) == self._text_of(right):
+            self.fail(f"{self._text_of(left)} is compared with itself")
+        if operator not in ("==", "!=") and (left_kind in FEATURES or left_kind in ("suit", "colour")):
+            self.fail(f"{self._text_of(left)} values have no order: use == or !=")
+        if isinstance(left, str) and isinstance(right, str):
+            return OutcomeCompare(left, operator, right)
+        if not isinstance(left, str) and not isinstance(right, str):
+            return CardTest(ValueCompare(left, operator, right), None)
+        return self.mixed(left, operator, right)
+
+    def mixed(self, left, operator: str, right) -> Node:
+        """A card-level value against an outcome feature, as one case per card value.
+
+        ``(card == v and feature op' v) or ...`` (numbers only; no card has no value: it passes ``!=`` alone).
+        """
+        card, feature = (left, right) if isinstance(right, str) else (right, left)
+        if card is right:  # read "feature op card" as "card op' feature"
+            operator = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(operator, operator)
+        outcomes = self._outcome_domain(feature)
+        parts = []
+        for v in card.domain():
+            if v == card.none():
+                if operator == "!=":
+                    parts.append(CardTest(card, frozenset({v})))
+                continue
+            allowed = frozenset(w for w in outcomes if _COMPARE[operator](v, w))
+            if allowed == frozenset(outcomes):
+                parts.append(CardTest(card, frozenset({v})))
+            elif allowed:
+                parts.append(join("and", [CardTest(card, frozenset({v})), OutcomeTest(feature, allowed)]))
+        if not parts:
+            self.fail(f"{card.text()} {operator} {feature} can never hold")
+        return parts[0] if len(parts) == 1 else join("or", parts)
 
     # -- outcome features
 
@@ -256,6 +344,26 @@ class _Parser:
         self.fail_listing(f"{attribute} cannot be {token!r}", f"{hint}allowed: {words}"
                           + (f", or numbers {numbers[0]} to {numbers[1]}" if numbers else ""))
 
+    def positions(self, what: str) -> tuple[str, ...]:
+        """``GROUP``, ``POSITION, POSITION ...`` or ``[POSITION, ...]``: positions in dealing order, each once."""
+        if self.peek() in GROUPS:
+            return GROUPS[self.take()]
+        bracket = self.peek() == "["
+        if bracket:
+            self.take()
+        if self.peek() in (")", "]"):
+            self.fail_listing(f"{what} over no card", f"name positions ({', '.join(POSITIONS)}) or a set: "
+                                                      f"{', '.join(GROUPS)}")
+        over = [self.card_position()]
+        while self.peek() == ",":
+            self.take()
+            over.append(self.card_position())
+        if bracket:
+            self.take("]")
+        if len(set(over)) != len(over):
+            self.fail(f"{what} names a position twice")
+        return tuple(p for p in POSITIONS if p in over)
+
     def count(self) -> Count:
         self.take("count")
         self.take("(")
@@ -264,47 +372,44 @@ class _Parser:
             self.fail(f"count(...) needs a test of one card such as colour == red, not {attribute!r} alone")
         domain = sorted(set(int(v) for v in ATTRIBUTES[attribute][0]))
         allowed = self.comparison(lambda: self.literal(attribute), domain, attribute)
-        over: list[str] = []
+        over: tuple[str, ...] = GROUPS["all"]
         if self.peek() == ",":
             self.take()
-            if self.peek() == ")":
-                self.fail_listing("count(...) over no card", f"name positions ({', '.join(POSITIONS)}) or a set: "
-                                                             f"{', '.join(GROUPS)}")
-            if self.peek() in GROUPS:
-                over = list(GROUPS[self.take()])
-            else:
-                over.append(self.card_position())
-                while self.peek() == ",":
-                    self.take()
-                    over.append(self.card_position())
-        else:
-            over = list(GROUPS["all"])
+            over = self.positions("count(...)")
         self.take(")")
         none = int(ATTRIBUTES[attribute][0][-1])
         if not allowed - {none}:
             self.fail("count(...) over a test no card can pass")
-        if len(set(over)) != len(over):
-            self.fail("count(...) names a position twice")
-        return Count(attribute, frozenset(allowed - {none}), tuple(p for p in POSITIONS if p in over))
+        return Count(attribute, frozenset(allowed - {none}), over)
 
-    def card_compare(self, left: Attribute) -> CardTest:
-        operator = self.take()
-        right = self.attribute_value()
-        if right.attribute != left.attribute:
-            self.fail(f"compare a card with a card on the same attribute: {left.text()} {operator} {right.text()}")
-        if right.position == left.position:
-            self.fail(f"{left.text()} is compared with itself")
-        if operator not in ("==", "!=") and not ATTRIBUTES[left.attribute][3]:
-            self.fail(f"{left.attribute} values have no order: use == or !=")
-        return CardTest(Compare(left.attribute, left.position, operator, right.position), None)
+    def hand_value(self) -> HandValue:
+        """``poker(POSITIONS)`` and the other poker values of the cards at some positions."""
+        which = self.take()
+        self.take("(")
+        over = self.positions(f"{which}(...)")
+        self.take(")")
+        return HandValue(which, over)
 
     def card_test(self, value: CardValue) -> CardTest:
         operator = self.peek()
         if operator in _COMPARE or operator == "in":
-            attribute = value.attribute if isinstance(value, Attribute) else None
-            read = (lambda: self.literal(attribute)) if attribute else (lambda: self.number_literal(value))
-            return CardTest(value, self.comparison(read, value.domain(), attribute))
+            if value.literals() is not None:
+                read = lambda: self.literal(value.literals())  # noqa: E731
+            elif value.kind == "poker":
+                read = self.category_literal
+            else:
+                read = lambda: self.number_literal(value)  # noqa: E731
+            return CardTest(value, self.comparison(read, value.domain(), value.literals(), value.ordered()))
         return CardTest(value, None)
+
+    def category_literal(self) -> int:
+        token = self.take()
+        if token in poker.CATEGORY_BY_NAME:
+            return poker.CATEGORY_BY_NAME[token]
+        close = difflib.get_close_matches(token, list(poker.CATEGORY_BY_NAME), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        self.fail_listing(f"no poker category {token!r}",
+                          f"{hint}categories: {', '.join(poker.CATEGORIES)} (mini_royal: royal)")
 
     def number_literal(self, value: CardValue) -> int:
         token = self.take()
@@ -313,7 +418,7 @@ class _Parser:
             self.fail(f"{value.text()} takes values {min(domain)} to {max(domain)}, not {token!r}")
         return int(token)
 
-    def comparison(self, read, domain: list[int], attribute: str | None = None) -> frozenset:
+    def comparison(self, read, domain: list[int], attribute: str | None = None, ordered: bool = True) -> frozenset:
         """``op literal`` or ``in [literals]`` as the set of values it allows (``none`` only by name)."""
         operator = self.take()
         none = int(ATTRIBUTES[attribute][0][-1]) if attribute else None
@@ -330,7 +435,7 @@ class _Parser:
             return frozenset({value})
         if operator == "!=":
             return frozenset(set(domain) - {value})
-        if attribute is not None and not ATTRIBUTES[attribute][3]:
+        if (attribute is not None and not ATTRIBUTES[attribute][3]) or not ordered:
             self.fail(f"{attribute} values have no order: use ==, != or in [...]")
         if value == none:
             self.fail("none has no order: use == none or != none")

@@ -2,10 +2,11 @@
 
 A condition (:mod:`baccarat_sim.model.conditions`) is a tree of constants,
 ``not``, ``and``/``or`` joins and tests: an outcome feature against a set of
-values (:class:`OutcomeTest`), or a card-level value against a set of values
+values (:class:`OutcomeTest`), two outcome features compared
+(:class:`OutcomeCompare`), or a card-level value against a set of values
 (:class:`CardTest`). A subtree made of card tests alone is *card-only*: the
 engines evaluate it from the cards as an atom
-(:class:`baccarat_sim.model.cardlevel.Atom`), named by its canonical text
+(:class:`baccarat_sim.model.atoms.Atom`), named by its canonical text
 (:func:`node_text`).
 """
 
@@ -15,10 +16,22 @@ import dataclasses
 
 import numpy as np
 
+from . import poker
 from .cardlevel import Attribute, CardValue, Membership, value_names
 
-__all__ = ["CardTest", "Const", "Join", "Node", "Not", "OutcomeTest", "card_values", "evaluate_cards", "fold", "join",
-           "node_text", "passes"]
+__all__ = ["COMPARISONS", "CardTest", "Const", "Join", "Node", "Not", "OutcomeCompare", "OutcomeTest", "card_values",
+           "evaluate_cards", "fold", "join", "node_text", "outcome_leaves", "passes"]
+
+
+#: The comparison operators of the grammar, as numpy functions.
+COMPARISONS = {
+    "==": np.equal,
+    "!=": np.not_equal,
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +90,19 @@ class OutcomeTest(Node):
 
 
 @dataclasses.dataclass(frozen=True)
+class OutcomeCompare(Node):
+    """Two outcome features compared: ``player_score > banker_score``."""
+
+    left: str
+    operator: str
+    right: str
+
+    def is_card(self):
+        """No: it reads outcome features."""
+        return False
+
+
+@dataclasses.dataclass(frozen=True)
 class CardTest(Node):
     """A card-level value tested against a set of values (None: non-zero)."""
 
@@ -98,10 +124,14 @@ def node_text(node: Node) -> str:
         return f" {node.op} ".join(f"({node_text(c)})" for c in node.children)
     if isinstance(node, OutcomeTest):
         return node.feature if node.allowed is None else f"{node.feature} in {sorted(node.allowed)}"
+    if isinstance(node, OutcomeCompare):
+        return f"{node.left} {node.operator} {node.right}"
     if node.allowed is None:
         return node.value.text()
-    if isinstance(node.value, Attribute):
-        return f"{node.value.text()} in [{', '.join(value_names(node.value.attribute, node.allowed))}]"
+    if node.value.literals() is not None:
+        return f"{node.value.text()} in [{', '.join(value_names(node.value.literals(), node.allowed))}]"
+    if node.value.kind == "poker":
+        return f"{node.value.text()} in [{', '.join(poker.CATEGORIES[v] for v in sorted(node.allowed))}]"
     return f"{node.value.text()} in {sorted(node.allowed)}"
 
 
@@ -115,6 +145,17 @@ def card_values(node: Node) -> list[CardValue]:
         return card_values(node.child)
     if isinstance(node, Join):
         return [v for child in node.children for v in card_values(child)]
+    return []
+
+
+def outcome_leaves(node: Node) -> list[Node]:
+    """The outcome tests and comparisons of a tree, in order (what its outcome part reads of the codes)."""
+    if isinstance(node, (OutcomeTest, OutcomeCompare)):
+        return [node]
+    if isinstance(node, Not):
+        return outcome_leaves(node.child)
+    if isinstance(node, Join):
+        return [leaf for child in node.children for leaf in outcome_leaves(child)]
     return []
 
 

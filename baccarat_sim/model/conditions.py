@@ -15,13 +15,20 @@ The grammar (no ``eval``; rule files are data and can never run code)::
     or_expr  := and_expr ("or" and_expr)*
     and_expr := not_expr ("and" not_expr)*
     not_expr := "not" not_expr | atom
-    atom     := "(" expr ")" | "true" | "false" | value [op literal | "in" "[" literal ("," literal)* "]"]
+    atom     := "(" expr ")" | "true" | "false"
+              | value [op literal | "in" "[" literal ("," literal)* "]" | op value]
     value    := FEATURE | POSITION "." ATTRIBUTE | "count" "(" test ["," positions] ")"
-              | POSITION "." ATTRIBUTE op POSITION "." ATTRIBUTE     (two cards compared, same attribute)
+              | HAND "(" positions ")"
+    HAND     := "poker" | "kind" | "kind_rank" | "flush" | "straight" | "pairs"
     test     := ATTRIBUTE op literal | ATTRIBUTE "in" "[" literal ("," literal)* "]"
-    positions:= POSITION ("," POSITION)* | first_four | player | banker | all
+    positions:= POSITION ("," POSITION)* | "[" POSITION ("," POSITION)* "]"
+              | first_four | player | banker | all
     op       := "==" | "!=" | "<" | "<=" | ">" | ">="
-    literal  := INTEGER | NAME      (a name is a symbolic value, e.g. banker, hearts, red, K, none)
+    literal  := INTEGER | NAME      (a name is a symbolic value, e.g. banker, hearts, red, K, none, pair)
+
+``value op value`` compares two values of one kind (two numbers, two ranks,
+two poker categories, ...); two cards' attributes compare on the same
+attribute only.
 
 A bare value is true where it is non-zero. Outcome features (``winner``,
 ``player_pair``, ...) are read from the 14,400 outcome codes; card-level
@@ -46,15 +53,27 @@ import functools
 import numpy as np
 
 from ..errors import ConditionError
-from .cardlevel import Atom
+from .atoms import Atom
 from .codes import N_CODES
 from .condition_parser import MAX_NESTING, excerpt, parse
-from .condition_tree import Const, Join, Node, Not, card_values, evaluate_cards, fold, node_text, passes
+from .condition_tree import (
+    COMPARISONS,
+    Const,
+    Join,
+    Node,
+    Not,
+    OutcomeCompare,
+    card_values,
+    evaluate_cards,
+    fold,
+    node_text,
+    passes,
+)
 from .features import CARD_FEATURES, FEATURES, feature_table, possible_codes
 
 # FEATURES, CARD_FEATURES, feature_table, possible_codes and MAX_NESTING are the language's own names, kept here too.
 __all__ = ["CARD_FEATURES", "FEATURES", "MAX_NESTING", "Condition", "ConditionError", "atom_of_text",
-           "compile_condition", "covers", "evaluate", "feature_table", "possible_codes"]
+           "compile_condition", "covers", "evaluate", "feature_table", "outcome_mask", "possible_codes"]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -101,8 +120,15 @@ def _mask(node: Node, atom_bits) -> np.ndarray:
             return atom_bits[node_text(subtree)][:, None]
         return None
 
-    return fold(node, lambda leaf: passes(feature_table()[leaf.feature], leaf.allowed),
-                lambda value: np.full(N_CODES, value), atom)
+    return fold(node, outcome_mask, lambda value: np.full(N_CODES, value), atom)
+
+
+def outcome_mask(leaf: Node) -> np.ndarray:
+    """An outcome test or comparison over the outcome codes (``ndarray(bool, shape=(N_CODES,))``)."""
+    table = feature_table()
+    if isinstance(leaf, OutcomeCompare):
+        return COMPARISONS[leaf.operator](table[leaf.left], table[leaf.right])
+    return passes(table[leaf.feature], leaf.allowed)
 
 
 #: Most table cells of an atom made of several card tests joined by and/or; a larger one stays several atoms.

@@ -134,6 +134,9 @@ GROUP_CELLS = 1 << 16
 
 def _joint_classes(atoms) -> tuple[list, list]:
     """Per position, the classes the atoms tell apart together: (class of every card value, a representative)."""
+    poker = [atom.text for atom in atoms if atom.derived]
+    if poker:
+        raise ValueError(f"{poker[0]}: poker values of several cards are not priced by this version's engines yet")
     classes, representatives = [], []
     for position in POSITIONS:
         columns = [atom.projection[atom.positions.index(position)] for atom in atoms if position in atom.positions]

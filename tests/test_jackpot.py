@@ -138,3 +138,40 @@ def test_readme_jackpot_block_is_a_valid_bet_and_lists_every_json_field(hist, ru
     fields = build_report(rules, hist).bets_json()[0]["jackpot"]
     for name in fields:
         assert f"| `{name}` |" in readme, name
+
+
+def test_a_jackpot_without_a_reset_value_is_priced_at_a_meter_of_zero(hist):
+    # Where the source does not give the reset (Dragon Dragon), the bet is priced at 0 unless --meter sets it.
+    from baccarat_sim.model.rules import parse_rules
+
+    text = RULES.read_text().replace("reset = 1000, ", "")
+    rules = parse_rules(text, "no-reset.toml")
+    bet = rules.bet("tie_jackpot")
+    assert bet.jackpot.reset is None and bet.meter == 0 and bet.cases[0].net == -1
+    figures = jackpot_figures(hist, bet, rules)
+    assert figures.rtp_at_reset is None and figures.long_run_rtp is None
+    assert figures.base == jackpot_figures(hist, "tie_jackpot", load_rules(RULES)).base
+    jackpot = build_report(rules, hist).bets_json()[0]["jackpot"]
+    assert jackpot["reset"] is None and jackpot["rtp_at_reset"] is None and jackpot["meter"] == 0
+    assert "no reset value given" in build_report(rules, hist).to_markdown()
+
+
+def test_meter_in_counting(capsys, tmp_path, hist, rules):
+    # The counting simulation settles the bet at the meter set: its off-the-top EV is the exact one at that meter.
+    from baccarat_sim.analysis.counting import count_simulation
+    from baccarat_sim.model.strategy import parse_strategy
+    from baccarat_sim.report.counting import count_frame
+
+    flat = 'schema_version = 1\nid = "flat"\n[[bets]]\nid = "*"\nplay = "always"'
+    figures = jackpot_figures(hist, "tie_jackpot", rules)
+    for meter in (0, 100):
+        dealt = rules.with_meters({"tie_jackpot": meter}).with_shoe(model="dealt")
+        row = count_frame(count_simulation(dealt, parse_strategy(flat), 50, seed=3)).iloc[0]
+        assert row["ev_off_the_top"] == pytest.approx(float(figures.rtp_at(meter) - 1), rel=1e-12)
+    strategy = tmp_path / "flat.toml"
+    strategy.write_text(flat)
+    status, out, _ = cli(capsys, "--rules", RULES, "--model", "dealt", "--count", strategy, "--shoes", "50",
+                         "--seed", "3", "--meter", "tie_jackpot=100", "--format", "json", "--no-files", "--quiet")
+    assert status == 0
+    row = json.loads(out)["results"][0]
+    assert row["bet"] == "tie_jackpot" and row["ev_off_the_top"] == pytest.approx(float(figures.rtp_at(100) - 1), rel=1e-12)

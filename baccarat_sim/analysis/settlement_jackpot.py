@@ -44,8 +44,8 @@ class JackpotFigures:
         Meter units per stake (the stake in money for a meter in money, else 1).
     meter : Fraction
         The meter value the bet's reported RTP is at (the reset value unless set).
-    reset : Fraction
-        The meter's value after it is won.
+    reset : Fraction or None
+        The meter's value after it is won (None: the rule file does not say).
     contribution : Fraction or None
         The fraction of every stake added to the meter (None: the rule file does not say).
     base : Fraction
@@ -60,7 +60,7 @@ class JackpotFigures:
     unit: str
     per_stake: Fraction
     meter: Fraction
-    reset: Fraction
+    reset: Fraction | None
     contribution: Fraction | None
     base: Fraction
     slope: Fraction
@@ -71,9 +71,9 @@ class JackpotFigures:
         return self.base + self.slope * Fraction(meter)
 
     @property
-    def rtp_at_reset(self) -> Fraction:
-        """The RTP with the meter at its reset value."""
-        return self.rtp_at(self.reset)
+    def rtp_at_reset(self) -> Fraction | None:
+        """The RTP with the meter at its reset value (None without one)."""
+        return None if self.reset is None else self.rtp_at(self.reset)
 
     @property
     def break_even_meter(self) -> Fraction | None:
@@ -82,8 +82,8 @@ class JackpotFigures:
 
     @property
     def long_run_rtp(self) -> Fraction | None:
-        """The player's long-run RTP with every contribution paid back (None without a contribution rate)."""
-        if self.contribution is None:
+        """The player's long-run RTP with every contribution paid back (None without a contribution rate or reset)."""
+        if self.contribution is None or self.reset is None:
             return None
         return self.base + self.contribution + self.reset / self.per_stake * self.jackpot_probability
 

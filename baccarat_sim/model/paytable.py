@@ -97,20 +97,21 @@ class Jackpot:
         One of :data:`JACKPOT_UNITS`: ``"stake"`` (the meter counts units of
         the bet's stake) or ``"money"`` (the bet's ``stake`` says how much money
         one stake is).
-    reset : Fraction
-        The value the meter starts from again after it is won (in ``unit``).
+    reset : Fraction or None
+        The value the meter starts from again after it is won (in ``unit``;
+        None where the source does not say).
     contribution : Fraction or None
         The fraction of every stake added to the meter, where known.
     meter : Fraction
-        The meter value the bet's lines are priced at (the reset value unless
-        ``--meter`` or :meth:`Bet.with_meter` says otherwise).
+        The meter value the bet's lines are priced at (the reset value, or 0
+        without one, unless ``--meter`` or :meth:`Bet.with_meter` says otherwise).
     per_stake : Fraction
         Meter units per stake: the bet's stake in money for a meter in money,
         1 for a meter in units of the stake.
     """
 
     unit: str
-    reset: Fraction
+    reset: Fraction | None
     contribution: Fraction | None = None
     meter: Fraction = Fraction(0)
     per_stake: Fraction = Fraction(1)

@@ -251,7 +251,7 @@ class RuleFileChecker(Checker):
         jackpot = payer.jackpot
         slope = share / jackpot.per_stake
         label = "jackpot" if share == 1 else f"{amount_text(100 * share)}% of jackpot"
-        return slope * jackpot.reset - payer.returned, label, slope
+        return slope * jackpot.meter - payer.returned, label, slope
 
     def amounts(self, value, key, payer: _Payer) -> tuple[Fraction, str]:
         """``amounts = { "1" = 250, "2" = 500, "5" = 1500 }``: the flat amount paid at the bet's stake, as a net."""
@@ -279,21 +279,22 @@ class RuleFileChecker(Checker):
         return net, f"{amount_text(amount)} {payer.notation} {amount_text(payer.stake)}"
 
     def jackpot(self, value, key: str, stake: Fraction | None) -> Jackpot:
-        """``jackpot = { unit = "stake" | "money", reset = R, contribution = C }``: the bet's meter."""
+        """``jackpot = { unit = "stake" | "money", reset = R, contribution = C }``: the bet's meter.
+
+        The bet is priced at the reset value, or at a meter of 0 where the file gives none (the source does not say).
+        """
         t = self.table(value, key)
         self.known(t, key, _JACKPOT_KEYS)
         if "unit" not in t:
             self.fail(f"{key}.unit", f"missing: one of {', '.join(map(repr, JACKPOT_UNITS))} (what the meter counts)")
         unit = self.choice(t["unit"], f"{key}.unit", JACKPOT_UNITS)
-        if "reset" not in t:
-            self.fail(f"{key}.reset", f"missing: the meter's value after it is won (in units of the {unit})")
-        reset = self.number(t["reset"], f"{key}.reset", 0, MAX_AMOUNT, open_low=True)
+        reset = None if "reset" not in t else self.number(t["reset"], f"{key}.reset", 0, MAX_AMOUNT, open_low=True)
         contribution = (None if "contribution" not in t else
                         self.number(t["contribution"], f"{key}.contribution", 0, 1, open_low=True))
         if unit == "money" and stake is None:
             self.fail(f"{key}.unit", "a meter in money needs the bet's stake in money (stake = ...)")
         per_stake = stake if unit == "money" else Fraction(1)
-        return Jackpot(unit, reset, contribution, reset, per_stake)
+        return Jackpot(unit, reset, contribution, Fraction(0) if reset is None else reset, per_stake)
 
     def case(self, t: dict, key: str, payer: _Payer | str, need_when: bool) -> tuple[Case, np.ndarray | None]:
         """One pay-table line, with its mask over the outcome codes (None for a line that reads cards).
@@ -315,7 +316,7 @@ class RuleFileChecker(Checker):
             found = self.jackpot_pays(t["pays"], f"{key}.pays", payer)
             if found is not None:
                 net, label, slope = found
-                meter = payer.jackpot.reset
+                meter = payer.jackpot.meter
             else:
                 net, label = self.pays(t["pays"], f"{key}.pays", payer.notation)
         elif "net" in t:

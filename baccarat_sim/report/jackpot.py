@@ -30,7 +30,7 @@ def _estimates(figures: JackpotFigures) -> dict:
         "rtp_base": float(figures.base),
         "rtp_per_meter_unit": float(figures.slope),
         "break_even_meter": _number(figures.break_even_meter),
-        "rtp_at_reset": float(figures.rtp_at_reset),
+        "rtp_at_reset": _number(figures.rtp_at_reset),
         "jackpot_probability": float(figures.jackpot_probability),
         "long_run_rtp": _number(figures.long_run_rtp),
         "operator_long_run_return": _number(figures.operator_long_run_return),
@@ -43,7 +43,7 @@ def bet_fields(figures: JackpotFigures, mc: JackpotFigures | None = None) -> dic
         "unit": figures.unit,
         "money_per_stake": float(figures.per_stake) if figures.unit == "money" else None,
         "meter": float(figures.meter),
-        "reset": float(figures.reset),
+        "reset": _number(figures.reset),
         "contribution_rate": _number(figures.contribution),
         **_estimates(figures),
         "monte_carlo": None if mc is None else _estimates(mc),
@@ -65,8 +65,9 @@ def jackpot_line(figures: JackpotFigures) -> str:
     even = figures.break_even_meter
     line = (f"{figures.bet_id}: RTP = {percent_text(figures.base)} + {percent_text(figures.slope, 8)} x meter "
             f"(meter in {unit}); breaks even at a meter of {chips_text(even) if even is not None else 'n/a'}; "
-            f"{percent_text(figures.rtp_at_reset)} at the reset value {chips_text(figures.reset)}; priced at a meter "
-            f"of {chips_text(figures.meter)}")
+            + (f"{percent_text(figures.rtp_at_reset)} at the reset value {chips_text(figures.reset)}; "
+               if figures.reset is not None else "no reset value given; ")
+            + f"priced at a meter of {chips_text(figures.meter)}")
     if figures.long_run_rtp is not None:
         line += (f"; with {percent_text(figures.contribution, 2)} of every stake to the meter, long-run RTP "
                  f"{percent_text(figures.long_run_rtp)}, operator's long-run return "

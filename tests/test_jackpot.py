@@ -120,7 +120,9 @@ def test_meter_option_in_hold(capsys, hist, rules):
     for meter in ("0", "100"):
         assert hold_main(["--rules", str(RULES), "--slip", "tie_jackpot=5", "--meter", f"tie_jackpot={meter}",
                           "--rounds", "100", "--format", "json", "--quiet"]) == 0
-        edges.append(json.loads(capsys.readouterr().out)["slip"]["house_edge"])
+        document = json.loads(capsys.readouterr().out)
+        assert document["rules"]["jackpot_meters"] == {"tie_jackpot": float(meter)}
+        edges.append(document["slip"]["house_edge"])
     figures = jackpot_figures(hist, "tie_jackpot", rules)
     assert edges == [pytest.approx(float(1 - figures.rtp_at(m)), rel=1e-12) for m in (0, 100)]
 
@@ -174,4 +176,5 @@ def test_meter_in_counting(capsys, tmp_path, hist, rules):
                          "--seed", "3", "--meter", "tie_jackpot=100", "--format", "json", "--no-files", "--quiet")
     assert status == 0
     row = json.loads(out)["results"][0]
-    assert row["bet"] == "tie_jackpot" and row["ev_off_the_top"] == pytest.approx(float(figures.rtp_at(100) - 1), rel=1e-12)
+    assert row["bet"] == "tie_jackpot"
+    assert row["ev_off_the_top"] == pytest.approx(float(figures.rtp_at(100) - 1), rel=1e-12)

@@ -9,6 +9,10 @@ conditions). :class:`PayTableCheck` checks a pay table on either space the same
 way: the rule-file loader on the outcome codes as it reads each line, and
 :meth:`Bet.check_detail` on the card detail's cells once the engines have
 worked out which cells can happen.
+
+A progressive bet has a :class:`Jackpot`: its lines may pay the meter or a
+share of it, so their net results are straight lines in the meter, priced at
+the value :meth:`Bet.with_meter` sets (the rule file's reset value by default).
 """
 
 from __future__ import annotations

@@ -1,5 +1,9 @@
 """Reading a rule file's sections: the shoe, the commission, the table limits and every bet's pay table.
 
+A pay table's lines pay odds, a jackpot (or a share of it) or a flat amount for
+the bet's stake level (:meth:`RuleFileChecker.jackpot`,
+:meth:`RuleFileChecker.amounts`).
+
 :class:`RuleFileChecker` turns each section of a parsed rule-set document into
 its frozen value (:mod:`~baccarat_sim.model.table`,
 :mod:`~baccarat_sim.model.paytable`), refusing anything out of range with one

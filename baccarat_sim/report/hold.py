@@ -84,6 +84,8 @@ def _slip_words(analysis: HoldAnalysis) -> str:
 def _rules_dict(analysis: HoldAnalysis) -> dict:
     slip = analysis.slip
     rules = slip.rules
+    # The jackpot meters the slip's bets are settled at (in each rule file's unit); only where a bet has a jackpot.
+    meters = {bet.id: float(bet.meter) for bet in rules.bets if bet.jackpot is not None}
     return {
         "id": rules.id,
         "name": rules.name,
@@ -97,7 +99,7 @@ def _rules_dict(analysis: HoldAnalysis) -> dict:
         "removed": analysis.run.get("removed"),
         "commission": {"rate": float(rules.commission.rate), "rounding": rules.commission.rounding},
         "assumptions": list(rules.assumptions),
-    }
+    } | ({"jackpot_meters": meters} if meters else {})
 
 
 def _slip_dict(analysis: HoldAnalysis) -> dict:

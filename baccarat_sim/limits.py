@@ -14,3 +14,6 @@ MAX_BETS = 200
 #: Most bets a run's per-bet figures show (one panel or row each); the report's notes say how many were left out,
 #: and how the shown ones were chosen. The largest shipped rule set has 15 bets.
 MAX_PLOTTED_BETS = 24
+#: Most lattice steps one round's results may span (hold): the lattice's arrays hold one entry per step, so stakes
+#: a million times apart (a span of tens of millions of steps) are the most it prices; beyond, one line says so.
+MAX_LATTICE_SPAN = 1 << 26

@@ -2,7 +2,12 @@
 
 import sys
 
-from .cli.rtp import main
+if __name__ == "__main__":  # a stop signal that comes while the command is imported is heard too
+    from .storage.signals import FIRST_STOP
+
+    FIRST_STOP.install()
+
+from .cli.rtp import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,8 +8,8 @@ the first run, which is not counted):
 
 - ``--help``: start-up and argument parsing (target: under 1 s; numba,
   numpy and pandas must not be imported before the arguments are parsed);
-- ``--exact --no-files``: imports, the exact engine and the report;
-- ``--rounds N --no-files``: the same plus N Monte Carlo rounds;
+- ``--exact``: imports, the exact engine and the report;
+- ``--rounds N`` (no ``--out``: no files): the same plus N Monte Carlo rounds;
 - ``--rounds N`` with files: plus the histogram, CSV, JSON, Markdown and the
   three PNG plots in ``--out``;
 - the same with ``--no-plots``.
@@ -52,8 +52,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as out:
         cases = {
             "help": [sys.executable, "-m", "baccarat_sim.rtp", "--help"],
-            "exact": base + ["--exact", "--no-files"],
-            "mc_no_files": base + ["--rounds", str(args.rounds), "--no-files"],
+            "exact": base + ["--exact"],
+            "mc_no_files": base + ["--rounds", str(args.rounds)],
             "mc_files_and_plots": base + ["--rounds", str(args.rounds), "--out", out],
             "mc_files_no_plots": base + ["--rounds", str(args.rounds), "--out", out, "--no-plots"],
         }

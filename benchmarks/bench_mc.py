@@ -149,7 +149,7 @@ def peak_rss(rules, rounds, model, rows):
 def cli_run(rounds):
     """``python -m baccarat_sim.rtp --rounds N`` (default rule set, all cores): its reported run fields."""
     command = [sys.executable, "-m", "baccarat_sim.rtp", "--rounds", f"{rounds:.0e}" if rounds >= 10**6 else
-               str(rounds), "--seed", "1", "--format", "json", "--no-files", "--quiet"]
+               str(rounds), "--seed", "1", "--format", "json", "--quiet"]
     started = time.perf_counter()
     result = subprocess.run(command, capture_output=True, text=True, check=True)
     run = json.loads(result.stdout)["run"]

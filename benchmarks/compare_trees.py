@@ -6,8 +6,10 @@
 A refactor must keep behaviour. Each case below is one command line (``rtp``, ``hold``, ``leak``, ``findings``) run
 in a fresh interpreter of each tree, with a fixed seed; its JSON output and the arrays of the histogram files it
 writes are compared after masking only what may differ between two runs of the same tree (times, speeds, paths,
-the package version). Fresh, dealt, card-level, counting, sweeps, effect of removal, hold (exact, dealt, sessions),
-leak and the findings page are all covered. Prints one line per case and a summary; exits 1 when any case differs.
+the package version); files are matched by name without the digest of the run's definition that names carry since
+issue 21, so the same files under those names compare by their content. Fresh, dealt, card-level, counting, sweeps,
+effect of removal, hold (exact, dealt, sessions), leak and the findings page are all covered. Prints one line per
+case and a summary; exits 1 when any case differs.
 """
 
 from __future__ import annotations
@@ -86,12 +88,25 @@ def _mask(value):
     return value
 
 
+#: The digest of a run's definition in its file names (``default-fresh-3f2a91c0-seed5``, issue 21): a tree that
+#: names its files without it (or with another) writes the same files, so names are compared without it, and so are
+#: the names that files mention (a Markdown summary's links to its plots).
+_RUN_DIGEST = re.compile(r"-[0-9a-f]{8}(?=-seed|-cut-sweep|\.|-partial|-histogram|-by-round|-rounds-per-shoe|-rtp|"
+                         r"-convergence|-scores|-eor)")
+
+
+def _unnamed(text: str) -> str:
+    """``text`` with run names' digests taken out (see :data:`_RUN_DIGEST`)."""
+    return _RUN_DIGEST.sub("", text)
+
+
 #: Lines of text reports that carry times or speeds.
 _VOLATILE_LINE = re.compile(r"(^|\W)(time|seconds?)\W|/s\b|rounds per second|compil", re.IGNORECASE)
 
 
 def _mask_text(text: str, work: str) -> str:
-    return "\n".join(line for line in text.replace(work, "<work>").splitlines() if not _VOLATILE_LINE.search(line))
+    return "\n".join(_unnamed(line) for line in text.replace(work, "<work>").splitlines()
+                     if not _VOLATILE_LINE.search(line))
 
 
 def _digest_npz(path: Path) -> dict:
@@ -122,7 +137,7 @@ def run_case(tree: Path, module: str, argv: list[str]) -> dict:
         files = {}
         if out.exists():
             for path in sorted(out.rglob("*")):
-                rel = path.relative_to(out).as_posix()
+                rel = _unnamed(path.relative_to(out).as_posix())  # files matched by content and name, not digest
                 if path.suffix == ".npz" and not path.name.startswith("checkpoint-"):
                     files[rel] = _digest_npz(path)
                 elif path.suffix == ".json":

@@ -55,3 +55,18 @@ name = "{tie_name}"
 pays = [{{ when = "winner == tie", pays = "{tie_pays}" }}]
 otherwise = "lose"
 {extra}'''
+
+
+def run_name(*options, seed=None, model=None) -> str:
+    """The name the command gives a run's files and checkpoint, for these options (``"--decks", 6``) and seed.
+
+    Read from the package's one naming rule (:func:`baccarat_sim.analysis.naming.run_file_name`), as the command
+    applies it: the rule set, shoe, dealing and bets the options describe.
+    """
+    from baccarat_sim.analysis.naming import run_file_name
+    from baccarat_sim.cli.options import load_table
+    from baccarat_sim.cli.rtp import build_parser
+
+    args = build_parser().parse_args([str(option) for option in options])
+    rules, shoe = load_table(args)
+    return run_file_name(rules, shoe, model or rules.shoe.model, seed)

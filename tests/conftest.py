@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,14 @@ from baccarat_sim.kernels.jit import cache_by_content
 # The tests' own compiled helpers call the kernels: cache them as the kernels are, by content (a kernel edit
 # recompiles them; a fresh clone reuses them).
 cache_by_content(Path(__file__).resolve().parent)
+
+# Runs without --out keep their checkpoints in the user's cache folder. The tests (and the commands they start,
+# which inherit the environment) use a folder of their own, so that they never take a lock of, or replace a file
+# of, a run the user (or another test session on the same machine) has in that folder. A test of the default
+# place sets the variable itself.
+_CHECKPOINTS = tempfile.mkdtemp(prefix="baccarat-sim-test-checkpoints-")
+os.environ["BACCARAT_SIM_CHECKPOINTS"] = _CHECKPOINTS
+atexit.register(shutil.rmtree, _CHECKPOINTS, ignore_errors=True)
 
 #: A test is ``slow`` when it takes more than this many CPU-seconds (its process's, all threads, and those of the
 #: subprocesses it waits for), setup included, with a warm kernel cache. pyproject.toml's marker text says the

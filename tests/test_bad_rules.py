@@ -48,7 +48,7 @@ def test_load_rules_gives_one_line_naming_file_and_key(path):
 
 @pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
 def test_cli_prints_one_line_and_exits_2(path, capsys):
-    status = main(["--exact", "--rules", str(path), "--no-files", "--quiet"])
+    status = main(["--exact", "--rules", str(path), "--quiet"])
     out, err = capsys.readouterr()
     assert status == 2
     assert out == ""
@@ -62,7 +62,7 @@ def test_cli_prints_one_line_and_exits_2(path, capsys):
 def test_cli_subprocess_has_no_traceback(name):
     # The real command line, as a user runs it (a few files only: each start costs a second).
     path = BAD_DIR / f"{name}.toml"
-    done = subprocess.run([sys.executable, "-m", "baccarat_sim.rtp", "--exact", "--rules", str(path), "--no-files"],
+    done = subprocess.run([sys.executable, "-m", "baccarat_sim.rtp", "--exact", "--rules", str(path)],
                           capture_output=True, text=True, cwd=REPO, timeout=120)
     assert done.returncode == 2
     assert done.stdout == ""

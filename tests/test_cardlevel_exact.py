@@ -545,7 +545,7 @@ def test_bad_card_level_condition_is_one_line_from_the_command_line():
         "card_unknown_feature", "card_suit_misspelt", "card_colour_misspelt", "card_position_unknown",
         "card_count_position_unknown", "card_count_over_no_card"}
     path = BAD_RULES / "card_unknown_feature.toml"
-    done = subprocess.run([sys.executable, "-m", "baccarat_sim.rtp", "--exact", "--rules", str(path), "--no-files"],
+    done = subprocess.run([sys.executable, "-m", "baccarat_sim.rtp", "--exact", "--rules", str(path)],
                           capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=120)
     assert done.returncode == 2 and done.stdout == ""
     (line,) = done.stderr.splitlines()

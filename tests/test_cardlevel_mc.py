@@ -287,7 +287,7 @@ def rule_file(tmp_path_factory):
 
 def test_command_line_prices_card_level_bets_end_to_end(rule_file):
     command = [sys.executable, "-m", "baccarat_sim.rtp", "--rules", str(rule_file), "--rounds", "2e5", "--seed",
-               "1", "--format", "json", "--no-files", "--check"]
+               "1", "--format", "json", "--check"]
     done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=300)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -307,7 +307,7 @@ def test_command_line_prices_card_level_bets_end_to_end(rule_file):
 def test_command_line_check_fails_on_a_wrong_stated_rtp(rule_file, tmp_path, capsys):
     wrong = tmp_path / "wrong.toml"
     wrong.write_text(rule_file.read_text().replace('stated_rtp = "86.2365%"', 'stated_rtp = "87.5%"'))
-    status = main(["--rules", str(wrong), "--rounds", "2e5", "--seed", "1", "--format", "json", "--no-files",
+    status = main(["--rules", str(wrong), "--rounds", "2e5", "--seed", "1", "--format", "json",
                    "--check", "--quiet"])
     out, err = capsys.readouterr()
     assert status == EXIT_CHECK_FAILED

@@ -87,7 +87,7 @@ def test_sheets_without_stated_rtps_have_no_claims():
     (["--rules", "rng-6deck-single-hand", "--decks", "8"], 1),
 ])
 def test_cli_check_fails_on_a_claim_that_does_not_hold(argv, status, capsys):
-    assert main(["--exact", "--check", "--no-files", "--quiet", *argv]) == status
+    assert main(["--exact", "--check", "--quiet", *argv]) == status
     out, err = capsys.readouterr()
     assert "stated" in out
     if status:

@@ -19,12 +19,13 @@ import pytest
 from baccarat_sim.analysis.settlement import settle
 from baccarat_sim.cli.common import EXIT_CHECK_FAILED, EXIT_USAGE, parse_rounds
 from baccarat_sim.cli.rtp import DEFAULT_ROUNDS, build_parser, main
+from baccarat_sim.cli.rtp_parser import DEFAULT_CHECKPOINT_SECONDS
 from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.model.rules import load_rules
 
 from .cli_helpers import cli, rules_text
 
-FAST = ["--quiet", "--no-files"]
+FAST = ["--quiet"]
 
 
 # --------------------------------------------------------------------------- defaults and parsing
@@ -36,7 +37,9 @@ def test_defaults_need_no_flags():
     assert args.rounds is None and DEFAULT_ROUNDS == 10**8  # resolved to 1e8 unless --resume takes the checkpoint's
     assert args.seed is None  # drawn at random and printed
     # No result files unless --out is given (issue 16).
-    assert args.format == "table" and args.out is None and args.checkpoint_every == 30.0
+    # --checkpoint-every: 30 s unless given (None: not given, so that --exact can refuse it, issue 21).
+    assert args.format == "table" and args.out is None and args.checkpoint_every is None
+    assert DEFAULT_CHECKPOINT_SECONDS == 30.0
 
 
 @pytest.mark.parametrize(("text", "rounds"), [("1e9", 10**9), ("2_000_000", 2_000_000), ("100000", 100_000),
@@ -46,7 +49,7 @@ def test_rounds_accepts_scientific_and_underscores(text, rounds):
 
 
 def test_random_seed_is_printed_and_recorded(capsys):
-    status, out, err = cli(capsys, "--rounds", "1e5", "--no-files", "--format", "json")
+    status, out, err = cli(capsys, "--rounds", "1e5", "--format", "json")
     assert status == 0
     seed = json.loads(out)["run"]["seed"]
     assert f"seed {seed}" in err
@@ -135,7 +138,7 @@ def test_table_fits_the_terminal_and_wraps_long_names(capsys, tmp_path, monkeypa
 
 
 def test_check_passes_on_a_sound_run(capsys):
-    status, _, err = cli(capsys, "--rounds", "1e5", "--seed", "5", "--check", "--no-files")
+    status, _, err = cli(capsys, "--rounds", "1e5", "--seed", "5", "--check")
     assert status == 0
     assert "check passed" in err and "check ok     banker" in err
 
@@ -145,14 +148,14 @@ def test_check_fails_on_a_wrong_stated_rtp(capsys, tmp_path):
     claim = '\n[[claims]]\nwhat = "bet"\nbet = "banker"\nvalue = "{}"\n'
     path = tmp_path / "wrong-stated.toml"
     path.write_text(rules_text(extra=claim.format("98.99%")))
-    status, out, err = cli(capsys, "--rules", path, "--exact", "--check", "--no-files")
+    status, out, err = cli(capsys, "--rules", path, "--exact", "--check")
     assert status == EXIT_CHECK_FAILED
     failed = [line for line in err.splitlines() if line.startswith("check FAILED")]
     assert len(failed) == 1 and "banker" in failed[0] and "98.99%" in failed[0] and "does NOT hold" in failed[0]
     assert "98.99% *" in out  # flagged in the table too
     # The same sheet stating the right figure passes.
     path.write_text(rules_text(extra=claim.format("98.94%")))
-    assert cli(capsys, "--rules", path, "--exact", "--check", "--no-files")[0] == 0
+    assert cli(capsys, "--rules", path, "--exact", "--check")[0] == 0
 
 
 def test_check_fails_when_monte_carlo_and_exact_disagree():
@@ -242,7 +245,7 @@ def test_bad_input_in_a_real_process(tmp_path):
     broken = tmp_path / "broken.toml"
     broken.write_text("schema_version = 1\nid = [")
     for command in ([sys.executable, "-m", "baccarat_sim.rtp", "--rounds", "abc"],
-                    [sys.executable, "-m", "baccarat_sim", "--rules", str(broken), "--exact", "--no-files"]):
+                    [sys.executable, "-m", "baccarat_sim", "--rules", str(broken), "--exact"]):
         done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
         assert done.returncode == EXIT_USAGE, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr

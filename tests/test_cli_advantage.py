@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -14,7 +15,7 @@ from baccarat_sim.model.histogram import OutcomeHistogram
 from baccarat_sim.model.rules import parse_rules
 from baccarat_sim.model.shoe import remove_cards
 
-from .cli_helpers import cli, rules_text
+from .cli_helpers import cli, rules_text, run_name
 
 VALUE_COUNTS_8_DECKS = {str(v): (128 if v == 0 else 32) for v in range(10)}
 
@@ -27,7 +28,7 @@ def table(tmp_path):
 
 
 def test_eor_json_carries_every_point_value(capsys, table):
-    status, out, _ = cli(capsys, "--rules", table, "--exact", "--eor", "--format", "json", "--no-files", "--quiet")
+    status, out, _ = cli(capsys, "--rules", table, "--exact", "--eor", "--format", "json", "--quiet")
     assert status == 0
     doc = json.loads(out)
     for bet in doc["bets"]:
@@ -46,8 +47,9 @@ def test_eor_text_and_files(capsys, table, tmp_path):
     status, out, _ = cli(capsys, "--rules", table, "--exact", "--eor", "--out", out_dir, "--quiet")
     assert status == 0
     assert "effect of removal" in out and "derived balanced tags" in out
-    assert (out_dir / "test-table-exact-eor.csv").exists() and (out_dir / "test-table-exact-eor.png").exists()
-    assert "### Effect of removal" in (out_dir / "test-table-exact.md").read_text()
+    stem = run_name("--rules", table, model="exact")
+    assert (out_dir / f"{stem}-eor.csv").exists() and (out_dir / f"{stem}-eor.png").exists()
+    assert "### Effect of removal" in (out_dir / f"{stem}.md").read_text()
 
 
 @pytest.mark.parametrize("model", ["fresh", "dealt"])
@@ -60,7 +62,8 @@ def test_remove_depletes_exact_and_monte_carlo_and_eor(capsys, table, tmp_path, 
     rules = parse_rules(rules_text())
     shoe = remove_cards(8, "6,6,7")
     # The Monte Carlo run dealt from the depleted shoe: its histogram records the composition.
-    dealt = OutcomeHistogram.load(out_dir / f"test-table-{model}-seed3-histogram.npz")
+    name = run_name("--rules", table, "--remove", "6,6,7", "--model", model, seed=3)
+    dealt = OutcomeHistogram.load(out_dir / f"{name}-histogram.npz")
     assert dealt.engine == "mc" and dealt.model == model and np.array_equal(dealt.shoe, shoe)
     exact = {r.id: r for r in settle(exact_histogram(shoe), rules)}
     assert doc["run"]["removed"] == "6,6,7" and doc["run"]["eor_cards"] == 413
@@ -104,10 +107,11 @@ def test_count_json_and_files(capsys, tmp_path):
     assert {r["bet"] for r in doc["results"]} == {"tie", "banker"} and len(doc["results"]) == 6
     banker = next(r for r in doc["results"] if r["bet"] == "banker")
     assert banker["bet_share"] == 1.0 and banker["exact_advantage_per_bet"] is None
-    stem = "count-tie-perfect-test-table-seed7"
+    (stem,) = {p.name.rsplit(".", 1)[0] for p in out_dir.iterdir()}  # named by the one naming rule (analysis.naming)
+    assert re.fullmatch(r"count-tie-perfect-test-table-[0-9a-f]{8}-seed7", stem)
     assert {p.name for p in out_dir.iterdir()} == {f"{stem}{s}" for s in (".json", ".csv", ".md", ".png")}
     status, text, _ = cli(capsys, "--rules", rules, "--count", strategy, "--shoes", "48", "--seed", "7",
-                          "--no-files", "--quiet")
+                          "--quiet")
     assert status == 0 and "perfect play" in text
 
 
@@ -123,7 +127,7 @@ def test_count_json_and_files(capsys, tmp_path):
     (["--count", "perfect-play", "--shoes", "0"], "--shoes: must be at least 1"),
 ])
 def test_bad_counting_input_is_one_line_exit_2(capsys, table, extra, message):
-    status, out, err = cli(capsys, "--rules", table, "--no-files", "--quiet", *extra)
+    status, out, err = cli(capsys, "--rules", table, "--quiet", *extra)
     assert status == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1, err
 

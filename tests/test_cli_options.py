@@ -9,7 +9,7 @@ import pytest
 from baccarat_sim.cli.common import EXIT_CHECK_FAILED, EXIT_USAGE
 from baccarat_sim.cli.rtp import EXIT_PARTIAL
 
-from .cli_helpers import cli
+from .cli_helpers import cli, run_name
 
 
 def _one_line(status, err, *fragments):
@@ -59,7 +59,7 @@ def test_a_stopped_run_without_out_keeps_its_checkpoint_and_resumes(capsys, tmp_
     monkeypatch.setenv("BACCARAT_SIM_CHECKPOINTS", str(tmp_path))
     status, _, err = cli(capsys, "--rounds", "3e6", "--seed", "4", "--max-chunks", "2", "--format", "json")
     assert status == EXIT_PARTIAL and "continue with --resume --seed 4" in err
-    assert [p.name for p in tmp_path.iterdir()] == ["checkpoint-default-fresh-seed4.npz"]
+    assert [p.name for p in tmp_path.iterdir()] == [f"checkpoint-{run_name(seed=4)}.npz"]
     status, out, _ = cli(capsys, "--resume", "--seed", "4", "--format", "json", "--quiet")
     assert status == 0 and json.loads(out)["run"]["rounds"] == 3_000_000
     assert not list(tmp_path.iterdir())
@@ -76,7 +76,7 @@ def test_partial_files_say_so(capsys, tmp_path):
 def test_from_histogram_settles_another_pay_table_on_the_saved_rounds(capsys, tmp_path):
     status, _, _ = cli(capsys, "--rounds", "4e5", "--seed", "8", "--out", tmp_path, "--no-plots", "--quiet")
     assert status == 0
-    saved = tmp_path / "default-fresh-seed8-histogram.npz"
+    saved = tmp_path / f"{run_name(seed=8)}-histogram.npz"
     status, out, err = cli(capsys, "--from-histogram", saved, "--rules", "ez-baccarat", "--format", "json")
     assert status == 0, err
     document = json.loads(out)

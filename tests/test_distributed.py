@@ -243,7 +243,7 @@ def test_worker_of_another_version_is_refused(rules, client, monkeypatch, tmp_pa
 
 
 def test_cli_scheduler_matches_local_and_reports_the_workers(client, capsys, tmp_path):
-    common = ["--rounds", str(FRESH_ROUNDS), "--seed", "7", "--format", "json", "--no-files", "--quiet"]
+    common = ["--rounds", str(FRESH_ROUNDS), "--seed", "7", "--format", "json", "--quiet"]
     assert main(common + ["--threads", "1"]) == 0
     local = json.loads(capsys.readouterr().out)
     assert main(common + ["--backend", "dask", "--scheduler", client.scheduler.address]) == 0
@@ -257,7 +257,7 @@ def test_cli_scheduler_matches_local_and_reports_the_workers(client, capsys, tmp
 
 def test_cli_workers_starts_and_stops_a_local_cluster(capsys):
     """--workers 1 --threads 2: one process running two tasks at once from two threads (the nogil kernel)."""
-    common = ["--rounds", str(FRESH_ROUNDS), "--seed", "11", "--format", "json", "--no-files", "--quiet"]
+    common = ["--rounds", str(FRESH_ROUNDS), "--seed", "11", "--format", "json", "--quiet"]
     assert main(common) == 0
     local = json.loads(capsys.readouterr().out)
     assert main(common + ["--backend", "dask", "--workers", "1", "--threads", "2"]) == 0
@@ -276,7 +276,7 @@ def test_cli_workers_starts_and_stops_a_local_cluster(capsys):
     (["--backend", "dask", "--scheduler", "tcp://10.0.0.5"], "not a scheduler address .*missing port"),
 ])
 def test_cli_backend_usage_errors_are_one_line(argv, message, capsys):
-    assert main(argv + ["--rounds", "1000", "--no-files"]) == 2
+    assert main(argv + ["--rounds", "1000"]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     assert __import__("re").search(message, err), err
@@ -286,7 +286,7 @@ def test_cli_unreachable_scheduler_is_a_one_line_error(capsys):
     import dask
 
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
-        status = main(["--backend", "dask", "--scheduler", "tcp://127.0.0.1:9", "--rounds", "1000", "--no-files",
+        status = main(["--backend", "dask", "--scheduler", "tcp://127.0.0.1:9", "--rounds", "1000",
                        "--quiet"])
     err = capsys.readouterr().err
     assert status == 2 and "--scheduler: cannot connect to tcp://127.0.0.1:9" in err
@@ -300,9 +300,9 @@ def test_without_dask_the_local_backend_runs_and_dask_is_a_one_line_error(tmp_pa
         for name in ("dask", "distributed"):
             sys.modules[name] = None  # import now raises ImportError
         from baccarat_sim.cli.rtp import main
-        local = main(["--rounds", "1000", "--seed", "1", "--no-files", "--quiet", "--format", "json"])
+        local = main(["--rounds", "1000", "--seed", "1", "--quiet", "--format", "json"])
         print("STATUS", local, "baccarat_sim.engines.dask_backend" in sys.modules, file=sys.stderr)
-        sys.exit(main(["--backend", "dask", "--workers", "2", "--rounds", "1000", "--no-files"]))
+        sys.exit(main(["--backend", "dask", "--workers", "2", "--rounds", "1000"]))
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT,
                           cwd=tmp_path)
@@ -361,7 +361,7 @@ def test_a_worker_killed_mid_task_does_not_change_the_result(rules, client, fres
 def test_cli_interrupted_cluster_run_resumes_to_the_local_result(client, capsys, tmp_path):
     """--max-chunks stops a cluster run as Ctrl-C would; --resume on the cluster finishes it bit for bit."""
     common = ["--rounds", str(FRESH_ROUNDS), "--seed", "7", "--format", "json", "--quiet", "--no-plots"]
-    assert main(common + ["--no-files"]) == 0
+    assert main([option for option in common if option != "--no-plots"]) == 0  # no --out: nothing to plot
     local = json.loads(capsys.readouterr().out)
     cluster = ["--backend", "dask", "--scheduler", client.scheduler.address, "--out", str(tmp_path)]
     assert main(common + cluster + ["--max-chunks", "5"]) == EXIT_PARTIAL  # a partial result (issue 16)

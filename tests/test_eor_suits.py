@@ -235,7 +235,7 @@ def test_outcome_only_rule_sets_keep_their_fields():
 def test_command_line_eor_of_a_depleted_shoe_short_of_red_cards(capsys):
     # Six red cards out of one deck: removing another red card widens the colour gap and helps Colour Match.
     status = main(["--rules", str(DATA / "colour-match.toml"), "--exact", "--eor", "--bets", "colour_match", "--decks",
-                   "1", "--remove", "Ah,Ad,Kh,Kd,2h,3d", "--format", "json", "--no-files", "--quiet"])
+                   "1", "--remove", "Ah,Ad,Kh,Kd,2h,3d", "--format", "json", "--quiet"])
     bet = json.loads(capsys.readouterr().out)["bets"][0]
     assert status == 0 and bet["id"] == "colour_match"
     assert bet["eor_by_colour"]["red"] > 0 > bet["eor_by_colour"]["black"]

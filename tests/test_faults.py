@@ -56,7 +56,7 @@ from baccarat_sim.storage.archive import read_archive, write_archive
 from baccarat_sim.storage.writing import FileSetError, write_file_set
 
 from . import reference_dealer
-from .cli_helpers import cli, rules_text
+from .cli_helpers import cli, rules_text, run_name
 from .run_helpers import run_chunks
 
 #: Seconds any one subprocess may take (a cold numba cache compiles first; the machine is small and shared).
@@ -245,7 +245,7 @@ def test_resume_of_a_complete_checkpoint_writes_the_results(capsys, tmp_path):
     plan = plan_run(rules, 300_000, seed=12)
     state = run_chunks(plan, RunState.empty(plan), threads=1)
     assert state.chunks_done == plan.n_chunks
-    save_checkpoint(tmp_path / "checkpoint-default-fresh-seed12.npz", plan, state)
+    save_checkpoint(tmp_path / f"checkpoint-{run_name(seed=12)}.npz", plan, state)
     status, out, err = cli(capsys, "--resume", "--out", tmp_path, "--no-plots", *JSON_QUIET[1:])
     assert status == 0, err
     assert json.loads(out)["run"]["rounds"] == 300_000
@@ -288,7 +288,7 @@ def _long_run(out: Path, seed: int = 41) -> list[str]:
 def test_sigterm_and_sighup_stop_with_a_checkpoint_a_report_and_the_continue_command(tmp_path, signum, status, name):
     out = tmp_path / "out"
     process = start(*_long_run(out), cwd=tmp_path)
-    checkpoint = out / "checkpoint-default-fresh-seed41.npz"
+    checkpoint = out / f"checkpoint-{run_name(seed=41)}.npz"
     wait_for(checkpoint.exists, process, "the first checkpoint")
     process.send_signal(signum)
     code, stdout, stderr = finish(process)
@@ -343,7 +343,7 @@ def test_a_burst_of_ctrl_c_still_leaves_a_checkpoint(tmp_path, gap):
     """The second (third...) Ctrl-C lands while the first one's checkpoint is written: it must not stop it."""
     out = tmp_path / "out"
     process = start(*_long_run(out, seed=43), cwd=tmp_path)
-    checkpoint = out / "checkpoint-default-fresh-seed43.npz"
+    checkpoint = out / f"checkpoint-{run_name(seed=43)}.npz"
     wait_for(checkpoint.exists, process, "the first checkpoint")
     for _ in range(2 if gap > 0.01 else 40):
         process.send_signal(signal.SIGINT)
@@ -367,15 +367,15 @@ def test_a_burst_of_ctrl_c_still_leaves_a_checkpoint(tmp_path, gap):
 def test_a_second_run_in_the_same_folder_refuses_in_one_line_and_never_touches_the_first(tmp_path):
     out = tmp_path / "out"
     first = start(*_long_run(out, seed=45), cwd=tmp_path)
-    checkpoint = out / "checkpoint-default-fresh-seed45.npz"
+    checkpoint = out / f"checkpoint-{run_name(seed=45)}.npz"
     wait_for(checkpoint.exists, first, "the first checkpoint")
     first.send_signal(signal.SIGSTOP)  # frozen while it holds its lock: the checkpoint can only change by another
     try:
         time.sleep(0.2)
         before = checkpoint.read_bytes()
-        orphan = out / f".default-fresh-seed45.csv.{dead_pid()}.0123abcd.tmp"  # left by a killed writer
+        orphan = out / f".{run_name(seed=45)}.csv.{dead_pid()}.0123abcd.tmp"  # left by a killed writer
         orphan.write_text("half a file")
-        busy = out / f".default-fresh-seed45.json.{first.pid}.0123abcd.tmp"  # being written by a live one
+        busy = out / f".{run_name(seed=45)}.json.{first.pid}.0123abcd.tmp"  # being written by a live one
         busy.write_text("half a file")
         second = [start(*again, cwd=tmp_path) for again in (_long_run(out, seed=45),
                                                             ["--resume", "--seed", "45", "--out", out, "--no-plots"])]
@@ -470,7 +470,7 @@ def test_damaged_checkpoints_through_the_command_line_are_one_line(capsys, saved
     data = (directory / "checkpoint.npz").read_bytes()
     out = tmp_path / "out"
     out.mkdir()
-    path = out / "checkpoint-default-fresh-seed4.npz"
+    path = out / f"checkpoint-{run_name(seed=4)}.npz"
     rng = random.Random(3)
     variants = [data[: len(data) // 2], b"", os.urandom(4096), b"PK\x03\x04" + os.urandom(200)]
     while len(variants) < 10:  # flips the library refuses (a flip of a byte nothing reads would resume)
@@ -564,7 +564,7 @@ def test_a_failing_periodic_checkpoint_warns_once_and_the_run_deals_on(tmp_path,
 def test_a_failing_checkpoint_on_the_command_line_warns_once_then_stops_cleanly(tmp_path):
     out = tmp_path / "out"
     process = start(*_long_run(out, seed=47)[:-2], "--checkpoint-every", "0.3", cwd=tmp_path)
-    checkpoint = out / "checkpoint-default-fresh-seed47.npz"
+    checkpoint = out / f"checkpoint-{run_name(seed=47)}.npz"
     wait_for(checkpoint.is_file, process, "the first checkpoint")
     rounds_saved = peek_checkpoint(checkpoint)["rounds"]
     _turn_into_a_directory(checkpoint)(None)
@@ -630,7 +630,7 @@ def test_a_hostile_rule_file_is_one_line_and_exit_2_in_bounded_time_and_memory(t
     path = tmp_path / f"{name}.toml"
     path.write_text(text)
     started = time.monotonic()
-    status, out, err = run_command("--rules", path, "--exact", "--no-plots", cwd=tmp_path, limit_memory=True)
+    status, out, err = run_command("--rules", path, "--exact", cwd=tmp_path, limit_memory=True)
     assert time.monotonic() - started < 60
     one_line_error(status, err, str(path), *words)
     assert out == "" and len(err) < 1200  # a 200 KB line is quoted as a short excerpt
@@ -651,7 +651,7 @@ def test_a_fifo_or_a_device_as_the_rule_file_is_refused_without_reading(tmp_path
 def test_a_fifo_or_a_device_in_place_of_the_checkpoint_is_refused_without_reading(tmp_path, what):
     out = tmp_path / "out"
     out.mkdir()
-    checkpoint = out / "checkpoint-default-fresh-seed9.npz"
+    checkpoint = out / f"checkpoint-{run_name(seed=9)}.npz"
     if what == "fifo":
         os.mkfifo(checkpoint)
     else:
@@ -680,7 +680,7 @@ def test_control_characters_a_bom_and_formulas_in_names_reach_no_output_raw(caps
     assert status == 0
     for written in (tmp_path / "out").glob("*.[cm][sd]*"):  # .csv and .md files
         assert not any(c in written.read_text() for c in raw), written
-    csv_rows = (tmp_path / "out" / "test-table-exact.csv").read_text().splitlines()
+    csv_rows = (tmp_path / "out" / f"{run_name('--rules', path, model='exact')}.csv").read_text().splitlines()
     assert not any(row.split(",")[1].startswith(("=", "+", "-", "@")) for row in csv_rows[1:])
 
 

@@ -90,14 +90,14 @@ def test_report_fields_in_json_csv_and_text(hist, rules):
 
 def test_meter_option_in_rtp_exact_and_monte_carlo(capsys, hist, rules):
     status, out, _ = cli(capsys, "--exact", "--rules", RULES, "--meter", "tie_jackpot=100", "--format", "json",
-                         "--no-files", "--quiet")
+                         "--quiet")
     assert status == 0
     record = json.loads(out)["bets"][0]
     expected = jackpot_figures(hist, "tie_jackpot", rules).rtp_at(100)
     assert record["exact_rtp"] == pytest.approx(float(expected), rel=1e-15)
     assert record["jackpot"]["meter"] == 100
     status, out, _ = cli(capsys, "--rules", RULES, "--meter", "tie_jackpot=100", "--rounds", "2e5", "--seed", "4",
-                         "--format", "json", "--no-files", "--quiet")
+                         "--format", "json", "--quiet")
     assert status == 0
     record = json.loads(out)["bets"][0]
     mc = record["jackpot"]["monte_carlo"]
@@ -111,7 +111,7 @@ def test_meter_option_in_rtp_exact_and_monte_carlo(capsys, hist, rules):
     ("nothing=3", "--meter: bet 'nothing' is not in rule set 'tie-progressive'; bets with a jackpot: tie_jackpot"),
 ])
 def test_meter_option_errors_name_it(capsys, meter, message):
-    status, out, err = cli(capsys, "--exact", "--rules", RULES, "--meter", meter, "--no-files", "--quiet")
+    status, out, err = cli(capsys, "--exact", "--rules", RULES, "--meter", meter, "--quiet")
     assert status == 2 and out == "" and message in err and len(err.splitlines()) == 1
 
 
@@ -173,7 +173,7 @@ def test_meter_in_counting(capsys, tmp_path, hist, rules):
     strategy = tmp_path / "flat.toml"
     strategy.write_text(flat)
     status, out, _ = cli(capsys, "--rules", RULES, "--model", "dealt", "--count", strategy, "--shoes", "50",
-                         "--seed", "3", "--meter", "tie_jackpot=100", "--format", "json", "--no-files", "--quiet")
+                         "--seed", "3", "--meter", "tie_jackpot=100", "--format", "json", "--quiet")
     assert status == 0
     row = json.loads(out)["results"][0]
     assert row["bet"] == "tie_jackpot"

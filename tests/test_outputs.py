@@ -17,9 +17,9 @@ from baccarat_sim.model.histogram import OutcomeHistogram
 from baccarat_sim.model.rules import load_rules, parse_rules
 from baccarat_sim.report.run_report import build_report
 
-from .cli_helpers import rules_text
+from .cli_helpers import rules_text, run_name
 
-STEM = "default-fresh-seed7"
+STEM = run_name(seed=7)
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +117,8 @@ def test_exact_only_files(tmp_path, capsys):
     assert main(["--exact", "--out", str(tmp_path), "--quiet", "--no-plots"]) == 0
     capsys.readouterr()
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["default-exact-histogram.npz", "default-exact.csv", "default-exact.json", "default-exact.md"]
-    hist = OutcomeHistogram.load(tmp_path / "default-exact-histogram.npz")
+    stem = run_name(model="exact")
+    assert names == [f"{stem}-histogram.npz", f"{stem}.csv", f"{stem}.json", f"{stem}.md"]
+    hist = OutcomeHistogram.load(tmp_path / f"{stem}-histogram.npz")
     assert hist.engine == "exact" and np.array_equal(hist.counts, exact_histogram(8).counts)
     assert hist.total == 416 * 415 * 414 * 413 * 412 * 411  # every ordering of six cards of an 8-deck shoe

@@ -40,7 +40,7 @@ from baccarat_sim.report import plots
 from baccarat_sim.report.positions import capped_frame, rounds_per_shoe_frame, sweep_dict, sweep_frame, sweep_table
 from baccarat_sim.report.run_report import build_report
 
-from .cli_helpers import cli
+from .cli_helpers import cli, run_name
 from .run_helpers import MANY_THREADS
 
 MAIN_BETS = '''
@@ -509,7 +509,7 @@ def test_json_of_a_dealt_run_carries_positions(capsys, rules_file, tmp_path):
         else:
             assert bet["max_round"] is None
     # The files of the run: per-round CSV, rounds per shoe, plots, Markdown with both sections.
-    stem = f"dealt-test-dealt-seed{run['seed']}"
+    stem = run_name("--rules", rules_file, seed=run["seed"])
     by_round = (tmp_path / f"{stem}-by-round.csv").read_text().splitlines()
     assert by_round[0].startswith("bet,round,rounds,rtp,se,ci95_low,ci95_high,exact_rtp")
     assert len(by_round) == 1 + len(bets) * len(bets["player"]["rtp_by_round"])
@@ -523,13 +523,13 @@ def test_json_of_a_dealt_run_carries_positions(capsys, rules_file, tmp_path):
 
 
 def test_text_of_a_dealt_run_and_nothing_for_fresh(capsys, rules_file):
-    status, out, _ = cli(capsys, *ONE_THREAD, "--rules", rules_file, "--rounds", "2e5", "--seed", "6", "--no-files",
+    status, out, _ = cli(capsys, *ONE_THREAD, "--rules", rules_file, "--rounds", "2e5", "--seed", "6",
                          "--quiet")
     assert status == 0
     assert "rounds per shoe: mean" in out and "Max Round Availability" in out and "1-66" in out
     assert max(len(line) for line in out.splitlines()) <= 120  # the text report's width
     status, out, _ = cli(capsys, *ONE_THREAD, "--rules", rules_file, "--model", "fresh", "--rounds", "1e5", "--seed",
-                         "6", "--format", "json", "--no-files", "--quiet")
+                         "6", "--format", "json", "--quiet")
     assert status == 0
     document = json.loads(out)
     assert "rounds_per_shoe" not in document["run"]
@@ -544,10 +544,11 @@ def test_cli_sweep(capsys, rules_file, tmp_path):
     document = json.loads(out)
     assert [c["cut_from_end"] for c in document["cuts"]] == [[14, 14], [26, 26]]
     assert "seed 3 for every cut-card position" in err
+    (stem,) = {p.stem for p in tmp_path.glob("dealt-test-cut-sweep-*-seed3.json")}  # its name's digest: analysis.naming
     for suffix in ("csv", "json", "md", "png"):
-        assert (tmp_path / f"dealt-test-cut-sweep-seed3.{suffix}").exists()
+        assert (tmp_path / f"{stem}.{suffix}").exists()
     status, out, _ = cli(capsys, *ONE_THREAD, "--rules", rules_file, "--decks", "1", "--rounds", "2e4", "--seed", "3",
-                         "--sweep", "cut=14", "--no-files", "--quiet")
+                         "--sweep", "cut=14", "--quiet")
     assert status == 0 and "cut 14" in out and "fresh exact" in out
 
 
@@ -559,7 +560,7 @@ def test_cli_sweep(capsys, rules_file, tmp_path):
     (["--sweep", "cut=14", "--check"], "drop --check"),
 ])
 def test_cli_sweep_errors(capsys, rules_file, extra, message):
-    status, out, err = cli(capsys, "--rules", rules_file, "--rounds", "1e4", "--no-files", *extra)
+    status, out, err = cli(capsys, "--rules", rules_file, "--rounds", "1e4", *extra)
     assert status == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1
 

@@ -29,7 +29,7 @@ from baccarat_sim.model.histogram import OutcomeHistogram
 from baccarat_sim.model.rules import load_rules
 from baccarat_sim.storage.archive import write_archive
 
-from .cli_helpers import cli, rules_text
+from .cli_helpers import cli, rules_text, run_name
 from .run_helpers import run_chunks
 
 QUIET = ["--quiet", "--no-plots", "--format", "json"]
@@ -62,7 +62,7 @@ def test_half_run_and_resume_equals_one_full_run(capsys, tmp_path, model, rounds
     status, out, err = cli(capsys, *common, "--out", half_dir, "--max-chunks", stop_after, "--threads", 1)
     assert status == EXIT_PARTIAL  # a partial result has its own exit status (issue 16)
     half = json.loads(out)
-    checkpoint = half_dir / f"checkpoint-default-{model}-seed20240601.npz"
+    checkpoint = half_dir / f"checkpoint-{run_name('--model', model, seed=20240601)}.npz"
     assert half["run"]["complete"] is False and checkpoint.exists()
     assert 0 < half["run"]["rounds"] < full["run"]["rounds"]
     assert "--resume" in err
@@ -88,7 +88,7 @@ def interrupted(tmp_path_factory):
     """An out directory holding the checkpoint of a run stopped after 2 of 16 chunks."""
     out = tmp_path_factory.mktemp("interrupted")
     assert main(["--rounds", "1e6", "--seed", "99", "--out", str(out), "--max-chunks", "2", *QUIET]) == EXIT_PARTIAL
-    assert (out / "checkpoint-default-fresh-seed99.npz").exists()
+    assert (out / f"checkpoint-{run_name(seed=99)}.npz").exists()
     return out
 
 
@@ -118,7 +118,7 @@ def test_resume_takes_seed_and_rounds_from_the_checkpoint(capsys, stopped):
 def test_resume_with_another_seed_is_refused(capsys, stopped):
     status, _, err = cli(capsys, "--resume", "--seed", "98", "--out", stopped, *QUIET)
     _one_line_error(status, err, "--resume", "no checkpoint of rule set 'default', seed 98", "found: "
-                    "checkpoint-default-fresh-seed99.npz")
+                    f"checkpoint-{run_name(seed=99)}.npz")
 
 
 def test_resume_with_another_shoe_is_refused(capsys, stopped):
@@ -141,7 +141,8 @@ def test_resume_with_another_version_of_the_rule_set_is_refused(capsys, stopped,
 def test_resume_with_a_checkpoint_of_another_rule_set_is_refused(capsys, stopped, tmp_path):
     other = tmp_path / "other.toml"
     other.write_text(rules_text("other"))
-    (stopped / "checkpoint-default-fresh-seed99.npz").rename(stopped / "checkpoint-other-fresh-seed99.npz")
+    theirs = stopped / f"checkpoint-{run_name('--rules', other, seed=99)}.npz"  # where a run of 'other' would be
+    (stopped / f"checkpoint-{run_name(seed=99)}.npz").rename(theirs)
     status, _, err = cli(capsys, "--resume", "--rules", other, "--out", stopped, *QUIET)
     _one_line_error(status, err, "--resume", "rule set 'default'", "'other'")
 
@@ -149,7 +150,7 @@ def test_resume_with_a_checkpoint_of_another_rule_set_is_refused(capsys, stopped
 def test_resume_with_a_checkpoint_of_another_version_is_refused(capsys, stopped):
     # A whole, checksummed checkpoint written by other dealing code (issue 12: the stream's fingerprint, not only
     # the package version): resuming it would mix two random streams.
-    path = stopped / "checkpoint-default-fresh-seed99.npz"
+    path = stopped / f"checkpoint-{run_name(seed=99)}.npz"
     with np.load(path) as data:
         arrays = dict(data)
     header = json.loads(str(arrays.pop("header")))
@@ -174,7 +175,7 @@ def test_resume_with_a_checkpoint_of_another_stream_version_is_refused(capsys, s
     # Issue 20: the checkpoint records the stream version, the one thing that says which rounds a seed deals.
     from baccarat_sim.engines.fingerprint import STREAM_VERSION
 
-    _rewrite_header(stopped / "checkpoint-default-fresh-seed99.npz", stream=STREAM_VERSION + 1)
+    _rewrite_header(stopped / f"checkpoint-{run_name(seed=99)}.npz", stream=STREAM_VERSION + 1)
     status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
     _one_line_error(status, err, "--resume", "other dealing code", f"random stream {STREAM_VERSION + 1}",
                     f"deals random stream {STREAM_VERSION}", "start the run again")
@@ -182,7 +183,7 @@ def test_resume_with_a_checkpoint_of_another_stream_version_is_refused(capsys, s
 
 def test_resume_across_package_versions_of_one_stream(capsys, stopped):
     # Issue 20: a release that deals the same stream (an edit, a reformat, a faster kernel) resumes the checkpoint.
-    _rewrite_header(stopped / "checkpoint-default-fresh-seed99.npz", version="0.0.1")
+    _rewrite_header(stopped / f"checkpoint-{run_name(seed=99)}.npz", version="0.0.1")
     status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
     assert status == 0, err
 
@@ -195,20 +196,20 @@ def test_resume_without_a_checkpoint(capsys, tmp_path):
 
 
 def test_damaged_checkpoint_is_refused(capsys, stopped):
-    (stopped / "checkpoint-default-fresh-seed99.npz").write_bytes(b"PK\x03\x04 not really a zip")
+    (stopped / f"checkpoint-{run_name(seed=99)}.npz").write_bytes(b"PK\x03\x04 not really a zip")
     status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
     _one_line_error(status, err, "--resume", "is damaged or not a baccarat_sim checkpoint")
 
 
 def test_a_new_run_never_touches_another_runs_checkpoint(capsys, stopped):
-    unfinished = stopped / "checkpoint-default-fresh-seed99.npz"
+    unfinished = stopped / f"checkpoint-{run_name(seed=99)}.npz"
     before = unfinished.read_bytes()
     # Another seed, run to completion (its own checkpoint written on the way and kept, finished): the old one stays.
     status, _, err = cli(capsys, "--rounds", "1e6", "--seed", "1", "--out", stopped, "--no-plots",
                          "--checkpoint-every", "1e-9")
     assert status == 0 and "unfinished" not in err
     assert unfinished.read_bytes() == before
-    assert sorted(p.name for p in stopped.glob("checkpoint-*")) == ["checkpoint-default-fresh-seed1.npz",
+    assert sorted(p.name for p in stopped.glob("checkpoint-*")) == [f"checkpoint-{run_name(seed=1)}.npz",
                                                                       unfinished.name]
     # The same seed again: warned before it is replaced.
     status, _, err = cli(capsys, "--rounds", "1e5", "--seed", "99", "--out", stopped, "--no-plots")
@@ -264,7 +265,7 @@ def test_ctrl_c_stops_at_a_chunk_boundary_and_reports(tmp_path):
     command = [sys.executable, "-m", "baccarat_sim.rtp", "--rounds", "1e12", "--seed", "31", "--threads", "1",
                "--out", str(out), "--no-plots", "--format", "json", "--checkpoint-every", "0.2"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    checkpoint = out / "checkpoint-default-fresh-seed31.npz"
+    checkpoint = out / f"checkpoint-{run_name(seed=31)}.npz"
     try:
         deadline = time.monotonic() + 240  # includes compiling the kernel if the cache is cold
         while not checkpoint.exists() and process.poll() is None and time.monotonic() < deadline:

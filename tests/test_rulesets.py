@@ -154,7 +154,7 @@ def test_perfect_pair_variants_pay_once_or_more_when_both():
 
 @pytest.mark.parametrize("name", sorted(ALL))
 def test_cli_exact_json_for_every_shipped_set(name, capsys):
-    status = main(["--exact", "--rules", name, "--no-files", "--quiet", "--format", "json"])
+    status = main(["--exact", "--rules", name, "--quiet", "--format", "json"])
     out, _ = capsys.readouterr()
     assert status == 0
     report = json.loads(out)
@@ -173,7 +173,7 @@ def test_cli_exact_json_for_every_shipped_set(name, capsys):
 def test_cli_exact_with_a_rule_file_path():
     # The real command line with --rules PATH (one subprocess: starting Python costs a second).
     path = RULESETS / "rng-6deck-single-hand.toml"
-    done = subprocess.run([sys.executable, "-m", "baccarat_sim.rtp", "--exact", "--rules", str(path), "--no-files"],
+    done = subprocess.run([sys.executable, "-m", "baccarat_sim.rtp", "--exact", "--rules", str(path)],
                           capture_output=True, text=True, cwd=REPO, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "rng-6deck-single-hand" in done.stdout
@@ -226,14 +226,14 @@ def test_every_possible_outcome_is_settled_by_exactly_one_line():
 
 
 def test_report_prints_assumptions_and_commission_rounding(capsys):
-    assert main(["--exact", "--rules", "online-commission-rounding", "--no-files", "--quiet"]) == 0
+    assert main(["--exact", "--rules", "online-commission-rounding", "--quiet"]) == 0
     out, _ = capsys.readouterr()
     assert "assumed where the rule sheet is silent:" in out and "8 decks are assumed" in out
     out = " ".join(out.split())
     assert "banker: the commission (5%) is rounded up to 0.25 of the lowest chip (1)" in out
     # A 1-chip win pays 0.75: 1 - 0.25 x P(Banker win) off the nominal RTP.
     assert "at the minimum stake of 1 it is 89.7701%" in out
-    assert main(["--exact", "--rules", "online-commission-rounding", "--no-files", "--quiet", "--format",
+    assert main(["--exact", "--rules", "online-commission-rounding", "--quiet", "--format",
                  "json"]) == 0
     run = json.loads(capsys.readouterr()[0])["run"]
     assert run["assumptions"] == list(load_rules("online-commission-rounding").assumptions)

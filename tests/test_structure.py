@@ -139,7 +139,7 @@ def test_the_library_speaks_of_its_parameters_and_the_cli_of_its_options(capsys)
     with pytest.raises(InputError) as caught:
         baccarat_sim.simulate(baccarat_sim.load_rules("default"), 0)
     assert caught.value.param == "rounds" and str(caught.value).startswith("rounds: ")
-    assert main(["--rules", "no-such-rule-set", "--exact", "--no-files"]) == 2
+    assert main(["--rules", "no-such-rule-set", "--exact"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("python -m baccarat_sim.rtp: error: --rules: unknown rule set") and err.count("\n") == 1
 
@@ -151,10 +151,10 @@ def test_a_bug_is_an_internal_error_not_bad_input(monkeypatch, capsys):
         raise ValueError("a value error the library did not mean")
 
     monkeypatch.setattr(exact, "exact_histogram", broken)
-    assert main(["--exact", "--no-files"]) == 1
+    assert main(["--exact"]) == 1
     err = capsys.readouterr().err
     assert "internal error" in err and "--debug" in err and "Traceback" not in err and err.count("\n") == 1
-    assert main(["--exact", "--no-files", "--debug"]) == 1
+    assert main(["--exact", "--debug"]) == 1
     assert "Traceback" in capsys.readouterr().err
 
 

@@ -62,6 +62,24 @@ class BaselineComparison:
         """Whether nothing drifted."""
         return not self.drifts
 
+    @property
+    def drifted_figures(self) -> tuple[Drift, ...]:
+        """Figures of bets on both sides that moved beyond the tolerance (at most :attr:`compared`)."""
+        return tuple(drift for drift in self.drifts if drift.field)
+
+    @property
+    def unmatched_bets(self) -> tuple[Drift, ...]:
+        """Bets in only one of the two reports."""
+        return tuple(drift for drift in self.drifts if not drift.field)
+
+    def summary(self) -> str:
+        """One line: how many figures drifted of those compared, and the bets on one side only."""
+        text = f"{len(self.drifted_figures)} of {self.compared} figures drifted beyond {self.tolerance:g}"
+        unmatched = len(self.unmatched_bets)
+        if unmatched:
+            text += f"; {unmatched} bet{'s' if unmatched > 1 else ''} in only one of the two reports"
+        return text
+
 
 def exact_figures(exact: OutcomeHistogram, rules: Rules) -> dict[str, dict[str, float]]:
     """Each bet's exact figures (:data:`FIELDS`) on an exact histogram, by bet id."""
@@ -82,11 +100,17 @@ def _baseline_figures(document, source: str) -> dict[str, dict[str, float]]:
             if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
                        for v in fields.values()) or not isinstance(bet["id"], str):
                 raise TypeError
+            if bet["id"] in figures:
+                duplicate = bet["id"]
+                break
             figures[bet["id"]] = {k: float(v) for k, v in fields.items()}
-        return figures
+        else:
+            return figures
     except (KeyError, TypeError, IndexError):
         raise InputError("baseline", f"{source}: is not a report of `--format json` (run.model and bets[] with id, "
                                      "exact_rtp, hit_frequency, sd)") from None
+    # A second entry of one bet would hide a drift of the first (or the reverse): a report has each bet once.
+    raise InputError("baseline", f"{source}: bets[] has bet {duplicate!r} twice; a report lists each bet once")
 
 
 def compare_with_baseline(current: dict[str, dict[str, float]], document: dict, tolerance: float,

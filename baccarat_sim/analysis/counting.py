@@ -236,6 +236,8 @@ class CountResult:
         has card-level bets.
     detail : CardDetail or None
         The card detail of ``codes`` (None: outcome codes).
+    composition : ndarray(int64, shape=(13, 4)) or None
+        The shoe before shuffling (what names the study's files with its rule set and strategy).
     """
 
     run: dict
@@ -244,6 +246,7 @@ class CountResult:
     tags: dict
     codes: np.ndarray | None = None
     detail: CardDetail | None = None
+    composition: np.ndarray | None = None
 
 
 def _scenarios(rules: Rules, strategy: Strategy, cut_cards, n_cards: int, params: np.ndarray) -> np.ndarray:
@@ -384,7 +387,8 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
         "stopped_by": outcome.stopped_by,
     }
     tags = {name: tuple(float(t) for t in row) for name, row in zip(resolved.count_names, resolved.tags)}
-    return CountResult(run_info, rows, resolved.derived, tags, state.codes, detail if record_codes else None)
+    return CountResult(run_info, rows, resolved.derived, tags, state.codes, detail if record_codes else None,
+                       composition)
 
 
 def _ratio(total_x: float, total_y: float, sum_x2: float, sum_xy: float, sum_y2: float, shoes: int):

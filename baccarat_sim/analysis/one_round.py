@@ -24,6 +24,7 @@ from functools import reduce
 import numpy as np
 
 from ..errors import InputError
+from ..limits import MAX_LATTICE_SPAN
 
 __all__ = ["OneRound", "ReducedRound", "as_fraction", "fraction_gcd", "house_round", "one_round", "reduce_round"]
 
@@ -155,7 +156,13 @@ def one_round(values, weights, cost=None) -> OneRound:
     unit = fraction_gcd(ordered)
     mean = sum((v * w for v, w in zip(ordered, reduced)), Fraction(0)) / total
     second = sum((v * v * w for v, w in zip(ordered, reduced)), Fraction(0)) / total
-    steps = np.array([int(v / unit) for v in ordered], dtype=np.int64)
+    whole = [int(v / unit) for v in ordered]
+    if whole[-1] - whole[0] > MAX_LATTICE_SPAN:
+        raise InputError("values", f"the results of a round range over {whole[-1] - whole[0]:,} steps of "
+                                   f"{float(unit):g} chips (from {float(ordered[0]):g} to {float(ordered[-1]):g}); at "
+                                   f"most {MAX_LATTICE_SPAN:,} steps can be priced: stakes that far apart need "
+                                   "separate slips")
+    steps = np.array(whole, dtype=np.int64)
     probabilities = np.array([w / total for w in reduced])  # int / int: correctly rounded
     for array in (steps, probabilities):
         array.setflags(write=False)

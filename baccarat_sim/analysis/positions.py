@@ -60,7 +60,7 @@ from ..engines.simulation import simulate
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Bet, CutCard, Rules
 from ..model.shoe import as_shoe
-from .rounds_per_shoe import RoundsPerShoe, position_rows, rounds_per_shoe
+from .rounds_per_shoe import RoundsPerShoe, histogram_dealt_in_every_shoe, position_rows, rounds_per_shoe
 from .settlement import net_vector
 from .stats import Z95, estimate
 
@@ -75,6 +75,7 @@ __all__ = [
     "RoundsPerShoe",
     "analyze_positions",
     "cut_card_sweep",
+    "histogram_dealt_in_every_shoe",
     "rounds_in_every_shoe",
     "rounds_per_shoe",
 ]
@@ -390,21 +391,38 @@ class CutSweep:
     ----------
     rules : Rules
     cuts : list of CutCard
+        The positions swept, in the order given.
     analyses : list of PositionAnalysis
-        One per cut-card position, in the order given.
+        One per finished position, in the order of ``cuts`` (fewer than the
+        positions when the sweep was stopped).
     seed : int
         The master seed every run used.
+    composition : ndarray(int64, shape=(13, 4)) or None
+        The shoe before shuffling.
+    complete : bool
+        Whether every position was dealt in full.
     """
 
     rules: Rules
     cuts: list[CutCard]
     analyses: list[PositionAnalysis]
     seed: int
+    composition: np.ndarray | None = None
+    complete: bool = True
+
+    @property
+    def done(self) -> list[tuple[CutCard, PositionAnalysis]]:
+        """The finished positions and their analyses."""
+        return list(zip(self.cuts, self.analyses))
 
 
 def cut_card_sweep(rules: Rules, cuts: list[CutCard], rounds: int, seed: int | None = None, *, shoe=None,
-                   threads: int | None = None, progress=None, on_run=None) -> CutSweep:
+                   threads: int | None = None, progress=None, on_run=None, deal=None) -> CutSweep:
     """Deal ``rounds`` dealt-shoe rounds at each cut-card position and analyse each run.
+
+    The sweep stops as a whole when a position's run stops before its end (a
+    signal, ``max_chunks``): the positions finished so far are analysed, and
+    ``complete`` is False.
 
     Parameters
     ----------
@@ -423,6 +441,11 @@ def cut_card_sweep(rules: Rules, cuts: list[CutCard], rounds: int, seed: int | N
         As for :func:`baccarat_sim.engines.simulation.simulate`.
     on_run : callable or None
         Called as ``on_run(cut, analysis)`` after each position.
+    deal : callable or None
+        ``deal(variant, rounds, seed, composition)``: the histogram of one
+        position (with ``by_position`` rows), e.g. from a checkpointed run, or
+        None to stop before it; default
+        :func:`~baccarat_sim.engines.simulation.simulate` here.
 
     Returns
     -------
@@ -431,13 +454,20 @@ def cut_card_sweep(rules: Rules, cuts: list[CutCard], rounds: int, seed: int | N
     seed = normalize_seed(seed)
     composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
     exact = exact_histogram(composition, rules_detail(rules))
+    if deal is None:
+        def deal(variant, n_rounds, seed_value, cards):
+            return simulate(variant, n_rounds, seed_value, threads=threads, shoe=cards, by_position=True,
+                            progress=progress)
     analyses = []
+    complete = True
     for cut in cuts:
         variant = rules.with_shoe(model="dealt", cut_card=cut)
-        hist = simulate(variant, rounds, seed, threads=threads, shoe=composition, by_position=True,
-                        progress=progress)
+        hist = deal(variant, rounds, seed, composition)
+        if hist is None or not hist.meta.get("complete", True):  # stopped: the sweep stops with it
+            complete = False
+            break
         analysis = analyze_positions(hist, variant, exact)
         analyses.append(analysis)
         if on_run is not None:
             on_run(cut, analysis)
-    return CutSweep(rules.with_shoe(model="dealt"), list(cuts), analyses, seed)
+    return CutSweep(rules.with_shoe(model="dealt"), list(cuts), analyses, seed, composition, complete)

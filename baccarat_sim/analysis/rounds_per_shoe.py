@@ -16,11 +16,11 @@ import math
 
 import numpy as np
 
-from ..engines.plan import rounds_in_every_shoe
+from ..engines.plan import recorded_rounds_in_every_shoe, rounds_in_every_shoe
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Shoe
 
-__all__ = ["QUANTILES", "RoundsPerShoe", "position_rows", "rounds_per_shoe"]
+__all__ = ["QUANTILES", "RoundsPerShoe", "histogram_dealt_in_every_shoe", "position_rows", "rounds_per_shoe"]
 
 #: Quantiles of the rounds-per-shoe distribution that are reported.
 QUANTILES = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
@@ -129,5 +129,22 @@ def rounds_per_shoe(hist: OutcomeHistogram, shoe: Shoe | None = None) -> RoundsP
     rounds = int(reaching.sum())
     if open_tail:  # the last row counts rounds, not shoes: keep P(at least n - 1 rounds) only
         reaching = reaching[:-1]
-    always = rounds_in_every_shoe(shoe, int(hist.shoe.sum())) if shoe is not None else 0
+    always = histogram_dealt_in_every_shoe(hist)
+    if always is None:
+        always = rounds_in_every_shoe(shoe, int(hist.shoe.sum())) if shoe is not None else 0
     return RoundsPerShoe(shoes, reaching.astype(np.int64), rounds, open_tail, always)
+
+
+def histogram_dealt_in_every_shoe(hist: OutcomeHistogram) -> int | None:
+    """The last round position every shoe of the histogram's own dealing reaches, or None where it is not recorded.
+
+    A dealt run records how its shoe was dealt (``meta["shoe_params"]``: burn,
+    cut card, rounds after it); a histogram of an earlier version recorded the
+    figure itself (``meta["rounds_in_every_shoe"]``). Either describes the
+    rounds the histogram holds, whatever rule set later settles them.
+    """
+    always = recorded_rounds_in_every_shoe(hist.meta.get("shoe_params"), int(hist.shoe.sum()))
+    if always is not None:
+        return always
+    recorded = hist.meta.get("rounds_in_every_shoe")
+    return recorded if type(recorded) is int and recorded >= 0 else None

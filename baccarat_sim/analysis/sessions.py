@@ -144,10 +144,14 @@ def session_bounds(player: OneRound, rules: SessionRules) -> SessionBounds:
     if rules.bankroll < cost:
         raise InputError("bankroll", f"{amount_text(rules.bankroll)} cannot cover the slip's total stake of "
                                      f"{amount_text(cost)}")
-    ruin = math.ceil((cost - rules.bankroll) / unit) - 1  # B + z unit < cost
-    low = ruin if rules.stop_loss is None else max(ruin, math.floor(-rules.stop_loss / unit))
     d_min, d_max = int(player.steps[0]), int(player.steps[-1])
-    high = math.ceil(rules.stop_win / unit) if rules.stop_win is not None else rules.max_rounds * max(d_max, 0) + 1
+    # A threshold no session can reach (a bankroll of 10^30 chips) is as good as none: it is held beyond every result
+    # a session of at most MAX_SESSION_ROUNDS rounds can reach, so that it fits the kernels' int64.
+    far = MAX_SESSION_ROUNDS * (max(-d_min, d_max) + 1) + 1
+    ruin = max(math.ceil((cost - rules.bankroll) / unit) - 1, -far)  # B + z unit < cost
+    low = ruin if rules.stop_loss is None else max(ruin, math.floor(-rules.stop_loss / unit))
+    high = (min(math.ceil(rules.stop_win / unit), far) if rules.stop_win is not None
+            else rules.max_rounds * max(d_max, 0) + 1)
     return SessionBounds(low, ruin, high, low + 1 + min(d_min, 0), high - 1 + max(d_max, 0), rules.max_rounds, cost)
 
 

@@ -90,6 +90,10 @@ def frame_grid(low: float, high: float, points: int) -> np.ndarray:
     return np.linspace(low - 0.1 * (high - low), high + 0.1 * (high - low), points)
 
 
+#: A reduced index beyond every sum's support on either side (a query there is clipped to it).
+_FAR_INDEX = 1 << 62
+
+
 class SumQueries:
     """Queries shared by :class:`LatticeSum` and :class:`~baccarat_sim.analysis.saddlepoint.SaddlepointSum`.
 
@@ -106,21 +110,30 @@ class SumQueries:
         """Largest reduced index ``t`` with value ``< x``."""
         return math.ceil((as_fraction(x) / self.unit - self.start) / self.stride) - 1
 
+    @staticmethod
+    def _at(index: int) -> np.ndarray:
+        """One reduced index as the array ``_below_index`` reads, clipped to :data:`_FAR_INDEX`.
+
+        An amount far beyond the support (10^30 chips) lies past one end of
+        it, and is clipped there rather than overflow int64.
+        """
+        return np.array([max(-_FAR_INDEX, min(_FAR_INDEX, index))], dtype=np.int64)
+
     def cdf(self, x) -> float:
         """``P(S <= x)``, ``x`` in currency."""
-        return float(self._below_index(np.array([self._index_at_most(x) + 1]))[0][0])
+        return float(self._below_index(self._at(self._index_at_most(x) + 1))[0][0])
 
     def prob_below(self, x) -> float:
         """``P(S < x)`` (strict), ``x`` in currency."""
-        return float(self._below_index(np.array([self._index_below(x) + 1]))[0][0])
+        return float(self._below_index(self._at(self._index_below(x) + 1))[0][0])
 
     def prob_at_least(self, x) -> float:
         """``P(S >= x)``, computed directly (full relative precision in the upper tail)."""
-        return float(self._below_index(np.array([self._index_below(x) + 1]))[1][0])
+        return float(self._below_index(self._at(self._index_below(x) + 1))[1][0])
 
     def prob_above(self, x) -> float:
         """``P(S > x)``."""
-        return float(self._below_index(np.array([self._index_at_most(x) + 1]))[1][0])
+        return float(self._below_index(self._at(self._index_at_most(x) + 1))[1][0])
 
     def split_at(self, t) -> tuple[np.ndarray, np.ndarray]:
         """``(P(T < t), P(T >= t))`` for an array of reduced indices ``t`` (``S = (start + stride T) unit``).

@@ -26,7 +26,7 @@ from pathlib import Path
 from ..errors import BaccaratSimError
 from ..limits import MAX_ROUNDS
 from ..report.text import one_line
-from ..storage.signals import STOP_SIGNALS, exit_status, ignore_stop_signals
+from ..storage.signals import FIRST_STOP, Stopped, exit_status
 
 __all__ = [
     "EXIT_CHECK_FAILED",
@@ -41,7 +41,6 @@ __all__ = [
     "announce_compile",
     "check_out_dir",
     "guarded_main",
-    "ignore_stop_signals",
     "non_negative_float",
     "note",
     "parse_rounds",
@@ -169,8 +168,17 @@ def seconds(text: str) -> float:
     return value
 
 
+#: A negative number as an option's value (``--observed-win -6e4``), not an option: argparse's own reading
+#: leaves out exponents and digit separators.
+_NEGATIVE_NUMBER = re.compile(r"^-(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][+-]?\d+)?$")
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that reports bad input as one line and exit status 2, and suggests the nearest option."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_NUMBER  # read by argparse for every argument and group
 
     def error(self, message):
         """Print one line (with the nearest option for an unknown one) and exit with status 2."""
@@ -193,18 +201,6 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         if action.default in (None, False) or "default" in (action.help or ""):
             return action.help
         return super()._get_help_string(action)
-
-
-class _Stopped(KeyboardInterrupt):
-    """SIGTERM or SIGHUP outside a run's dealing loop: the command stops as on Ctrl-C, with 128 + the signal."""
-
-    def __init__(self, signum: int):
-        super().__init__()
-        self.signum = signum
-
-
-def _stop_as_interrupt(signum, frame):
-    raise _Stopped(signum)
 
 
 def note(args, message: str) -> None:
@@ -322,20 +318,26 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
         internal error (one line, the traceback with ``--debug`` or
         ``BACCARAT_SIM_DEBUG=1``).
     """
+    # The stop signals go through one latch (storage.signals.FIRST_STOP): the first one stops the command (as
+    # Ctrl-C does; while a run deals, the run driver turns it into a clean stop at a chunk boundary) and gives the
+    # exit status; every later one is ignored, wherever it lands, until the process exits.
+    stop = FIRST_STOP
+    previous = stop.arm(fresh=argv is not None)
+    args = None
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
-    args.prog = prog
-    debug = getattr(args, "debug", False) or os.environ.get(DEBUG_VARIABLE, "") not in ("", "0")
-    # SIGTERM and SIGHUP stop a command as Ctrl-C does; while a run deals, the run driver turns all three into
-    # a clean stop at a chunk boundary instead.
-    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
-    for signum in STOP_SIGNALS:
-        if signum != signal.SIGINT:
-            signal.signal(signum, _stop_as_interrupt)
-    try:
-        return run(args)
+        try:
+            if stop.signum is not None:  # it came while the command's modules were imported
+                raise Stopped(stop.signum)
+            try:
+                args = parser.parse_args(argv)
+            except SystemExit as exit_:
+                return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+            args.prog = prog
+            return run(args)
+        finally:
+            # The command is ending, one way or another: a signal from now on is only recorded, so that no
+            # exception cuts short the lines below, which say how it ended.
+            stop.quiet()
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly, as other command-line tools do
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -347,16 +349,17 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
     except BaccaratSimError as error:
         param = getattr(error, "param", "")
         message = getattr(error, "message", str(error))
-        option = option_of(param, args) if param else ""
+        option = option_of(param, args) if param and args is not None else ""
         print(f"{prog}: error: {one_line((option + ': ' if option else '') + message)}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt as stop:  # outside the dealing loop (compiling, settling, writing)
-        ignore_stop_signals()  # the command is stopping: a second Ctrl-C must not cut its message or exit short
-        status = on_interrupt(args)
-        # A batch scheduler's SIGTERM must read as one (143), not as Ctrl-C (130).
-        return status if getattr(stop, "signum", None) is None else exit_status(stop.signum)
-    except Exception as error:  # a bug: never dressed up as bad input
-        if debug:
+    except KeyboardInterrupt:  # outside the dealing loop (importing, compiling, settling, writing)
+        return _interrupted(stop, on_interrupt, args)
+    except Exception as error:
+        if stop.raised:
+            # The signal landed inside a library call that turned it into an error of its own (numpy's import
+            # reports an ImportError): the command was stopped, not broken.
+            return _interrupted(stop, on_interrupt, args)
+        if getattr(args, "debug", False) or os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
             traceback.print_exc()
         else:
             print(f"{prog}: internal error (a bug, please report it): {type(error).__name__}: {one_line(str(error))}; "
@@ -366,8 +369,13 @@ def guarded_main(prog: str, parser: argparse.ArgumentParser, run, argv, option_o
         if argv is None:
             # The process ends now (the command line's own call): a late Ctrl-C or SIGTERM must not turn a clean
             # exit, with its status and its last message, into death by that signal.
-            ignore_stop_signals()
+            stop.end_of_process()
         else:
-            for signum, handler in previous.items():
-                if handler is not None:  # None: set outside Python, cannot be put back from here
-                    signal.signal(signum, handler)
+            stop.disarm(previous)
+
+
+def _interrupted(stop, on_interrupt, args) -> int:
+    """A command stopped by a signal outside the dealing loop: its line, and the exit status of the first signal."""
+    status = on_interrupt(args)
+    # A batch scheduler's SIGTERM must read as one (143), not as Ctrl-C (130).
+    return status if stop.signum is None else exit_status(stop.signum)

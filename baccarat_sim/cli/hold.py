@@ -52,16 +52,26 @@ DEFAULT_SESSIONS = 100_000
 _OWN_OPTIONS = {
     "stakes": "--slip", "bankroll": "--bankroll", "stop_loss": "--stop-loss", "stop_win": "--stop-win",
     "max_rounds": "--max-rounds", "sessions": "--sessions", "tables": "--tables",
-    "observed_handle": "--observed-handle", "n_rounds": "--rounds", "rounds": "--rounds",
+    "observed_handle": "--observed-handle", "n_rounds": "--rounds", "rounds": "--rounds", "values": "--slip",
 }
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
 def _number(text: str) -> Fraction:
+    """Every amount of the command: a decimal number, bounded before it is converted (the one reader of them).
+
+    At most ``MAX_DIGITS`` digits and an exponent of at most ``MAX_EXPONENT``
+    (:func:`baccarat_sim.model.toml.exact_number`): ``1e100000000`` would
+    otherwise be computed in full before anything could refuse it.
+    """
+    from ..model.toml import MAX_DIGITS, MAX_EXPONENT, exact_number
+
     cleaned = text.strip().replace("_", "")
-    if not _NUMBER.fullmatch(cleaned):
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}")
-    return Fraction(cleaned)
+    value = exact_number(cleaned) if _NUMBER.fullmatch(cleaned) else None
+    if value is None:
+        raise argparse.ArgumentTypeError(f"must be a number of at most {MAX_DIGITS} digits and exponent "
+                                         f"{MAX_EXPONENT}, such as 100, 2.5 or 1e6, got {text!r}")
+    return value
 
 
 def amount(text: str) -> Fraction:
@@ -217,9 +227,8 @@ def parse_slip(text: str, bet_ids, rules_id: str = "") -> dict[str, Fraction]:
             raise UsageError(f"--slip: {bet_id} is given twice")
         try:
             stake = _number(stake_text)
-        except argparse.ArgumentTypeError:
-            raise UsageError(f"--slip: the stake on {bet_id} must be a number of chips > 0, got "
-                             f"{stake_text.strip()!r}") from None
+        except argparse.ArgumentTypeError as error:
+            raise UsageError(f"--slip: the stake on {bet_id} {error}") from None
         if stake <= 0:
             raise UsageError(f"--slip: the stake on {bet_id} must be an amount of chips > 0, got "
                              f"{stake_text.strip()}")

@@ -13,6 +13,8 @@ Plain Python only: parsers are built before any heavy module is imported.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+from collections.abc import Callable
 
 from .._version import __version__
 from ..limits import MAX_DECKS
@@ -20,6 +22,8 @@ from .common import UsageError, positive_int, seed
 
 __all__ = [
     "AFTER_CUT_READINGS",
+    "NO_PLOTS",
+    "Applies",
     "FORMATS",
     "add_bets",
     "add_debug",
@@ -39,6 +43,7 @@ __all__ = [
     "meters",
     "option_of",
     "refuse_no_plots_without_out",
+    "refuse_unused",
     "select_bets",
 ]
 
@@ -159,10 +164,67 @@ def add_debug(group) -> None:
     group.add_argument("--debug", action="store_true", help="on an internal error, print the traceback")
 
 
+@dataclasses.dataclass(frozen=True)
+class Applies:
+    """Where an option applies: one row of a command's table of options that it refuses rather than ignore.
+
+    Attributes
+    ----------
+    option : str
+        The option as a message names it (``"--model dealt"``).
+    given : callable
+        ``given(args)``: whether the command line sets it.
+    needs : tuple or None
+        ``(holds(args), line)``: the option applies only where ``holds`` does;
+        elsewhere ``line`` is the error (``"--no-plots: only with --out ..."``).
+    refused : dict
+        What the command does (its *mode*, see :func:`refuse_unused`) to why
+        the option does not apply there.
+    """
+
+    option: str
+    given: Callable[[argparse.Namespace], bool]
+    needs: tuple | None = None
+    refused: dict = dataclasses.field(default_factory=dict)
+
+
+#: ``--no-plots`` and ``--no-files`` where files are written only with ``--out``.
+NO_PLOTS = Applies("--no-plots", lambda args: args.no_plots,
+                   needs=(lambda args: args.out is not None, "--no-plots: only with --out (nothing is written without "
+                                                             "it)"))
+
+
+def refuse_unused(args, table, mode: str = "", mode_options: dict | None = None) -> None:
+    """Refuse, in one line, the first option of ``table`` that is given but does not apply: never ignore it.
+
+    Parameters
+    ----------
+    args : Namespace
+    table : iterable of Applies
+        The command's rows, in the order their errors take precedence.
+    mode : str
+        What the command does with these options (``"exact"``, ``"count"``, ...).
+    mode_options : dict or None
+        The option that chose each mode, for the message (``{"count": "--count"}``).
+
+    Raises
+    ------
+    UsageError
+        ``--count: deals shoes; drop --exact``, or the row's own line.
+    """
+    for row in table:
+        if not row.given(args):
+            continue
+        if row.needs is not None and not row.needs[0](args):
+            raise UsageError(row.needs[1])
+        why = row.refused.get(mode)
+        if why is not None:
+            raise UsageError(f"{(mode_options or {}).get(mode, mode)}: {why}; drop {row.option}")
+
+
 def refuse_no_plots_without_out(args) -> None:
     """``--no-plots`` without ``--out`` (in a command that writes files only there): one line, exit 2."""
-    if args.no_plots and args.out is None:
-        raise UsageError("--no-plots: only with --out (nothing is written without it)")
+    refuse_unused(args, (NO_PLOTS,))
 
 
 def option_of(param: str, args, own: dict[str, str] | None = None) -> str:
@@ -221,8 +283,6 @@ def load_table(args, *, deals_rounds: bool = True):
     -------
     (Rules, ndarray)
     """
-    import dataclasses
-
     from ..model.rules import load_rules
     from ..model.shoe import as_shoe, remove_cards
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import signal
 
+from ..storage.signals import FIRST_STOP, Stopped
 from .common import UsageError, announce_compile, note, write_files
 from .options import load_table
 from .rtp_parser import DEFAULT_SHOES
 from .rtp_report import results_dir
+from .rtp_run import stopped
 
 __all__ = ["count"]
 
@@ -24,16 +27,6 @@ def _cut_cards(text: str) -> list[tuple[int, int]]:
 
 def count(args: argparse.Namespace) -> int:
     """Carry out ``--count``; returns the exit status."""
-    for flag, given, why in (("--exact", args.exact, "deals shoes"),
-                             ("--rounds", args.rounds is not None, "deals whole shoes: give --shoes"),
-                             ("--model fresh", args.model == "fresh", "deals shoes through to the cut card"),
-                             ("--resume", args.resume, "its runs are not checkpointed"),
-                             ("--check", args.check, "has no exact figure to check"),
-                             ("--eor", args.eor, "is a separate analysis: run --eor without --count"),
-                             ("--sweep", args.sweep is not None, "moves the cut card with --cut-cards"),
-                             ("--backend dask", args.backend != "local", "runs on this machine")):
-        if given:
-            raise UsageError(f"--count: {why}; drop {flag}")
     rules, shoe = load_table(args)
     cut_cards = None if args.cut_cards is None else _cut_cards(args.cut_cards)
     from ..analysis.counting import count_simulation
@@ -51,6 +44,8 @@ def count(args: argparse.Namespace) -> int:
     with announce_compile("the counting kernel", args.quiet):
         # One shoe first, so that the compile (or the cached kernel's load) is not timed as dealing.
         count_simulation(rules, strategy, 1, seed_value, threads=1, shoe=shoe, cut_cards=cut_cards)
+    if FIRST_STOP.stopping:  # a signal while it compiled: the study stops before it deals
+        raise Stopped(FIRST_STOP.signum)
     with progress_bar(None if not args.quiet else False, shoes, unit="shoe") as bar:
         result = count_simulation(rules, strategy, shoes, seed_value, threads=args.threads, shoe=shoe,
                                   cut_cards=cut_cards, progress=bar, max_chunks=args.max_chunks)
@@ -63,4 +58,10 @@ def count(args: argparse.Namespace) -> int:
     print(rendered.rstrip("\n"))
     for path in files:
         note(args, f"wrote {path}")
-    return status
+    if result.run["complete"]:
+        return status
+    # Stopped by a signal or --max-chunks: the same exit statuses and -partial names as a Monte Carlo run.
+    stopped_by = result.run["stopped_by"]
+    signum = None if stopped_by in (None, "max_chunks") else int(getattr(signal, stopped_by))
+    return stopped(args, stopped_by, signum, f"{result.run['shoes']:,} of {result.run['shoes_requested']:,} shoes",
+                   " (a counting study is not checkpointed: run it again to deal every shoe)", status)

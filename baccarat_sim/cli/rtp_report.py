@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import glob
 import sys
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 from ..analysis.check import FAIL_Z
 from .common import EXIT_CHECK_FAILED, EXIT_OK, announce_compile, check_out_dir, note, write_files
 from .options import meters, select_bets
+from .rtp_parser import DEFAULT_TOLERANCE
 
 __all__ = ["from_histogram", "results_dir", "run_report"]
 
@@ -49,16 +49,10 @@ def run_report(args: argparse.Namespace, rules, exact, mc, run_info: dict, shoe,
         report = _with_eor(report, rules, shoe)
 
     def write(directory):
-        from ..report.files import file_stem, write_report_files
+        from ..report.files import write_report_files
 
-        partial = mc is not None and not mc.meta.get("complete", True)
-        # A stopped run's files say so in their names: they never pass for a finished run's.
-        stem = file_stem(report) + ("-partial" if partial else "")
-        written = write_report_files(report, directory, plots_wanted=not args.no_plots, stem=stem)
-        if not partial:  # the finished run's files replace those of its stops on the way
-            for stale in directory.glob(f"{glob.escape(stem)}-partial*"):
-                stale.unlink(missing_ok=True)
-        return written
+        # A stopped run's files say so in their names (-partial); the finished run's replace exactly those.
+        return write_report_files(report, directory, plots_wanted=not args.no_plots)
 
     files, status = write_files(args, out_dir, write)
     print(_render(report, args.format))
@@ -97,27 +91,22 @@ def _check(report, args: argparse.Namespace) -> int:
 
 def _compare_baseline(report, rules, args: argparse.Namespace) -> int:
     """``--baseline``: every exact figure against a saved report; lists each drift, exit 1 if any."""
-    import json
-
     from ..analysis.baseline import compare_with_baseline, exact_figures
     from ..errors import InputError
-    from ..storage.reading import FileRefused, read_regular_file
+    from ..storage.reading import FileRefused, JsonRefused, parse_json, read_regular_file
 
     try:
-        document = json.loads(read_regular_file(args.baseline, 64 << 20, "baseline report"))
-    except FileRefused as error:
+        document = parse_json(read_regular_file(args.baseline, 64 << 20, "baseline report"), str(args.baseline))
+    except (FileRefused, JsonRefused) as error:
         raise InputError("baseline", str(error)) from None
-    except (ValueError, UnicodeDecodeError) as error:
-        raise InputError("baseline", f"{args.baseline}: is not JSON ({error})") from None
-    comparison = compare_with_baseline(exact_figures(report.exact, rules), document, args.tolerance,
-                                       args.baseline)
+    tolerance = DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
+    comparison = compare_with_baseline(exact_figures(report.exact, rules), document, tolerance, args.baseline)
     for drift in comparison.drifts:
         print(f"baseline DRIFT {drift.describe()}", file=sys.stderr)
     if comparison.passed:
-        note(args, f"baseline ok: {comparison.compared} exact figures within {args.tolerance:g} of {args.baseline}")
+        note(args, f"baseline ok: {comparison.compared} exact figures within {tolerance:g} of {args.baseline}")
         return EXIT_OK
-    print(f"baseline FAILED: {len(comparison.drifts)} of {comparison.compared} figures drifted beyond "
-          f"{args.tolerance:g} from {args.baseline}", file=sys.stderr)
+    print(f"baseline FAILED: {comparison.summary()}, against {args.baseline}", file=sys.stderr)
     return EXIT_CHECK_FAILED
 
 
@@ -149,6 +138,8 @@ def from_histogram(args: argparse.Namespace, started) -> int:
         note(args, f"note: the histogram was dealt from {describe_shoe(hist.shoe)}, rule set {rules.id!r} states "
                    f"{describe_shoe(as_shoe(rules.shoe.decks))}: the figures are those of the histogram's shoe")
         rules = rules.with_shoe(decks=nearest_deck_count(hist.shoe))
+    if hist.model == "dealt":
+        _note_dealing(args, hist, rules)
     out_dir = results_dir(args)
     with announce_compile("the exact engine", args.quiet):
         exact = hist if hist.engine == "exact" else exact_histogram(hist.shoe, hist.detail)
@@ -157,4 +148,33 @@ def from_histogram(args: argparse.Namespace, started) -> int:
                 "rounds": None if mc is None else mc.rounds, "shoes": None if mc is None else mc.shoes,
                 "seed": None if mc is None else mc.seed, "threads": None, "rounds_per_second": None,
                 "seconds": time.perf_counter() - started, "total_seconds": time.perf_counter() - started}
+    requested = hist.meta.get("rounds_requested")
+    if mc is not None and type(requested) is int:
+        run_info["rounds_requested"] = requested
     return run_report(args, rules, exact, mc, run_info, hist.shoe, out_dir)
+
+
+def _note_dealing(args: argparse.Namespace, hist, rules) -> None:
+    """A dealt histogram is described by its own dealing; say where the rule set's would differ."""
+    from ..analysis.positions import histogram_dealt_in_every_shoe, rounds_in_every_shoe
+    from ..engines.plan import shoe_params
+
+    n_cards = int(hist.shoe.sum())
+    dealt_by = hist.meta.get("rules", "its rule set")
+    own = histogram_dealt_in_every_shoe(hist)
+    if own is None:
+        note(args, f"note: {args.from_histogram} does not record how its shoes were dealt (an older histogram): the "
+                   f"rounds dealt in every shoe are taken from rule set {rules.id!r}'s cut card")
+        return
+    if rules.shoe.model != "dealt":
+        note(args, f"note: the histogram's shoes were dealt through to the cut card as {dealt_by!r} deals them "
+                   f"(every shoe deals rounds 1-{own}); rule set {rules.id!r} shuffles before every round: its "
+                   "figures are those of the histogram's dealing")
+        return
+    theirs = rounds_in_every_shoe(rules.shoe, n_cards)
+    recorded = hist.meta.get("shoe_params")
+    if recorded == [int(x) for x in shoe_params(rules.shoe, n_cards)] or (recorded is None and own == theirs):
+        return
+    note(args, f"note: the histogram's shoes were dealt as {dealt_by!r} deals them (every shoe deals rounds "
+               f"1-{own}); rule set {rules.id!r} deals its own otherwise (burn, cut card or rounds after it: every "
+               f"shoe deals rounds 1-{theirs}): the rounds by position are the histogram's")

@@ -17,7 +17,7 @@ from .._version import __version__
 from ..errors import CheckpointError
 from ..model.cards import RANK_NAMES
 from ..model.codes import N_CODES
-from ..storage.archive import ArchiveError, read_archive, write_archive
+from ..storage.archive import ArchiveError, read_archive, read_archive_header, write_archive
 from ..storage.writing import atomic_write
 from .detail import detail_of_texts
 from .fingerprint import STREAM_VERSION
@@ -67,23 +67,22 @@ def _integer(value, path, name: str, low: int = 0, high: int = 2**62) -> int:
 
 
 def _plan(fields, path) -> RunPlan:
-    """The checkpoint's plan, every field of the right type."""
+    """The checkpoint's plan, every field of the right type (its card detail is checked by :func:`_check_detail`)."""
     if not isinstance(fields, dict) or set(fields) != {f.name for f in RunPlan.__dataclass_fields__.values()}:
         _fail(path, "is damaged (its plan has the wrong fields)")
     for name in ("seed", "rounds_requested", "units_per_block", "total_blocks", "last_units", "blocks_per_chunk",
                  "n_positions", "n_cells"):
         _integer(fields[name], path, f"plan.{name}")
+    if fields["units_per_block"] < 1 or fields["blocks_per_chunk"] < 1 or fields["total_blocks"] < 1 or \
+            fields["n_cells"] < 1 or fields["n_positions"] < 1:
+        _fail(path, "is damaged (its plan has an empty layout)")
     if not isinstance(fields["detail"], list) or not all(isinstance(x, str) for x in fields["detail"]):
         _fail(path, "is damaged (plan.detail is not a list of card-level conditions)")
-    try:
-        detail = detail_of_texts(tuple(fields["detail"]))
-    except ValueError as error:
-        _fail(path, f"is damaged (plan.detail: {error})")
-    if fields["n_cells"] != (N_CODES if detail is None else detail.n_cells):
-        _fail(path, "is damaged (plan.n_cells does not fit its card detail)")
     for name in ("composition", "shoe_params"):
         if not isinstance(fields[name], list) or not all(type(x) is int for x in fields[name]):
             _fail(path, f"is damaged (plan.{name} is not a list of whole numbers)")
+    if len(fields["composition"]) != 52 or not all(0 <= x <= 2**16 for x in fields["composition"]):
+        _fail(path, "is damaged (plan.composition is not a shoe)")
     if fields["model"] not in ("fresh", "dealt") or not all(isinstance(fields[k], str) for k in ("rules_id",
                                                                                                   "rules_sha256")):
         _fail(path, "is damaged (plan.model or the rule set's id is not valid)")
@@ -91,8 +90,40 @@ def _plan(fields, path) -> RunPlan:
                       "shoe_params": tuple(fields["shoe_params"]), "detail": tuple(fields["detail"])})
 
 
-def _check_consistent(path, plan: RunPlan, state: RunState, rules) -> None:
-    """Every invariant between a checkpoint's plan, counters and arrays."""
+def _check_detail(path, plan: RunPlan) -> None:
+    """The plan's card detail is made of card-level conditions, and gives its cells (compiles every condition)."""
+    try:
+        detail = detail_of_texts(plan.detail)
+    except ValueError as error:
+        _fail(path, f"is damaged (plan.detail: {error})")
+    if plan.n_cells != (N_CODES if detail is None else detail.n_cells):
+        _fail(path, "is damaged (plan.n_cells does not fit its card detail)")
+
+
+def _check_plan(path, header: dict, shapes: dict, expect: RunPlan | None, rules, compare) -> RunPlan:
+    """What the header and the arrays' declared shapes tell, checked before any array is decompressed.
+
+    The plan must be the run's (``expect``, the rule set's), and the arrays
+    its size: a hostile file costs no more than its header. Its card detail is
+    compiled only when nothing the caller knows vouches for it.
+    """
+    if header.get("stream") != STREAM_VERSION:
+        # Another stream deals other rounds from the same seed: mixing the two would be silently wrong.
+        _fail(path, f"was dealt by other dealing code (baccarat_sim {header.get('version')}, random stream "
+                    f"{header.get('stream')}; this baccarat_sim deals random stream {STREAM_VERSION}, whose rounds "
+                    "for the same seed differ); start the run again instead of resuming it")
+    plan = _plan(header.get("plan"), path)
+    if rules is not None and plan.rules_sha256 != rules.sha256:
+        if plan.rules_id == rules.id:
+            _fail(path, f"is from another version of rule set {rules.id!r} (sha256 {plan.rules_sha256[:12]}, this "
+                        f"file is {rules.sha256[:12]}); start the run again")
+        _fail(path, f"is from rule set {plan.rules_id!r}, this run uses {rules.id!r}")
+    if expect is not None:
+        for name in compare:
+            if getattr(expect, name) != getattr(plan, name):
+                _fail(path, f"has {_describe(plan, name)}, this run asks for {_describe(expect, name)}; start a "
+                            "new run, or resume with the same settings")
+    vouched = expect is not None and "detail" in compare and expect.n_cells == plan.n_cells
     if rules is not None:
         try:
             again = plan_run(rules, plan.rounds_requested, plan.seed, model=plan.model, shoe=plan.shoe,
@@ -103,25 +134,30 @@ def _check_consistent(path, plan: RunPlan, state: RunState, rules) -> None:
             wrong = next(f for f in RunPlan.__dataclass_fields__ if getattr(again, f) != getattr(plan, f))
             _fail(path, f"is damaged (its plan has {wrong} = {getattr(plan, wrong)!r}, but {plan.rounds_requested:,} "
                         f"rounds of this rule set give {getattr(again, wrong)!r})")
+        vouched = True
+    if set(shapes) != {"by_position", "batches"} or any(dtype != np.int64 for dtype, _ in shapes.values()):
+        _fail(path, "is damaged (its arrays are not the run's counts)")
+    if shapes["by_position"][1] != (plan.n_positions, plan.n_cells) or \
+            shapes["batches"][1] != (plan.n_batches, plan.n_cells):
+        _fail(path, "is damaged (its arrays do not fit its plan)")
+    if not vouched:
+        _check_detail(path, plan)
+    return plan
+
+
+def _check_consistent(path, plan: RunPlan, state: RunState) -> None:
+    """Every invariant between a checkpoint's plan, counters and arrays (in time independent of its chunks)."""
     if not 0 <= state.next_chunk <= plan.n_chunks:
         _fail(path, f"is damaged (next_chunk {state.next_chunk} is outside 0..{plan.n_chunks})")
     if any(not state.next_chunk < c < plan.n_chunks for c in state.done_ahead):
         _fail(path, "is damaged (a chunk done ahead lies outside the run or before next_chunk)")
-    if state.by_position.shape != (plan.n_positions, plan.n_cells) or state.batches.shape != (plan.n_batches,
-                                                                                               plan.n_cells):
-        _fail(path, "is damaged (its arrays do not fit its plan)")
     if (state.by_position < 0).any() or (state.batches < 0).any():
         _fail(path, "is damaged (a negative count)")
-    done = [c for c in range(plan.n_chunks) if state.is_done(c)]
-    units = 0
-    for chunk in done:
-        first, n = plan.chunk_blocks(chunk)
-        last_block_here = first + n == plan.total_blocks
-        units += (n - 1) * plan.units_per_block + (plan.last_units if last_block_here else plan.units_per_block)
+    units = plan.units_of_chunks(0, state.next_chunk) + sum(plan.units_of_chunks(c, 1) for c in state.done_ahead)
     counted = state.rounds if plan.model == "fresh" else state.shoes
     if counted != units:
         what = "rounds" if plan.model == "fresh" else "shoes"
-        _fail(path, f"is damaged ({len(done)} chunks done deal {units:,} {what}, but it counts {counted:,})")
+        _fail(path, f"is damaged ({state.chunks_done} chunks done deal {units:,} {what}, but it counts {counted:,})")
     if int(state.by_position.sum()) != state.rounds or int(state.batches.sum()) != state.rounds:
         _fail(path, f"is damaged (its counts do not add up to its {state.rounds:,} rounds)")
     if plan.model == "dealt" and not state.shoes <= state.rounds <= state.shoes * (plan.shoe.sum() // 4):
@@ -131,6 +167,10 @@ def _check_consistent(path, plan: RunPlan, state: RunState, rules) -> None:
 def load_checkpoint(path, expect: RunPlan | None = None, rules=None,
                     compare: tuple[str, ...] = PLAN_FIELDS) -> tuple[RunPlan, RunState]:
     """Read a checkpoint, refusing one that is damaged or from another dealing code, rule set or run.
+
+    Everything its header and the shapes its arrays declare can tell is
+    checked first (:func:`_check_plan`); only a checkpoint of this run has its
+    arrays decompressed and its checksum verified.
 
     Parameters
     ----------
@@ -157,18 +197,16 @@ def load_checkpoint(path, expect: RunPlan | None = None, rules=None,
     CheckpointError
         One line naming the file and the problem (``param`` ``"checkpoint"``).
     """
+    checked = {}
+
+    def before_arrays(header, shapes):
+        checked["plan"] = _check_plan(path, header, shapes, expect, rules, compare)
+
     try:
-        header, arrays = read_archive(path, FORMAT, "checkpoint")
+        header, arrays = read_archive(path, FORMAT, "checkpoint", check=before_arrays)
     except ArchiveError as error:
         raise CheckpointError("checkpoint", str(error)) from None
-    if header.get("stream") != STREAM_VERSION:
-        # Another stream deals other rounds from the same seed: mixing the two would be silently wrong.
-        _fail(path, f"was dealt by other dealing code (baccarat_sim {header.get('version')}, random stream "
-                    f"{header.get('stream')}; this baccarat_sim deals random stream {STREAM_VERSION}, whose rounds "
-                    "for the same seed differ); start the run again instead of resuming it")
-    plan = _plan(header.get("plan"), path)
-    if set(arrays) != {"by_position", "batches"} or any(a.dtype != np.int64 for a in arrays.values()):
-        _fail(path, "is damaged (its arrays are not the run's counts)")
+    plan = checked["plan"]
     done_ahead = header.get("done_ahead")
     if not isinstance(done_ahead, list):
         _fail(path, "is damaged (done_ahead is not a list)")
@@ -182,30 +220,20 @@ def load_checkpoint(path, expect: RunPlan | None = None, rules=None,
         kernel_seconds=float(kernel_seconds),
         done_ahead={_integer(c, path, "done_ahead") for c in done_ahead},
     )
-    if rules is not None and plan.rules_sha256 != rules.sha256:
-        if plan.rules_id == rules.id:
-            _fail(path, f"is from another version of rule set {rules.id!r} (sha256 {plan.rules_sha256[:12]}, this "
-                        f"file is {rules.sha256[:12]}); start the run again")
-        _fail(path, f"is from rule set {plan.rules_id!r}, this run uses {rules.id!r}")
-    if expect is not None:
-        for name in compare:
-            if getattr(expect, name) != getattr(plan, name):
-                _fail(path, f"has {_describe(plan, name)}, this run asks for {_describe(expect, name)}; start a "
-                            "new run, or resume with the same settings")
-    _check_consistent(path, plan, state, rules)
+    _check_consistent(path, plan, state)
     return plan, state
 
 
 def peek_checkpoint(path) -> dict | None:
-    """The header of a checkpoint (seed, rounds done, plan, version), or None if it cannot be read whole.
+    """The header of a checkpoint (seed, rounds done, plan, version), or None if it cannot be read.
 
-    Used to say what a new run would replace.
+    The header alone is read, and nothing in it is verified: it says what a
+    new run would replace, never what a run resumes from.
     """
     try:
-        header, _ = read_archive(path, FORMAT, "checkpoint")
+        return read_archive_header(path, FORMAT, "checkpoint")
     except ArchiveError:
         return None
-    return header
 
 
 def _describe(plan: RunPlan, name: str) -> str:

@@ -394,11 +394,16 @@ class DaskBackend:
                         self.tasks += 1
                         self.worker_seconds += seconds
                         self.workers.add(worker)
+                    # The cluster's wall time dealing, counted as it goes: a checkpoint written now (and the run
+                    # resumed from it, anywhere) has the time of the rounds it holds.
+                    now = time.monotonic()
+                    state.kernel_seconds += now - started
+                    started = now
                     yield job.done(state)
             except lost as error:
                 raise BackendError(f"dask: lost the cluster ({_why_lost(error)})") from None
             finally:
-                state.kernel_seconds += time.monotonic() - started  # the cluster's wall time dealing
+                state.kernel_seconds += time.monotonic() - started  # the cluster's wall time dealing, since the last
                 if in_flight:  # stopped or failed: what is still running is thrown away
                     with contextlib.suppress(Exception):  # a lost cluster cannot cancel anything
                         client.cancel(list(in_flight))

@@ -7,9 +7,11 @@ state (:mod:`baccarat_sim.engines.montecarlo`); the *backend* deals the chunks
 (:mod:`baccarat_sim.engines.local`, :mod:`baccarat_sim.engines.dask_backend`);
 the driver does everything else once: it stops at a chunk boundary on SIGINT,
 SIGTERM, SIGHUP or after ``max_chunks`` chunks, writes the checkpoint soon after
-the start, then every ``checkpoint_every`` seconds and when it stops, keeps
-dealing when a periodic checkpoint cannot be written, and reports progress to
-whatever object the caller hands it.
+the start, then every ``checkpoint_every`` seconds and when it stops before its
+end, keeps dealing when a periodic checkpoint cannot be written, and reports
+progress to whatever object the caller hands it. A finished run's checkpoint
+is the caller's to keep or remove once its results are safe
+(:meth:`baccarat_sim.engines.simulation.MonteCarloRun.finish`).
 """
 
 from __future__ import annotations
@@ -48,9 +50,6 @@ class RunControl:
         Written into the checkpoint's header.
     warn : callable or None
         Receives one-line warnings (a checkpoint that could not be written).
-    keep_finished : bool
-        Write the checkpoint when the run finishes too, so that it can be
-        extended later (:mod:`baccarat_sim.engines.extend`).
     """
 
     checkpoint: str | Path | None = None
@@ -60,7 +59,6 @@ class RunControl:
     on_chunk: Callable | None = None
     meta: dict | None = None
     warn: Callable[[str], None] | None = None
-    keep_finished: bool = False
 
 
 @dataclasses.dataclass
@@ -213,7 +211,7 @@ def run(job, state, backend, control: RunControl | None = None) -> RunOutcome:
             stopped_by = stop.name
         elif not finished:
             stopped_by = "max_chunks"
-        if not finished or control.keep_finished:
+        if not finished:  # a stopped run's checkpoint holds all it dealt
             with stop.deferred():
                 saver.save(state, final=True)
         if progress is not None and job.done(state) > reported:

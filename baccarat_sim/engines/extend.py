@@ -34,13 +34,16 @@ KEPT = ("model", "seed", "composition", "shoe_params", "units_per_block", "n_pos
         "n_cells")
 
 
-def _blocks_done(plan: RunPlan, state: RunState) -> set[int]:
-    done = set()
-    for chunk in range(plan.n_chunks):
-        if state.is_done(chunk):
-            first, n = plan.chunk_blocks(chunk)
-            done.update(range(first, first + n))
-    return done
+def _done_spans(plan: RunPlan, state: RunState) -> list[tuple[int, int]]:
+    """The blocks of the chunks done, as ``[first, end)`` spans in order (arithmetic: a run may have 10^8 chunks)."""
+    spans = []
+    if state.next_chunk:
+        first, n = plan.chunk_range_blocks(0, state.next_chunk)
+        spans.append((first, first + n))
+    for chunk in sorted(state.done_ahead):
+        first, n = plan.chunk_blocks(chunk)
+        spans.append((first, first + n))
+    return spans
 
 
 def _undeal(plan: RunPlan, state: RunState, blocks: list[int]) -> None:
@@ -94,23 +97,33 @@ def extend_state(old: RunPlan, state: RunState, new: RunPlan) -> RunState:
                                    f"{old_units:,} {unit}) to extend it")
     work = dataclasses.replace(state, by_position=state.by_position.copy(), batches=state.batches.copy(),
                                done_ahead=set())
-    done = _blocks_done(old, state)
     # Blocks dealt as the new run deals them: the old last block is dealt alike only if it was whole.
-    alike = {b for b in done if old.units_of_block(b) == new.units_of_block(b)}
-    new_done = [c for c in range(new.n_chunks)
-                if all(b in alike for b in range(*_span(new, c)))]
-    kept = {b for c in new_done for b in range(*_span(new, c))}
-    _undeal(old, work, sorted(done - kept))
+    last = old.total_blocks - 1
+    alike_end = last if old.units_of_block(last) != new.units_of_block(last) else old.total_blocks
+    done = _done_spans(old, state)
+    merged: list[list[int]] = []
+    for first, end in done:
+        end = min(end, alike_end)
+        if first >= end:
+            continue
+        if merged and merged[-1][1] == first:
+            merged[-1][1] = end
+        else:
+            merged.append([first, end])
+    # The new run's chunks whose every block was dealt alike (chunks are aligned powers of two of blocks, a new one
+    # a union of old ones): a prefix, and any inside a later span (a Dask run's chunks done ahead).
+    size = new.blocks_per_chunk
+    prefix = merged[0][1] // size if merged and merged[0][0] == 0 else 0
+    ahead = [c for first, end in merged if first > 0 for c in range(-(-first // size), end // size)]
+    kept = set(ahead)
+    undone = [b for first, end in done for b in range(max(first, prefix * size), end) if b // size not in kept]
+    _undeal(old, work, undone)
     batches = np.zeros((new.n_batches, new.n_cells), np.int64)
     for row, counts in enumerate(work.batches):
         batches[row * old.batch_blocks // new.batch_blocks] += counts
     extended = RunState(by_position=work.by_position, batches=batches, rounds=work.rounds,
-                        shoes=work.shoes if new.model == "dealt" else 0, kernel_seconds=state.kernel_seconds)
-    for chunk in new_done:
+                        shoes=work.shoes if new.model == "dealt" else 0, kernel_seconds=state.kernel_seconds,
+                        next_chunk=prefix)
+    for chunk in ahead:
         extended.mark_done(chunk)
     return extended
-
-
-def _span(plan: RunPlan, chunk: int) -> tuple[int, int]:
-    first, n = plan.chunk_blocks(chunk)
-    return first, first + n

@@ -22,7 +22,7 @@ import secrets
 import numpy as np
 
 from ..errors import InputError, ShoeError
-from ..kernels.dealing import pack_shoe_params
+from ..kernels.dealing import N_SHOE_PARAMS, pack_shoe_params
 from ..kernels.dealing import rounds_in_every_shoe as _worst_shoe_rounds
 from ..limits import MAX_ROUNDS
 from ..model.codes import N_CODES
@@ -40,6 +40,7 @@ __all__ = [
     "blocks_per_chunk",
     "normalize_seed",
     "plan_run",
+    "recorded_rounds_in_every_shoe",
     "rounds_in_every_shoe",
     "shoe_params",
     "whole_number",
@@ -180,6 +181,17 @@ class RunPlan(BlockChunks):
         """Rounds (fresh model) or shoes (dealt model) block ``block`` deals."""
         return self.last_units if block == self.total_blocks - 1 else self.units_per_block
 
+    def units_of_chunks(self, first_chunk: int, n_chunks: int) -> int:
+        """Rounds (fresh model) or shoes (dealt model) chunks ``first_chunk ..`` (``n_chunks`` of them) deal.
+
+        Arithmetic, not a loop: a run of 10^15 rounds has 10^8 chunks.
+        """
+        if n_chunks <= 0:
+            return 0
+        first_block, n_blocks = self.chunk_range_blocks(first_chunk, n_chunks)
+        short = self.units_per_block - self.last_units if first_block + n_blocks == self.total_blocks else 0
+        return n_blocks * self.units_per_block - short
+
     def chunk_range_blocks(self, first_chunk: int, n_chunks: int) -> tuple[int, int]:
         """(first block, number of blocks) of chunks ``first_chunk .. first_chunk + n_chunks - 1``."""
         first_block, _ = self.chunk_blocks(first_chunk)
@@ -247,6 +259,19 @@ def rounds_in_every_shoe(shoe: Shoe, n_cards: int | None = None) -> int:
     """
     n = shoe.n_cards if n_cards is None else int(n_cards)
     return int(_worst_shoe_rounds(n, shoe_params(shoe, n)))
+
+
+def recorded_rounds_in_every_shoe(params, n_cards: int) -> int | None:
+    """:func:`rounds_in_every_shoe` of the dealing a dealt run recorded, or None where ``params`` is no such record.
+
+    ``params`` is a histogram's ``meta["shoe_params"]`` (the packed burn, cut
+    card and rounds after it, :func:`shoe_params`), read from a file: anything
+    but a list of that many whole numbers within the shoe is not a record.
+    """
+    if not (isinstance(params, list) and len(params) == N_SHOE_PARAMS
+            and all(type(x) is int and 0 <= x <= n_cards for x in params)):
+        return None
+    return int(_worst_shoe_rounds(n_cards, np.array(params, np.int64)))
 
 
 def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str | None = None,

@@ -4,7 +4,10 @@ SIGINT, SIGTERM and SIGHUP (:data:`baccarat_sim.storage.signals.STOP_SIGNALS`)
 all stop a run the same way, at the next chunk boundary, with a checkpoint and
 a report of what was dealt. While a file is being written
 (:meth:`StopSignals.deferred`), a signal is only recorded: a second Ctrl-C can
-never interrupt the checkpoint that the first one started.
+never interrupt the checkpoint that the first one started. The command's
+latch (:data:`baccarat_sim.storage.signals.FIRST_STOP`) is told of the first
+signal, so that once the run is over a later one is ignored and the exit
+status stays the first one's.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import contextlib
 import signal
 import threading
 
-from ..storage.signals import STOP_SIGNALS, held_back
+from ..storage.signals import FIRST_STOP, STOP_SIGNALS, held_back
 
 __all__ = ["StopSignals"]
 
@@ -44,8 +47,11 @@ class StopSignals:
     def _handle(self, signum, frame):
         if self.signum is None:
             self.signum = signum
+        FIRST_STOP.record(signum)
 
     def __enter__(self):
+        if FIRST_STOP.stopping:  # the command was stopped before this run began (between two runs of it)
+            self.signum = FIRST_STOP.signum
         if threading.current_thread() is threading.main_thread():
             for signum in STOP_SIGNALS:
                 self._previous[signum] = signal.signal(signum, self._handle)

@@ -8,8 +8,9 @@ resumes one from its checkpoint and extends it when more rounds are asked for
 (:mod:`baccarat_sim.engines.extend`); holds the checkpoint's lock, so that two
 runs never deal into one checkpoint; deals what is left on a backend through
 the run driver (:mod:`baccarat_sim.engines.driver`); and finishes: the
-histogram, the run's facts for a report, and the finished run's checkpoint
-removed (or kept, to be extended later).
+histogram, the run's facts for a report, and, once the results are safe, the
+finished run's checkpoint removed, or written whole to be extended later (best
+effort: a full disk costs the extension, never the results).
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class MonteCarloRun:
         Rounds already dealt when this session began.
     outcome : RunOutcome or None
         What the last :meth:`deal` did.
+    meta : dict or None
+        What the last :meth:`deal` wrote into the checkpoint's header (``RunControl.meta``).
     """
 
     job: HistogramJob
@@ -72,6 +75,7 @@ class MonteCarloRun:
     replaces: dict | None = None
     resumed_from: int = 0
     outcome: RunOutcome | None = None
+    meta: dict | None = None
     lock: RunLock | None = dataclasses.field(default=None, repr=False)
 
     @classmethod
@@ -161,6 +165,7 @@ class MonteCarloRun:
         :func:`~baccarat_sim.engines.driver.run` raises.
         """
         control = dataclasses.replace(control or RunControl(), checkpoint=self.checkpoint)
+        self.meta = control.meta
         self.outcome = run(self.job, self.state, backend, control)
         return self.outcome
 
@@ -196,17 +201,44 @@ class MonteCarloRun:
             **outcome.backend,  # backend; for dask also workers (processes that dealt), threads, scheduler, tasks
         }
 
-    def finish(self, keep_checkpoint: bool = False) -> None:
-        """End the run: a finished run's checkpoint is removed (unless kept, to extend the run later); unlocked.
+    def finish(self, keep_checkpoint: bool = False) -> str | None:
+        """End the run; unlocked. A finished run's checkpoint is removed, or written whole to be extended later.
 
         Call it once the results are safe (written): until then the checkpoint
-        holds the only copy of what was dealt.
+        holds the only copy of what was dealt. Keeping the checkpoint is best
+        effort: a checkpoint that cannot be written (a full disk) costs only the
+        extension of a finished run, whose results are safe.
+
+        Returns
+        -------
+        str or None
+            Why the checkpoint asked for could not be kept (one line), or None.
         """
         try:
-            if self.complete and self.checkpoint is not None and not keep_checkpoint:
-                self.checkpoint.unlink(missing_ok=True)
+            if not self.complete or self.checkpoint is None:
+                return None
+            if keep_checkpoint:
+                return self.keep()
+            self.checkpoint.unlink(missing_ok=True)
+            return None
         finally:
             self.close()
+
+    def keep(self) -> str | None:
+        """Write the checkpoint of what the run has dealt now (best effort); returns why it failed, or None.
+
+        The checkpoint written before (if any) stays in place when this write fails.
+        """
+        if self.checkpoint is None:
+            return None
+        try:
+            self.job.save_checkpoint(self.checkpoint, self.state, self.meta)
+        except OSError as error:
+            left = peek_checkpoint(self.checkpoint) if self.checkpoint.exists() else None
+            kept = (f"; {self.checkpoint} still holds {int(left['rounds']):,} of its rounds (--resume deals the rest "
+                    "again)") if isinstance(left, dict) and isinstance(left.get("rounds"), int) else ""
+            return f"cannot write checkpoint {self.checkpoint} ({error.strerror or error}){kept}"
+        return None
 
     def close(self) -> None:
         """Release the checkpoint's lock (the checkpoint stays)."""

@@ -83,6 +83,9 @@ class RunState(ChunksDone):
                 "chunks": plan.n_chunks,
                 "complete": self.next_chunk >= plan.n_chunks,
                 "kernel_seconds": self.kernel_seconds,
+                # How the shoe was dealt (burn, cut card, rounds after it): the histogram describes its own
+                # dealing when it is settled under another rule set.
+                "shoe_params": list(plan.shoe_params),
                 **(meta or {}),
             },
             detail=detail_of_texts(plan.detail),

@@ -13,9 +13,11 @@ Plain Python (no numpy), so that the model's validation messages use it.
 
 from __future__ import annotations
 
+import math
+from decimal import Decimal
 from fractions import Fraction
 
-__all__ = ["amount_text", "chips_text", "percent_text"]
+__all__ = ["FLOAT_DIGITS", "amount_text", "chips_text", "percent_text"]
 
 
 def amount_text(amount) -> str:
@@ -34,8 +36,17 @@ def amount_text(amount) -> str:
     return str(amount.numerator) if amount.denominator == 1 else f"{float(amount):g}"
 
 
+#: Significant digits of an amount computed in floating point (beyond them its digits are noise, not chips).
+FLOAT_DIGITS = 15
+
+
 def chips_text(value, digits: int = 2) -> str:
     """Chips for people: thousands separators, no decimals when whole or beyond a thousand ("n/a" for None).
+
+    An exact amount (a stake, a lattice value: a Fraction) prints every digit
+    it has; one computed in floating point (an SD) prints at most
+    :data:`FLOAT_DIGITS` significant digits, the rest as zeros: beyond them a
+    float's digits (``1e20`` chips times an edge) are noise that would read as exact.
 
     Examples
     --------
@@ -44,10 +55,15 @@ def chips_text(value, digits: int = 2) -> str:
     """
     if value is None:
         return "n/a"
-    value = Fraction(value) if not isinstance(value, float) else value
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return f"{value.numerator:,}"
-    return f"{float(value):,.{0 if abs(value) >= 1000 else digits}f}"
+    if not isinstance(value, float):
+        value = Fraction(value)
+        if value.denominator == 1:
+            return f"{value.numerator:,}"
+    if abs(value) < 10**FLOAT_DIGITS or (isinstance(value, float) and not math.isfinite(value)):
+        return f"{float(value):,.{0 if abs(value) >= 1000 else digits}f}"
+    if isinstance(value, float):
+        value = Fraction(Decimal(f"{value:.{FLOAT_DIGITS}g}"))
+    return f"{round(value):,}"  # exact (half to even, as a float prints)
 
 
 def percent_text(fraction, digits: int = 4, *, sign: bool = False, missing: str = "n/a") -> str:

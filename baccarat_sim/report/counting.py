@@ -7,6 +7,7 @@ import math
 import pandas as pd
 
 from ..analysis.counting import CountResult
+from ..analysis.naming import run_name
 from ..analysis.stats import Z95
 from ..model.strategy import describe_tags
 from .render import clean_json, csv_text, markdown_table, terminal_text
@@ -118,5 +119,19 @@ def count_markdown(result: CountResult) -> str:
 
 
 def count_stem(result: CountResult) -> str:
-    """Stem of the result files, e.g. ``count-perfect-play-live-8deck-side-bets-seed1``."""
-    return f"count-{result.run['strategy']}-{result.run['rules']}-seed{result.run['seed']}"
+    """The name of a study's files: ``count-{strategy}-{rules}-{digest}-seed{N}``.
+
+    Named as every run is (:mod:`~baccarat_sim.analysis.naming`). The digest
+    covers the rule file and the strategy file (their SHA-256), the shoe, its
+    dealing (burn, rounds after the cut card, the turned card seen), the cut
+    cards compared and the bets played.
+    """
+    run = result.run
+    composition = result.composition
+    definition = {
+        "rules_sha256": run["rules_sha256"], "strategy_sha256": run["strategy_sha256"],
+        "shoe": run["cards"] if composition is None else [int(x) for x in composition.reshape(-1)],
+        "dealing": [run["burn"], run["rounds_after_cut"], run["count_turned_card"]],
+        "scenarios": run["scenarios"], "bets": sorted({row["bet"] for row in result.rows}),
+    }
+    return run_name(["count", run["strategy"], run["rules"]], definition, run["seed"])

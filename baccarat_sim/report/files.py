@@ -2,10 +2,13 @@
 
 A run report writes its histogram (``.npz``), per-bet table (``.csv``,
 ``.json``), Markdown summary and PNG plots; a cut-card sweep and a counting
-study write their own tables. Every file of one run shares a stem (for a run
-report ``{rules}-{model}[-seed{seed}]``), so the files of different rule sets,
-models and seeds sit side by side in one directory. All the files of a run
-appear together or not at all.
+study write their own tables. Every file of one run shares its name
+(:mod:`baccarat_sim.analysis.naming`: for a run report
+``{rules}-{model}-{digest}[-seed{seed}]``), so the files of different rule
+sets, shoes, models, bets and seeds sit side by side in one directory. All the
+files of a run appear together or not at all. A run stopped before its end
+writes them with ``-partial`` after its name; once it finishes, its files
+replace exactly those (:func:`write_run_files`), whatever else the folder holds.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from ..analysis.naming import PARTIAL, partial_names, run_file_name
 from ..storage.writing import remove_orphans, write_file_set
 from . import counting as counting_report
 from . import eor as eor_report
@@ -22,8 +26,9 @@ from . import positions as positions_report
 from .render import csv_text
 from .run_report import Report
 
-__all__ = ["DPI", "PLOTS", "figure_writer", "file_stem", "text_writer", "write_count_files", "write_files",
-           "write_report_files", "write_sweep_files"]
+__all__ = ["COUNT_SUFFIXES", "DPI", "PLOTS", "REPORT_SUFFIXES", "SWEEP_SUFFIXES", "figure_writer", "file_stem",
+           "text_writer", "write_count_files", "write_files", "write_report_files", "write_run_files",
+           "write_sweep_files"]
 
 #: Plot files of a run report: suffix -> (figure builder in :mod:`baccarat_sim.report.plots`, needs Monte Carlo).
 PLOTS = {
@@ -36,15 +41,19 @@ PLOTS = {
 }
 #: Resolution of the PNG plots a command writes.
 DPI = 120
+#: Every file a run report may write, after its name (:func:`write_report_files`).
+REPORT_SUFFIXES = ("-histogram.npz", ".csv", ".json", "-eor.csv", "-by-round.csv", "-rounds-per-shoe.csv",
+                   *(f"-{suffix}.png" for suffix in PLOTS), "-eor.png", ".md")
+#: Every file a cut-card sweep may write (:func:`write_sweep_files`).
+SWEEP_SUFFIXES = (".csv", ".json", ".png", ".md")
+#: Every file a counting study may write (:func:`write_count_files`).
+COUNT_SUFFIXES = (".json", ".csv", ".png", ".md")
 
 
 def file_stem(report: Report) -> str:
-    """Shared stem of a run's files, e.g. ``default-fresh-seed1``."""
+    """The name of a run report's files (:func:`run_file_name`), e.g. ``default-fresh-3f2a91c0-seed1``."""
     run = report.run
-    parts = [run["rules"], run["model"]]
-    if report.mc is not None:
-        parts.append(f"seed{run['seed']}")
-    return "-".join(str(p) for p in parts)
+    return run_file_name(report.rules, report.exact.shoe, run["model"], run["seed"] if report.mc is not None else None)
 
 
 def text_writer(text: str):
@@ -77,6 +86,33 @@ def write_files(out_dir, files: dict) -> list[Path]:
     return write_file_set(out_dir, files)
 
 
+def write_run_files(out_dir, name: str, files: dict, complete: bool, suffixes) -> list[Path]:
+    """Write a run's files ``{name}{suffix}`` into ``out_dir`` as one set (:func:`write_files`); returns their paths.
+
+    Parameters
+    ----------
+    out_dir : path
+    name : str
+        The run's name (:mod:`~baccarat_sim.analysis.naming`).
+    files : dict of str to callable
+        Suffix (``".json"``) to the function that writes that file's contents.
+    complete : bool
+        Whether the run finished. A stopped run's files are named
+        ``{name}-partial{suffix}``, so that they never pass for a finished
+        run's; a finished run's replace them: once its set is written, the
+        partial files of this name and kind (``suffixes``) are removed, and
+        nothing else.
+    suffixes : iterable of str
+        Every suffix this kind of run may write.
+    """
+    stem = name if complete else name + PARTIAL
+    written = write_files(out_dir, {f"{stem}{suffix}": write for suffix, write in files.items()})
+    if complete:
+        for stale in partial_names(name, suffixes):
+            (Path(out_dir) / stale).unlink(missing_ok=True)
+    return written
+
+
 def write_report_files(report: Report, out_dir, plots_wanted: bool = True, stem: str | None = None) -> list[Path]:
     """Write a run report's files into ``out_dir`` as one set; returns their paths.
 
@@ -85,23 +121,27 @@ def write_report_files(report: Report, out_dir, plots_wanted: bool = True, stem:
     :func:`baccarat_sim.analysis.settlement.settle`); its ``meta`` carries the
     run header (package version, rule-set hash, seed, rounds, threads, timing).
     The ``.json`` file is the ``--format json`` document; the ``.csv`` file has
-    one row per bet with the run metadata repeated in each row.
+    one row per bet with the run metadata repeated in each row. ``stem`` is the
+    run's name (default :func:`file_stem`); a Monte Carlo run stopped before its
+    end writes ``{stem}-partial*`` (:func:`write_run_files`).
     """
-    stem = stem or file_stem(report)
+    name = stem or file_stem(report)
+    complete = report.mc is None or bool(report.mc.meta.get("complete", True))
+    shown = name if complete else name + PARTIAL  # the names the Markdown links to
     document = report.to_dict()
     hist = report.mc if report.mc is not None else report.exact
     hist = dataclasses.replace(hist, meta={**hist.meta, **document["run"]})
     files = {
-        f"{stem}-histogram.npz": _save_histogram(hist),
-        f"{stem}.csv": text_writer(report.to_csv()),
-        f"{stem}.json": text_writer(json.dumps(document, indent=2) + "\n"),
+        "-histogram.npz": _save_histogram(hist),
+        ".csv": text_writer(report.to_csv()),
+        ".json": text_writer(json.dumps(document, indent=2) + "\n"),
     }
     if report.eor is not None:  # effects of removal by point value and by rank
-        files[f"{stem}-eor.csv"] = text_writer(eor_report.eor_csv(report.eor))
+        files["-eor.csv"] = text_writer(eor_report.eor_csv(report.eor))
     if report.positions is not None:  # dealt model: RTP at every round position, rounds per shoe
-        files[f"{stem}-by-round.csv"] = text_writer(
+        files["-by-round.csv"] = text_writer(
             csv_text(positions_report.by_round_frame(report.positions), index=False))
-        files[f"{stem}-rounds-per-shoe.csv"] = text_writer(
+        files["-rounds-per-shoe.csv"] = text_writer(
             csv_text(positions_report.rounds_per_shoe_frame(report.positions.rounds_per_shoe), index=False))
     images = []
     if plots_wanted:
@@ -111,45 +151,55 @@ def write_report_files(report: Report, out_dir, plots_wanted: bool = True, stem:
             figure = builder(report)
             if figure is None:  # not this kind of run
                 continue
-            files[f"{stem}-{suffix}.png"] = figure_writer(figure)
-            images.append(f"{stem}-{suffix}.png")
+            files[f"-{suffix}.png"] = figure_writer(figure)
+            images.append(f"{shown}-{suffix}.png")
         if report.eor is not None:
-            files[f"{stem}-eor.png"] = figure_writer(plots.eor_figure(report.eor))
-            images.append(f"{stem}-eor.png")
-    pictures = "".join(f"\n![{Path(name).stem}]({name})\n" for name in images)
-    shown = len(report.plotted_bets())
-    if pictures and shown < len(report.table):  # bounded figures (limits.MAX_PLOTTED_BETS): say what they leave out
-        pictures = (f"\nThe per-bet plots show {shown} of the {len(report.table)} bets: those whose stated RTP does "
+            files["-eor.png"] = figure_writer(plots.eor_figure(report.eor))
+            images.append(f"{shown}-eor.png")
+    pictures = "".join(f"\n![{Path(image).stem}]({image})\n" for image in images)
+    plotted = len(report.plotted_bets())
+    if pictures and plotted < len(report.table):  # bounded figures (limits.MAX_PLOTTED_BETS): say what they leave out
+        pictures = (f"\nThe per-bet plots show {plotted} of the {len(report.table)} bets: those whose stated RTP does "
                     "not hold, then those furthest from exact; every bet is in the table above.\n" + pictures)
-    files[f"{stem}.md"] = text_writer(report.to_markdown() + "\n" + (f"\n### Plots\n{pictures}" if pictures else ""))
-    return write_files(out_dir, files)
+    files[".md"] = text_writer(report.to_markdown() + "\n" + (f"\n### Plots\n{pictures}" if pictures else ""))
+    return write_run_files(out_dir, name, files, complete, REPORT_SUFFIXES)
 
 
 def write_sweep_files(sweep, out_dir, plots_wanted: bool = True) -> list[Path]:
-    """Write a cut-card sweep's ``.csv``, ``.json``, ``.md`` and (with plots) ``.png`` as one set."""
-    stem = positions_report.sweep_stem(sweep)
+    """Write a cut-card sweep's ``.csv``, ``.json``, ``.md`` and (with plots) ``.png`` as one set.
+
+    A sweep stopped before its last position writes the positions it finished,
+    under ``-partial`` names (:func:`write_run_files`).
+    """
+    name = positions_report.sweep_stem(sweep)
+    shown = name if sweep.complete else name + PARTIAL
     files = {
-        f"{stem}.csv": text_writer(positions_report.sweep_csv(sweep)),
-        f"{stem}.json": text_writer(json.dumps(positions_report.sweep_dict(sweep), indent=2) + "\n"),
+        ".csv": text_writer(positions_report.sweep_csv(sweep)),
+        ".json": text_writer(json.dumps(positions_report.sweep_dict(sweep), indent=2) + "\n"),
     }
     image = ""
     if plots_wanted:
-        files[f"{stem}.png"] = figure_writer(plots.cut_sweep_figure(sweep))
-        image = f"\n![{stem}]({stem}.png)\n"
-    files[f"{stem}.md"] = text_writer(positions_report.sweep_markdown(sweep) + image)
-    return write_files(out_dir, files)
+        files[".png"] = figure_writer(plots.cut_sweep_figure(sweep))
+        image = f"\n![{shown}]({shown}.png)\n"
+    files[".md"] = text_writer(positions_report.sweep_markdown(sweep) + image)
+    return write_run_files(out_dir, name, files, sweep.complete, SWEEP_SUFFIXES)
 
 
 def write_count_files(result, out_dir, plots_wanted: bool = True) -> list[Path]:
-    """Write a counting study's ``.json``, ``.csv``, ``.md`` (and a ``.png`` plot) as one set."""
-    stem = counting_report.count_stem(result)
+    """Write a counting study's ``.json``, ``.csv``, ``.md`` (and a ``.png`` plot) as one set.
+
+    A study stopped before its last shoe writes under ``-partial`` names (:func:`write_run_files`).
+    """
+    name = counting_report.count_stem(result)
+    complete = bool(result.run.get("complete", True))
+    shown = name if complete else name + PARTIAL
     files = {
-        f"{stem}.json": text_writer(json.dumps(counting_report.count_dict(result), indent=2) + "\n"),
-        f"{stem}.csv": text_writer(counting_report.count_csv(result)),
+        ".json": text_writer(json.dumps(counting_report.count_dict(result), indent=2) + "\n"),
+        ".csv": text_writer(counting_report.count_csv(result)),
     }
     markdown = counting_report.count_markdown(result)
     if plots_wanted:
-        files[f"{stem}.png"] = figure_writer(plots.count_figure(result))
-        markdown += f"\n![{stem}]({stem}.png)\n"
-    files[f"{stem}.md"] = text_writer(markdown)
-    return write_files(out_dir, files)
+        files[".png"] = figure_writer(plots.count_figure(result))
+        markdown += f"\n![{shown}]({shown}.png)\n"
+    files[".md"] = text_writer(markdown)
+    return write_run_files(out_dir, name, files, complete, COUNT_SUFFIXES)

@@ -389,7 +389,7 @@ def plot_cut_sweep(sweep, *, ax=None, bet_ids=None) -> dict:
     n_bets = max(1, len(bet_ids))
     # One slot per cut-card position, in the order of the shoe, labelled with the position: the bets of a
     # position stand side by side within its slot, so no point is drawn at a position it was not dealt at.
-    cuts = sorted(sweep.cuts, key=lambda cut: (cut.low, cut.high))
+    cuts = sorted((cut for cut, _ in sweep.done), key=lambda cut: (cut.low, cut.high))
     slot = {cut_label(cut): i for i, cut in enumerate(cuts)}
     artists = {"zero": ax.axhline(0.0, color=EXACT_COLOR, lw=0.8, label="fresh shoe (exact)")}
     colors = mpl.colormaps["tab20" if n_bets > 10 else "tab10"].colors

@@ -8,9 +8,11 @@ import textwrap
 import numpy as np
 import pandas as pd
 
+from ..analysis.naming import run_name, table_definition
 from ..analysis.positions import MIN_LINE_HITS, MIN_ROUNDS, CutSweep, Pooled, PositionAnalysis, RoundsPerShoe
 from ..analysis.stats import Z95
 from ..model.rules import CutCard
+from ..model.shoe import as_shoe
 from .render import clean_json, csv_text, markdown_table, terminal_text, text_table
 
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "sweep_dict",
     "sweep_frame",
     "sweep_markdown",
+    "sweep_name",
     "sweep_stem",
     "sweep_table",
     "sweep_text",
@@ -255,7 +258,7 @@ def sweep_table(sweep: CutSweep) -> pd.DataFrame:
     frame = sweep_frame(sweep)
     shown = pd.DataFrame(index=[bet.id for bet in sweep.rules.bets])
     shown["bet"] = [bet.name for bet in sweep.rules.bets]
-    for cut in sweep.cuts:
+    for cut, _ in sweep.done:
         part = frame[frame["cut"] == cut_label(cut)].set_index("bet")
         shown[f"cut {cut_label(cut)}"] = [
             f"{100 * part.loc[i, 'rtp']:.4f} ± {100 * Z95 * part.loc[i, 'se']:.4f}" for i in shown.index]
@@ -267,12 +270,17 @@ def _sweep_header(sweep: CutSweep) -> list[str]:
     """What was swept, and rounds per shoe at each position."""
     n = int(sweep.analyses[0].hist.shoe.sum()) if sweep.analyses else 0
     per_shoe = ", ".join(f"cut {cut_label(c)}: {a.rounds_per_shoe.mean:.1f} (all of 1-{a.always})"
-                         for c, a in zip(sweep.cuts, sweep.analyses))
+                         for c, a in sweep.done)
     rounds = ", ".join(f"{a.hist.rounds:,}" for a in sweep.analyses)
-    return [
+    lines = [
         f"rule set  {sweep.rules.id}: {sweep.rules.name}",
         f"sweep     cut card at {', '.join(cut_label(c) for c in sweep.cuts)} cards from the end of a {n}-card "
         f"shoe (burn {sweep.rules.shoe.burn}, {sweep.rules.shoe.rounds_after_cut} round(s) after the cut card's)",
+    ]
+    if not sweep.complete:
+        lines.append(f"stopped   early: {len(sweep.analyses)} of the {len(sweep.cuts)} positions dealt in full, shown "
+                     "below (a partial result)")
+    return lines + [
         f"rounds    {rounds} (seed {sweep.seed} for every position)",
         f"per shoe  {per_shoe}",
         "RTP % over all rounds of the shoe, ± the 95% CI half-width (batch means over whole shoes)",
@@ -299,7 +307,7 @@ def sweep_csv(sweep: CutSweep) -> str:
 def sweep_dict(sweep: CutSweep) -> dict:
     """JSON-ready: ``{"run": {...}, "cuts": [{"cut_from_end": [lo, hi], "rounds_per_shoe", "bets": [...]}]}``."""
     cuts = []
-    for cut, analysis in zip(sweep.cuts, sweep.analyses):
+    for cut, analysis in sweep.done:
         bets = []
         for bet in sweep.rules.bets:
             b = analysis.bets[bet.id]
@@ -309,12 +317,27 @@ def sweep_dict(sweep: CutSweep) -> dict:
             bets.append(record)
         cuts.append({"cut_from_end": [cut.low, cut.high], "rounds": analysis.hist.rounds,
                      "shoes": analysis.hist.shoes, **analysis.run_fields(), "bets": bets})
-    return clean_json({"run": {"rules": sweep.rules.id, "rules_sha256": sweep.rules.sha256, "seed": sweep.seed,
-                               "sweep": "cut", "decks": sweep.rules.shoe.decks, "burn": sweep.rules.shoe.burn,
-                               "rounds_after_cut": sweep.rules.shoe.rounds_after_cut},
-                       "cuts": cuts})
+    run = {"rules": sweep.rules.id, "rules_sha256": sweep.rules.sha256, "seed": sweep.seed, "sweep": "cut",
+           "decks": sweep.rules.shoe.decks, "burn": sweep.rules.shoe.burn,
+           "rounds_after_cut": sweep.rules.shoe.rounds_after_cut}
+    if not sweep.complete:  # a stopped sweep says so (a finished one's document is as it always was)
+        run.update(complete=False, cuts_requested=[[cut.low, cut.high] for cut in sweep.cuts])
+    return clean_json({"run": run, "cuts": cuts})
+
+
+def sweep_name(rules, composition, cuts, seed: int) -> str:
+    """The name of a sweep's files and its positions' checkpoints' sweep, e.g. ``default-cut-sweep-1c2d3e4f-seed1``.
+
+    The digest (:mod:`~baccarat_sim.analysis.naming`) covers the rule file, the
+    shoe, its dealing (burn, rounds after the cut card), the bets and the cut
+    cards swept.
+    """
+    definition = table_definition(rules, composition, "dealt")
+    definition["cuts"] = [[int(cut.low), int(cut.high)] for cut in cuts]
+    return run_name([rules.id, "cut-sweep"], definition, seed)
 
 
 def sweep_stem(sweep: CutSweep) -> str:
-    """Shared stem of a sweep's files, e.g. ``live-8deck-side-bets-cut-sweep-seed1``."""
-    return f"{sweep.rules.id}-cut-sweep-seed{sweep.seed}"
+    """The name of a sweep's files (:func:`sweep_name`)."""
+    composition = sweep.composition if sweep.composition is not None else as_shoe(sweep.rules.shoe.decks)
+    return sweep_name(sweep.rules, composition, sweep.cuts, sweep.seed)

@@ -237,7 +237,9 @@ class Report:
         if self.mc is not None:
             rounds = f"{r['rounds']:,}"
             if r.get("complete") is False:
-                rounds += f" of {r.get('rounds_requested', 0):,} requested (stopped early: a partial result)"
+                requested = r.get("rounds_requested")
+                rounds += (f" of {requested:,} requested" if isinstance(requested, int) and requested else "") + \
+                    " (stopped early: a partial result)"
             if r["model"] == "dealt":
                 rounds += f" in {r['shoes']:,} shoes"
             if r.get("resumed_from_rounds"):

@@ -8,6 +8,8 @@ import os
 import time
 from pathlib import Path
 
+from .reading import parse_json, read_regular_file
+
 __all__ = ["LockHeld", "RunLock"]
 
 try:
@@ -75,8 +77,8 @@ class RunLock:
         self._descriptor = descriptor
 
     def _holder(self) -> str:
-        with contextlib.suppress(OSError, ValueError):
-            info = json.loads(self.lock_path.read_text())
+        with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
+            info = parse_json(read_regular_file(self.lock_path, 1 << 16, "lock file"), "lock file")
             return f"pid {info['pid']}, started {info['started']}" + (f": {info['command']}" if info.get("command")
                                                                        else "")
         return "a process that is still running"

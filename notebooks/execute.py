@@ -7,7 +7,7 @@ Run from anywhere, with the ``[notebook]`` extra installed::
 It runs every cell in a fresh kernel from the ``notebooks/`` folder, with the
 notebook's own round count and seed (``BACCARAT_NB_ROUNDS`` is cleared), and
 saves the file. It leaves out what only a live Jupyter front end can show (the
-progress bars' widgets) and the execution timestamps, so running it again
+progress bars' widgets), what the environment printed on stderr, and the execution timestamps, so running it again
 changes the file only where a result changed.
 """
 
@@ -27,8 +27,14 @@ LIVE_ONLY = "application/vnd.jupyter.widget-view+json"
 
 
 def _static(outputs: list) -> list:
-    """The outputs a saved notebook can show: everything but the widgets."""
-    return [output for output in outputs if LIVE_ONLY not in output.get("data", {})]
+    """The outputs a saved notebook keeps: everything but the widgets and stderr.
+
+    stderr carries what the environment that ran it says (a library's
+    deprecation warning, a compile notice on a cold cache), not the notebook's
+    results: committed, it would differ from machine to machine.
+    """
+    return [output for output in outputs
+            if LIVE_ONLY not in output.get("data", {}) and output.get("name") != "stderr"]
 
 
 def execute(path: Path = NOTEBOOK, timeout: int = 600) -> float:

@@ -12,7 +12,7 @@ The catalogue is the shipped rule sets ``catalogue-*.toml``. Checks, all exact (
    event, the point-value brute force of ``test_published_edges``) equals the exact figure.
 5. Every file loads, every bet has a source, a description and a stated RTP or a documented reason it has none,
    the stated RTP is the published figure, ``--check`` fails exactly on the documented cases, Monte Carlo agrees
-   with exact, and README.md's catalogue example prints what README shows.
+   with exact, and the findings page's (docs/findings.md) catalogue example prints what it shows.
 
 Sources
 -------
@@ -104,7 +104,7 @@ from baccarat_sim.tables import breakdown
 from .run_helpers import MANY_THREADS
 from .test_published_edges import _point_ev, point_brute_force
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+FINDINGS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "findings.md"
 CATALOGUE = sorted(name for name in available_rules() if name.startswith("catalogue-"))
 TOTAL_8 = math.perm(416, 6)
 FIRST_TWO_8 = math.comb(416, 2)  # unordered two-card hands, the unit of two-card return tables
@@ -905,8 +905,8 @@ def test_findings_page_covers_the_new_catalogue_bets():
 
 def test_readme_catalogue_example_is_real(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # whatever the command writes stays out of the repository
-    section = README.read_text().split("## Side-bet catalogue", 1)[1]
-    command = re.search(r"```text\n\$ python -m baccarat_sim\.rtp (.*?)\n", section).group(1)
-    shown = re.search(r"```text\n\$ [^\n]*\n(.*?)```", section, re.S).group(1)
+    section = FINDINGS_PAGE.read_text().split("## The side-bet catalogue", 1)[1]
+    command = re.search(r"```console\n\$ python -m baccarat_sim\.rtp (.*?)\n", section).group(1)
+    shown = re.search(r"```console\n\$ [^\n]*\n(.*?)```", section, re.S).group(1)
     assert rtp_main(command.split()) == 0
     assert capsys.readouterr().out == shown

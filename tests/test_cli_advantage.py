@@ -123,7 +123,7 @@ def test_count_json_and_files(capsys, tmp_path):
     (["--count", "perfect-play", "--model", "fresh"], "drop --model fresh"),
     (["--count", "perfect-play", "--cut-cards", "60:50"], "--cut-cards: '60:50': low must not exceed high"),
     (["--count", "perfect-play", "--cut-cards", "a"], "--cut-cards: 'a' is not a number of cards"),
-    (["--count", "perfect-play", "--cut-cards", "500"], "cut_cards: [500, 500] cards from the end leaves no room"),
+    (["--count", "perfect-play", "--cut-cards", "500"], "--cut-cards: [500, 500] cards from the end leaves no room"),
     (["--count", "perfect-play", "--shoes", "0"], "--shoes: must be at least 1"),
 ])
 def test_bad_counting_input_is_one_line_exit_2(capsys, table, extra, message):

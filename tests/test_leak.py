@@ -478,12 +478,12 @@ def test_help_imports_no_numpy():
 
 
 def test_readme_leak_outputs_are_real(capsys):
-    # Every `$ python -m baccarat_sim.leak ...` block of README's leak section prints what README shows ("..."
-    # stands for rows left out).
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme[readme.index("## What leaked card information is worth"):]
-    section = section[:section.index("\n## ", 1)]
-    blocks = re.findall(r"```text\n\$ python -m baccarat_sim\.leak(.*?)\n(.*?)```", section, re.S)
+    # Every `$ python -m baccarat_sim.leak ...` block of the advantage-play guide's leak section prints what the
+    # page shows ("..." stands for rows left out).
+    page = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "advantage-play.md").read_text()
+    section = page[page.index("## What leaked card information is worth"):]
+    section = section[:section.index("\n## ", 1)] if "\n## " in section[1:] else section
+    blocks = re.findall(r"```console\n\$ python -m baccarat_sim\.leak(.*?)\n(.*?)```", section, re.S)
     assert len(blocks) >= 5
     for args, shown in blocks:
         status, out, _ = cli(capsys, *args.split(), "--quiet")
@@ -499,6 +499,7 @@ def test_readme_leak_outputs_are_real(capsys):
 
 
 def test_optimal_sort_with_every_side_bet():
-    # README: with every bet of live-8deck-side-bets the best sort of the first four cards is High = 5..9.
+    # The advantage-play guide: with every bet of live-8deck-side-bets the best sort of the first four cards is
+    # High = 5..9.
     found = optimal_sort(SIDE_BETS, FIRST_FOUR, top=1)
     assert found.candidates[0].grouping.groups[1] == (5, 6, 7, 8, 9) and pct(found.best.player_edge) == 88.440

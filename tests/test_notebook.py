@@ -34,6 +34,7 @@ def test_committed_notebook_carries_its_outputs():
     outputs = _code_outputs(notebook["cells"])
     assert not [o for o in outputs if o["output_type"] == "error"]
     assert not [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert not [o for o in outputs if o.get("name") == "stderr"]  # what the environment said is not committed
     assert len([o for o in outputs if "image/png" in o.get("data", {})]) >= 5
     default = re.search(r'"BACCARAT_NB_ROUNDS", "([^"]+)"', "".join(code[0]["source"])).group(1)
     assert f"{int(float(default)):,} rounds per run" in "".join(code[0]["outputs"][0]["text"])

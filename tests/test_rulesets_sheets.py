@@ -41,7 +41,7 @@ SHEET_SETS = ("classic-6deck", "live-8deck-dragon-tiger", "live-8deck-side-bets"
               "rng-6deck-single-hand")
 DEALT_SETS = ("live-8deck-dragon-tiger", "live-8deck-side-bets")
 PAGES = (REPO / "README.md", REPO / "baccarat_sim" / "rulesets" / "README.md",
-         REPO / "results" / "findings" / "README.md")
+         REPO / "results" / "findings" / "README.md", *sorted((REPO / "docs").rglob("*.md")))
 
 
 @pytest.fixture(scope="module")

@@ -263,8 +263,11 @@ def _scenarios(rules: Rules, strategy: Strategy, cut_cards, n_cards: int, params
     _, most_burned = rules.shoe.cards_before_first_round()
     for low, high in extra:
         if not 0 <= low <= high or n_cards - high - most_burned < 6:
-            raise InvalidStrategy("", f"{strategy.path}: cut_cards: [{low}, {high}] cards from the end leaves no room "
-                                  f"for a round in a {n_cards}-card shoe after burning up to {most_burned}")
+            problem = (f"[{low}, {high}] cards from the end leaves no room for a round in a {n_cards}-card shoe after "
+                       f"burning up to {most_burned}")
+            if cut_cards is None:  # the strategy file's own positions
+                raise InvalidStrategy("", f"{strategy.path}: cut_cards: {problem}")
+            raise ShoeError("cut_cards", problem)  # the caller's (--cut-cards)
         if (low, high) not in rows:
             rows.append((int(low), int(high)))
     return np.array(rows, np.int64)
@@ -345,6 +348,11 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
     params = shoe_params(rules.shoe, n_cards)
     seed = normalize_seed(seed)
     resolved = _resolve(strategy, rules, composition, record_codes)
+    if not resolved.bet_ids and resolved.skipped:
+        raise InvalidStrategy("", f"{strategy.path}: bets: none of the strategy's bets can be played in rule set "
+                                  f"{rules.id!r}: perfect play needs the exact solver, which prices bets on scores, "
+                                  f"pairs or first cards, and {', '.join(resolved.skipped)} read the cards or have "
+                                  "no fast solver; play them by a count or always")
     if not resolved.bet_ids:
         raise InvalidStrategy("", f"{strategy.path}: bets: none of the strategy's bets is in rule set {rules.id!r}")
     scenarios = _scenarios(rules, strategy, cut_cards, n_cards, params)

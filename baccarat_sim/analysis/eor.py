@@ -38,7 +38,7 @@ import numpy as np
 
 from ..engines.detail import detail_of_plan, plan_groups, rules_detail
 from ..engines.exact import exact_histogram
-from ..errors import InputError
+from ..errors import InputError, ShoeError
 from ..model.cardlevel import NONE
 from ..model.cards import N_CARD_IDS, N_RANKS, N_SUITS, RANK_NAMES, RANK_POINTS, SUITS_OF_COLOUR
 from ..model.rules import Rules
@@ -284,7 +284,14 @@ def effect_of_removal(rules: Rules, shoe=None, bets=None) -> EffectOfRemoval:
                 continue
             removed = composition.copy()
             removed[rank, suit] -= 1
-            for bet_id, ev in evs(exact_histogram(removed, detail)).items():
+            try:
+                hist = exact_histogram(removed, detail)
+            except InputError as error:  # the shoe given is fine; the card this analysis removes is what breaks it
+                if error.param != "shoe":
+                    raise
+                raise ShoeError("eor", f"removes one more card from the {int(composition.sum())}-card shoe, and then "
+                                       f"it {error.message}") from None
+            for bet_id, ev in evs(hist).items():
                 effect[bet_id][rank, orbit] = ev - base[bet_id]  # every suit of the orbit gives the same EV
 
     def mean(bet_id: str, cards) -> Fraction | None:

@@ -22,7 +22,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                     description="The findings page: exact figures of every shipped rule set, in one command.")
     add_version(parser)
     add_out(parser, "directory for the page, tables and plots", default="results/findings")
-    parser.add_argument("--rules", nargs="*", metavar="NAME", help="shipped rule sets (default: all)")
+    parser.add_argument("--rules", nargs="+", metavar="NAME", help="shipped rule sets (default: all)")
     add_debug(parser)
     return parser
 

@@ -316,7 +316,7 @@ def load_table(args, *, deals_rounds: bool = True):
         rules = rules.with_shoe(rounds_after_cut=rounds_after_cut)
     if getattr(args, "meter", None):
         rules = rules.with_meters(meters(args.meter, rules))
-    if getattr(args, "bets", None):
+    if getattr(args, "bets", None) is not None:  # "" is refused by select_bets, not taken as every bet
         rules = rules.with_bets(select_bets(args.bets, rules))
     shoe = as_shoe(rules.shoe.decks)
     if args.remove:

@@ -14,6 +14,9 @@ from .rtp_run import stopped
 
 __all__ = ["count"]
 
+#: Studies of this many shoes (about 10^9 rounds) or more say how big they are before they deal.
+LONG_STUDY_SHOES = 10**7
+
 
 def _cut_cards(text: str) -> list[tuple[int, int]]:
     """``--cut-cards 52,100:110`` as (low, high) pairs of cards from the end (card counts only)."""
@@ -29,7 +32,7 @@ def count(args: argparse.Namespace) -> int:
     """Carry out ``--count``; returns the exit status."""
     rules, shoe = load_table(args)
     cut_cards = None if args.cut_cards is None else _cut_cards(args.cut_cards)
-    from ..analysis.counting import count_simulation
+    from ..analysis.counting import MAX_SHOES, count_simulation
     from ..engines.plan import normalize_seed
     from ..model.strategy import load_strategy
     from ..report import counting as counting_report
@@ -43,9 +46,13 @@ def count(args: argparse.Namespace) -> int:
     shoes = args.shoes or DEFAULT_SHOES
     with announce_compile("the counting kernel", args.quiet):
         # One shoe first, so that the compile (or the cached kernel's load) is not timed as dealing.
-        count_simulation(rules, strategy, 1, seed_value, threads=1, shoe=shoe, cut_cards=cut_cards)
+        first = count_simulation(rules, strategy, 1, seed_value, threads=1, shoe=shoe, cut_cards=cut_cards)
     if FIRST_STOP.stopping:  # a signal while it compiled: the study stops before it deals
         raise Stopped(FIRST_STOP.signum)
+    if shoes >= LONG_STUDY_SHOES:  # say what was asked for before a study that may run for hours
+        note(args, f"dealing {shoes:,} shoes, about {shoes * first.run['rounds']:,} rounds (at most "
+                   f"{MAX_SHOES:,} shoes); the progress bar gives the time left, and Ctrl-C stops with the report "
+                   "of the shoes dealt")
     with progress_bar(None if not args.quiet else False, shoes, unit="shoe") as bar:
         result = count_simulation(rules, strategy, shoes, seed_value, threads=args.threads, shoe=shoe,
                                   cut_cards=cut_cards, progress=bar, max_chunks=args.max_chunks)

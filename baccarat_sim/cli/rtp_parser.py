@@ -35,6 +35,7 @@ _OWN_OPTIONS = {
     "rounds": "--rounds", "checkpoint": "--resume", "scheduler": "--scheduler", "workers": "--workers",
     "backend": "--backend", "strategy": "--count", "shoes": "--shoes", "sweep": "--sweep",
     "histogram": "--from-histogram", "baseline": "--baseline", "tolerance": "--tolerance",
+    "cut_cards": "--cut-cards", "eor": "--eor",
 }
 
 

@@ -169,13 +169,16 @@ def open_run(args: argparse.Namespace, rules, shoe, checkpoint: Path | None, see
         flow = MonteCarloRun.open(rules, rounds, seed_value, shoe=shoe, by_position=by_position,
                                   checkpoint=checkpoint, resume=resume)
     except CheckpointInUse as held:
-        raise UsageError(f"--out: {held.message}") from None
+        where = ("--out" if args.out is not None or checkpoint is None
+                 else f"the checkpoint folder {checkpoint.parent} ($BACCARAT_SIM_CHECKPOINTS)")
+        raise UsageError(f"{where}: {held.message}") from None
     plan, state = flow.plan, flow.state
     if not tell:
         return flow
     if flow.extended_from is not None:
         note(args, f"extending seed {plan.seed} from {flow.extended_from.rounds_requested:,} to "
-                   f"{plan.rounds_requested:,} rounds ({state.rounds:,} dealt kept)")
+                   f"{plan.rounds_requested:,} rounds: the {state.rounds:,} rounds already dealt are kept, and the "
+                   "result is the same as a run of the larger number from the start")
     elif flow.resumed and flow.complete:
         note(args, f"the run in {checkpoint} is complete: writing its results")
     elif flow.resumed:

@@ -16,7 +16,7 @@ driver (:mod:`baccarat_sim.engines.driver`) checkpoints the state, so a run
 stopped by a signal, or by a cluster that fails for good, resumes (on the
 cluster or locally).
 
-Dask is an optional extra (``pip install "baccarat_sim[dask]"``): it is
+Dask is an optional extra (``pip install "baccarat_sim[dask]"``; from a clone ``pip install -e ".[dask]"``): it is
 imported only when a cluster is used.
 """
 
@@ -62,7 +62,8 @@ def require_distributed():
         import distributed
     except ImportError as error:
         raise BackendError(f"the Dask backend needs Dask, which is not installed ({error}); install it with: "
-                           "pip install 'baccarat_sim[dask]'", "backend") from None
+                           "pip install 'baccarat_sim[dask]' (from a clone: pip install -e '.[dask]')",
+                           "backend") from None
     return distributed
 
 

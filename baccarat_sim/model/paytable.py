@@ -339,7 +339,8 @@ def _case_index(bet: Bet, detail) -> np.ndarray:
             held = "none" if detail is None else "; ".join(texts)
             raise InputError("histogram", f"bet {bet.id!r} reads cards ({excerpt(missing[0])}) that the histogram "
                                           f"does not carry (its card detail: {held}); count the histogram from a "
-                                          "rule set with this bet")
+                                          "rule set with this bet: exact_histogram(rules), not exact_histogram(decks), "
+                                          "or simulate(rules, ...)")
     size = N_CODES if detail is None else detail.n_cells
     index = np.full(size, len(bet.cases), np.int64)
     for i, case in enumerate(bet.cases):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+from decimal import Decimal
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
@@ -63,8 +64,8 @@ class Claim:
 
     @property
     def fraction(self) -> float:
-        """The stated value as a fraction (0.9894 for "98.94%")."""
-        return float(self.value.rstrip("%")) / 100
+        """The stated value as a fraction: 0.9894 for "98.94%" (the decimal written: 0.8906, not 0.8906000000000001)."""
+        return float(Decimal(self.value.rstrip("%")) / 100)
 
     @property
     def tolerance(self) -> float:

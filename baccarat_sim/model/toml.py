@@ -187,6 +187,8 @@ def read_named_toml(name_or_path, folder, what: str, file_what: str, error: type
     """
     text = str(name_or_path)
     path = Path(text)
+    if not text.strip():  # Path("") is the working folder: say what is missing, not "'.' is a directory"
+        raise error(param, f"an empty name; give a shipped {what} ({', '.join(shipped_names(folder))}) or a .toml path")
     if text.endswith(".toml") or path.exists() or "/" in text or "\\" in text:
         raw, document = read_toml_file(path, text, file_what, error)
         return raw, document, text

@@ -63,8 +63,8 @@ def _display(result: CountResult) -> pd.DataFrame:
     shown["offered in"] = t["variant"]
     shown["play"] = t["play"]
     shown["bet freq"] = [_pm(v, se, 100, 3, sign=False) + "%" for v, se in zip(t["bet_share"], t["bet_share_se"])]
-    shown["adv/bet"] = [_pm(a, se, 100, 2) for a, se in zip(t["advantage_per_bet"], t["advantage_se"])]
-    shown["exact adv/bet"] = [_pm(v, se, 100, 3)
+    shown["adv/bet %"] = [_pm(a, se, 100, 2) for a, se in zip(t["advantage_per_bet"], t["advantage_se"])]
+    shown["exact adv/bet %"] = [_pm(v, se, 100, 3)
                               for v, se in zip(t["exact_advantage_per_bet"], t["exact_advantage_se"])]
     shown["units/shoe"] = [_pm(u, se, 1, 4) for u, se in zip(t["units_per_shoe"], t["units_per_shoe_se"])]
     shown["units/100 rounds"] = t["units_per_100_rounds"].map(lambda v: f"{v:+.4f}")

@@ -94,8 +94,9 @@ def text_table(shown: pd.DataFrame, width: int) -> list[str]:
     """Rows of a plain-text table: first column left-aligned, the rest right-aligned, at most ``width`` wide.
 
     A first-column value too long for the room left is wrapped at word
-    boundaries onto continuation lines (a word longer than the room is split),
-    so no name loses its end.
+    boundaries onto continuation lines, so no name loses its end; the column
+    is never narrower than its longest word (and its indent), so no word is
+    split: on a very narrow terminal the table runs wider instead.
     """
     import textwrap
 
@@ -104,14 +105,16 @@ def text_table(shown: pd.DataFrame, width: int) -> list[str]:
     widths = [max([len(c)] + [len(v) for v in col]) for c, col in zip(columns, cells)]
     room = width - sum(widths[1:]) - 2 * (len(columns) - 1)
     if widths[0] > room:
-        widths[0] = max(room, len(columns[0]), 12)
+        longest_word = max((len(word) for name in cells[0] for word in name.split()), default=0)
+        widths[0] = max(room, len(columns[0]), 12, longest_word + 2)
 
     def line(values):
         return "  ".join([values[0].ljust(widths[0])] + [v.rjust(w) for v, w in zip(values[1:], widths[1:])])
 
     rows = [line(columns)]
     for i in range(len(shown)):
-        parts = textwrap.wrap(cells[0][i], widths[0], subsequent_indent="  ", break_on_hyphens=False) or [""]
+        parts = textwrap.wrap(cells[0][i], widths[0], subsequent_indent="  ", break_on_hyphens=False,
+                              break_long_words=False) or [""]
         rows.append(line([parts[0]] + [col[i] for col in cells[1:]]))
         rows += parts[1:]
     return rows

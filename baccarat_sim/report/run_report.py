@@ -297,7 +297,7 @@ class Report:
         """Header and table as Markdown."""
         shown = self.display_table()
         header = "\n".join(f"- {line}" for line in self.header_lines())
-        caveats = "".join(f"\n### {title[:-1].capitalize()}\n\n" + "".join(f"- {item}\n" for item in items)
+        caveats = "".join(f"\n### {title[0].upper()}{title[1:-1]}\n\n" + "".join(f"- {item}\n" for item in items)
                           for title, items in self.caveats())
         text = f"## {self.rules.name}\n\n{header}\n\n{markdown_table(shown)}" + caveats + (
             "\n" + positions_report.positions_markdown(self.positions) if self.positions is not None else "")

@@ -109,7 +109,7 @@ TWENTY_BETS = tuple(
 )
 #: Poker bets priced exactly (issue 22's targets: Jackpot Baccarat <= 5 s, Dragon Dragon <= 30 s on 2 cores). Dragon
 #: Dragon is written by ranks alone, as catalogue-poker writes it (triples(all) == 2 is poker(all) ==
-#: double_three_of_a_kind): poker(all) reads the suits of the third cards and takes minutes.
+#: double_three_of_a_kind): poker(all) reads the suits of the third cards and takes over a minute.
 POKER_BETS = (
     TWENTY_BETS[-1],
     ("dragon_dragon", "Dragon Dragon (jackpot lines at 1000 and 100)", [

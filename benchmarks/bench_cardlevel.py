@@ -107,12 +107,14 @@ TWENTY_BETS = tuple(
         ("poker(first_four) == pair and kind_rank(first_four) in [10, J, Q, K]", "push"),
     ]),
 )
-#: Poker bets priced exactly (issue 22's targets: Jackpot Baccarat <= 5 s, Dragon Dragon <= 30 s on 2 cores).
+#: Poker bets priced exactly (issue 22's targets: Jackpot Baccarat <= 5 s, Dragon Dragon <= 30 s on 2 cores). Dragon
+#: Dragon is written by ranks alone, as catalogue-poker writes it (triples(all) == 2 is poker(all) ==
+#: double_three_of_a_kind): poker(all) reads the suits of the third cards and takes over a minute.
 POKER_BETS = (
     TWENTY_BETS[-1],
     ("dragon_dragon", "Dragon Dragon (jackpot lines at 1000 and 100)", [
         ("kind(all) == 6", "1000:1"), ("kind(all) == 5", "100:1"),
-        ("poker(all) == double_three_of_a_kind", "50:1"), ("kind(all) == 4", "20:1"),
+        ("triples(all) == 2", "50:1"), ("kind(all) == 4", "20:1"),
         ("kind(all) == 3 and total_cards == 4", "5:1"),
     ]),
 )

@@ -168,6 +168,7 @@ L9, EG, BB, DB, NAT, CC = ("catalogue-lucky-nines", "catalogue-egalite", "catalo
                            "catalogue-dragon-bonus", "catalogue-naturals", "catalogue-card-count")
 MON, L8, TM, STOT, TWO = ("catalogue-monkey", "catalogue-lucky-8", "catalogue-tie-max", "catalogue-side-totals",
                           "catalogue-two-card-hands")
+POKER = "catalogue-poker"
 WTOT, PAIRS, LW, SEVENS, ARB = ("catalogue-winning-totals", "catalogue-pairs", "catalogue-lucky-win",
                                 "catalogue-macau-sevens", "catalogue-all-red-black")
 
@@ -314,6 +315,10 @@ PUBLISHED = [
     _p(T5, "golden_8", "10.1876%", "EJ-DP"),
     # Lucky Win: the rule sheet's usual odds are Jacobson's pay table #1.
     _p(LW, "lucky_win_player", "12.040%", "EJ-LW"),
+    # Poker values (catalogue-poker; tests/test_catalogue_poker.py checks their tables row by row).
+    _p(POKER, "jackpot_baccarat", "-0.158026", "WoO-JB-return-table"),
+    _p(POKER, "lucky_match", "8.89%", "WoO-LM"),
+    _p(POKER, "lucky_match", "-0.088870", "WoO-LM-return-table"),
 ]
 
 

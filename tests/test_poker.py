@@ -114,6 +114,7 @@ def test_every_value_equals_the_oracle_on_random_hands(seed):
         key = poker.add_card(key, cards[:, column])
     category, top, most = poker.category(key), poker.kind_rank(key), poker.kind(key)
     flush, straight, pairs = poker.flush(key), poker.straight(key), poker.pairs(key)
+    triples = poker.triples(key)
     for i in range(n_hands):
         hand = [int(c) if c < 52 else None for c in cards[i]]
         groups = rank_groups(hand)
@@ -122,6 +123,7 @@ def test_every_value_equals_the_oracle_on_random_hands(seed):
         assert most[i] == (groups[0] if groups else 0)
         assert flush[i] == is_flush(hand) and straight[i] == is_run([c // 4 + 1 for c in hand if c is not None])
         assert pairs[i] == sum(1 for g in groups if g >= 2)
+        assert triples[i] == sum(1 for g in groups if g >= 3)
 
 
 @numba.njit
@@ -134,6 +136,34 @@ def _compiled_values(cards):
         for which in range(len(poker.VALUES)):
             out[i, which] = hand_value(which, key)
     return out
+
+
+#: The catalogue's rank-only lines (catalogue-poker.toml: Dragon Dragon, Lucky Match) and the poker categories
+#: they stand for: the same hands wherever no flush or straight outranks the category.
+RANK_ONLY_CATEGORIES = {
+    "double_three_of_a_kind": lambda k, p, t: t == 2,
+    "four_of_a_kind": lambda k, p, t: k == 4,
+    "full_house": lambda k, p, t: (k == 3) & (p >= 2) & (t == 1),
+    "three_of_a_kind": lambda k, p, t: (k == 3) & (p == 1),
+}
+
+
+def test_rank_only_lines_are_the_poker_categories_over_every_hand_of_a_small_shoe():
+    # Every multiset of up to six cards of four ranks (the Ace and King among them: royals and straights) and two
+    # suits, each card id up to six times: every rank pattern, flushes, straights and straight flushes.
+    ids = [rank * 4 + suit for rank in (0, 1, 11, 12) for suit in (0, 1)]
+    hands = [combo for n in range(7) for combo in itertools.combinations_with_replacement(ids, n)]
+    cards = np.full((len(hands), 6), 52, np.int64)
+    for i, hand in enumerate(hands):
+        cards[i, :len(hand)] = hand
+    key = np.zeros(len(cards), np.int64)
+    for column in range(6):
+        key = poker.add_card(key, cards[:, column])
+    category = poker.category(key)
+    values = poker.kind(key), poker.pairs(key), poker.triples(key)
+    for name, line in RANK_ONLY_CATEGORIES.items():
+        np.testing.assert_array_equal(line(*values), category == poker.CATEGORY_BY_NAME[name], err_msg=name)
+        assert line(*values).any()
 
 
 def test_the_kernels_compile_the_same_definitions():
@@ -183,6 +213,7 @@ def test_straights_and_royals_of_two_to_six_cards():
     ("kind_rank(player) != none", "kind_rank(P1, P2, P3) in [A, 2, 3, 4, 5, 6, 7, 8, 9, 10, J, Q, K]"),
     ("flush(banker)", "flush(B1, B2, B3)"),
     ("pairs(all) >= 2", "pairs(P1, B1, P2, B2, P3, B3) in [2, 3]"),
+    ("triples(all) >= 1", "triples(P1, B1, P2, B2, P3, B3) in [1, 2]"),
     ("count(colour == red, [P1, P2]) == 2", "count(colour in [red], P1, P2) in [2]"),
     ("player_two_card_total == banker_two_card_total", "player_two_card_total == banker_two_card_total"),
     ("poker(player) > poker(banker)", "poker(P1, P2, P3) > poker(B1, B2, B3)"),
@@ -218,6 +249,7 @@ def test_a_card_value_compared_with_an_outcome_feature_is_a_case_per_value():
     ("poker() == pair", "over no card"),
     ("poker([P1, P7]) == pair", "no card position 'P7'"),
     ("kind(first_four) == 5", "takes values 0 to 4, not '5'"),
+    ("triples(first_four) == 2", "takes values 0 to 1, not '2'"),
     ("winner == first_card", "cannot be compared"),
     ("poker(player) == kind(banker)", "cannot be compared"),
     ("player_score == player_score", "compared with itself"),

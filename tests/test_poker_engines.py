@@ -76,7 +76,8 @@ FIVE_OR_SIX_CARDS = ("three_pair", "full_house", "double_three_of_a_kind", "five
 
 #: Poker bets over every set of positions the grammar names, each line with its plain predicate. (A poker category
 #: of all six cards, or of both three-card hands compared, reads the suits of the third cards and takes minutes to
-#: enumerate: left out of the suite, see the report of issue 22.)
+#: enumerate: left out of the suite, see the report of issue 22; the categories that are rank patterns are written by
+#: ranks below, as the catalogue writes them.)
 POKER_BETS = (
     bet("ladder_first_four", *[(f"poker(first_four) == {name}", lambda d, n=name: category(d, "first_four") == n)
                                for name in POKER_LADDER[1:] if name not in FIVE_OR_SIX_CARDS]),
@@ -87,6 +88,13 @@ POKER_BETS = (
     bet("kinds", ("kind(all) >= 3", "5:1", lambda d: kind(d, "all") >= 3),
         ("kind(all) == 2 and pairs(all) >= 2", lambda d: kind(d, "all") == 2
          and sum(1 for g in rank_groups(d.cards("all")) if g >= 2) >= 2)),
+    # Lucky Match's lines by ranks alone (catalogue-poker), each held to the poker category it stands for.
+    bet("rank_only_categories",
+        ("triples(all) == 2", "100:1", lambda d: category(d, "all") == "double_three_of_a_kind"),
+        ("kind(all) == 4", "30:1", lambda d: category(d, "all") == "four_of_a_kind"),
+        ("kind(all) == 3 and pairs(all) >= 2 and triples(all) == 1", "15:1",
+         lambda d: category(d, "all") == "full_house"),
+        ("kind(all) == 3 and pairs(all) == 1", "6:1", lambda d: category(d, "all") == "three_of_a_kind")),
     bet("pair_of_aces", ("poker(first_four) == pair and kind_rank(first_four) == A",
                          lambda d: category(d, "first_four") == "pair" and rank_of(d, "first_four") == 1)),
     bet("banker_flush_straight", ("flush(banker) and straight(banker)", "9:1",

@@ -17,7 +17,8 @@ from .jit import jit
 __all__ = ["add_card", "hand_value", "rank_counts_only", "suits_settled"]
 
 # Helpers before the functions that call them.
-_ORDER = ("_count", "n_cards", "kind", "kind_rank", "_groups", "pairs", "_rank_mask", "_run", "flush", "straight",
+_ORDER = ("_count", "n_cards", "kind", "kind_rank", "_groups", "pairs", "triples",
+          "_rank_mask", "_run", "flush", "straight",
           "category", "add_card", "rank_counts_only", "suits_settled", "value")
 
 

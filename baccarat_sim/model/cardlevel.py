@@ -114,6 +114,7 @@ HAND_VALUES = {
     "flush": ("1 when at least two cards and all of one suit", "number"),
     "straight": ("1 when at least two cards of different, consecutive ranks (Ace high or low)", "number"),
     "pairs": ("how many ranks it holds two or more cards of (0-3)", "number"),
+    "triples": ("how many ranks it holds three or more cards of (0-2)", "number"),
 }
 #: Hand patterns: name -> (description).
 HAND_PATTERNS = {
@@ -489,6 +490,8 @@ class HandValue(CardValue):
             return list(range(len(self.over) + 1))
         if self.which == "pairs":
             return list(range(len(self.over) // 2 + 1))
+        if self.which == "triples":
+            return list(range(len(self.over) // 3 + 1))
         if self.which == "kind_rank":
             return list(range(N_RANKS + 1))
         return [0, 1]

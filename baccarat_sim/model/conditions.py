@@ -19,7 +19,7 @@ The grammar (no ``eval``; rule files are data and can never run code)::
               | value [op literal | "in" "[" literal ("," literal)* "]" | op value]
     value    := FEATURE | POSITION "." ATTRIBUTE | "count" "(" test ["," positions] ")"
               | HAND "(" positions ")"
-    HAND     := "poker" | "kind" | "kind_rank" | "flush" | "straight" | "pairs"
+    HAND     := "poker" | "kind" | "kind_rank" | "flush" | "straight" | "pairs" | "triples"
     test     := ATTRIBUTE op literal | ATTRIBUTE "in" "[" literal ("," literal)* "]"
     positions:= POSITION ("," POSITION)* | "[" POSITION ("," POSITION)* "]"
               | first_four | player | banker | all

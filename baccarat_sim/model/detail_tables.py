@@ -52,7 +52,7 @@ MAX_EXACT_CELLS = 1 << 23
 MAX_EXACT_STATES = 1 << 24
 _FIRST_FOUR = ("P1", "B1", "P2", "B2")
 #: Poker values read by rank alone: their partial state after the first four cards drops the suits.
-_RANK_ONLY = ("kind", "kind_rank", "straight", "pairs")
+_RANK_ONLY = ("kind", "kind_rank", "straight", "pairs", "triples")
 
 
 def _derived_of(atoms) -> tuple:

@@ -22,6 +22,9 @@ The values (documented for rule files in ``baccarat_sim/rulesets/README.md``)
     * :func:`straight`: at least two cards of different, consecutive ranks, the Ace
       high or low (A-2-3-4, J-Q-K-A), never round the corner (K-A-2);
     * :func:`pairs`: how many ranks the hand holds two or more cards of;
+    * :func:`triples`: how many ranks the hand holds three or more cards of (its
+      twin: with :func:`kind` and :func:`pairs` it tells every rank pattern of
+      up to six cards apart, 3+3 from 3+2+1, without reading suits);
     * :func:`category`: the highest category the hand makes on the ladder
       :data:`CATEGORIES`, so that a hand that makes several (a flush of cards
       that also make a pair) is the one highest of them.
@@ -56,6 +59,7 @@ __all__ = [
     "rank_counts_only",
     "straight",
     "suits_settled",
+    "triples",
     "value",
 ]
 
@@ -154,6 +158,11 @@ def pairs(key):
     return _groups(key, 2)
 
 
+def triples(key):
+    """How many ranks the hand holds three or more cards of (three, four, ... of a kind each count once)."""
+    return _groups(key, 3)
+
+
 def _rank_mask(key):
     mask = key & 0
     for rank in range(N_RANKS):
@@ -185,7 +194,7 @@ def category(key):
     """The hand's poker category: its index in :data:`CATEGORIES` (the highest category it makes)."""
     most = kind(key)
     pairs = _groups(key, 2)
-    trips = _groups(key, 3)
+    trips = triples(key)
     is_flush = flush(key)
     is_straight = straight(key)
     both = is_flush * is_straight
@@ -228,7 +237,7 @@ def suits_settled(key):
 
 #: The poker values a condition can read of a hand, as the grammar names them (``poker(first_four)``, ...), by
 #: the number the kernels know them by (:func:`value`).
-VALUES = ("poker", "kind", "kind_rank", "flush", "straight", "pairs")
+VALUES = ("poker", "kind", "kind_rank", "flush", "straight", "pairs", "triples")
 
 
 def value(which, key):
@@ -238,4 +247,5 @@ def value(which, key):
     found = found + (kind_rank(key) - found) * (which == 2)
     found = found + (flush(key) - found) * (which == 3)
     found = found + (straight(key) - found) * (which == 4)
-    return found + (pairs(key) - found) * (which == 5)
+    found = found + (pairs(key) - found) * (which == 5)
+    return found + (triples(key) - found) * (which == 6)

@@ -75,9 +75,9 @@ LADDER = {name: i for i, name in enumerate(POKER_LADDER)}
 FIVE_OR_SIX_CARDS = ("three_pair", "full_house", "double_three_of_a_kind", "five_of_a_kind", "six_of_a_kind")
 
 #: Poker bets over every set of positions the grammar names, each line with its plain predicate. (A poker category
-#: of all six cards, or of both three-card hands compared, reads the suits of the third cards and takes minutes to
-#: enumerate: left out of the suite, see the report of issue 22; the categories that are rank patterns are written by
-#: ranks below, as the catalogue writes them.)
+#: of all six cards, or of both three-card hands compared, reads the suits of the third cards and takes a minute or
+#: more to enumerate on 8 decks (85 s for one line): left out of the suite, see the speed notes of the rule-set
+#: reference; the categories that are rank patterns are written by ranks below, as the catalogue writes them.)
 POKER_BETS = (
     bet("ladder_first_four", *[(f"poker(first_four) == {name}", lambda d, n=name: category(d, "first_four") == n)
                                for name in POKER_LADDER[1:] if name not in FIVE_OR_SIX_CARDS]),

@@ -63,6 +63,16 @@ def _joint(bets: list[Bet], counts: np.ndarray, detail=None) -> tuple[np.ndarray
     return groups[keep], weights[keep]
 
 
+def _joint_of_histogram(hist: OutcomeHistogram, bets: list[Bet]) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`_joint` of a histogram (its card-level group that holds every bet's cards) and the total weight."""
+    view = hist.view(bets)
+    groups, weights = _joint(bets, view.counts, view.detail)
+    total = int(weights.sum())
+    if total == 0:
+        raise InputError("hist", "cannot settle an empty histogram (no rounds)")
+    return groups, weights, total
+
+
 def slip_nets(groups: np.ndarray, bets: list[Bet], rules: Rules, stakes) -> list[Fraction]:
     """The net result of a slip on each combination of lines: stake times the line's net, summed over the bets.
 
@@ -128,11 +138,7 @@ def covariance(hist: OutcomeHistogram, rules: Rules, bet_ids=None, stakes: dict 
     """
     bet_ids = tuple(rules.bet_ids if bet_ids is None else bet_ids)
     bets = [rules.bet(bet_id) for bet_id in bet_ids]
-    view = hist.view(bets)  # a histogram of card-level groups: the group that holds every bet's cards
-    groups, weights = _joint(bets, view.counts, view.detail)
-    total = int(weights.sum())
-    if total == 0:
-        raise InputError("hist", "cannot settle an empty histogram (no rounds)")
+    groups, weights, total = _joint_of_histogram(hist, bets)
     stakes = stakes or {}
     by_line = [line_nets(bet, rules, stakes.get(bet.id)) for bet in bets]
     nets = [[by_line[i][line] for line in groups[:, i]] for i in range(len(bets))]
@@ -221,11 +227,7 @@ def settle_slip(hist: OutcomeHistogram, rules: Rules, stakes: dict, check: bool 
     amounts = check_limits(rules, stakes) if check else {k: stake_amount(v, f"stakes.{k}") for k, v in stakes.items()}
     staked = {bet_id: stake for bet_id, stake in amounts.items() if stake}
     bets = [rules.bet(bet_id) for bet_id in staked]
-    view = hist.view(bets)  # a histogram of card-level groups: the group that holds every bet's cards
-    groups, weights = _joint(bets, view.counts, view.detail)
-    total = int(weights.sum())
-    if total == 0:
-        raise InputError("hist", "cannot settle an empty histogram (no rounds)")
+    groups, weights, total = _joint_of_histogram(hist, bets)
     by_net: dict[Fraction, int] = {}
     for net, weight in zip(slip_nets(groups, bets, rules, list(staked.values())), weights):
         by_net[net] = by_net.get(net, 0) + int(weight)

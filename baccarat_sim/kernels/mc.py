@@ -129,16 +129,13 @@ def _deal_fresh(cards, state, units, lane, limit, counts, pending, slots, detail
     left = units
     while left > 0:  # in spans that fit the counters, so the round loop has no check
         if pending >= limit:
-            if detail is None:  # plain rounds count in code order (``slots`` is False): one flush compiled
-                _flush_codes(lane, counts)
-            else:
-                _flush(lane, counts, slots)
+            _flush(lane, counts, slots)
             pending = 0
         span = min(left, limit - pending)
         # Two loops rather than a test per round: the plain path stays the loop it was before card detail.
         # Without card detail every caller counts in code order, and numba prunes the slot-order loop (the
         # ``is None`` test is decided when compiling): the plain kernel compiles one copy of the round, not two.
-        if detail is None or not slots:
+        if not slots:
             for _ in range(span):
                 prefix, suffix, state = fresh_round_parts(cards, state, detail)
                 row[code_of(prefix, suffix)] += 1
@@ -275,18 +272,13 @@ def _lane_fresh(lane, canonical, seed, first_block, n_blocks, stride, units_per_
     """
     cards = encode_shoe(canonical)  # only read: shared by the lane's blocks
     pending = np.int64(0)  # not the literal 0: one compiled callee
-    slots = _CODES
-    if detail is not None:
-        slots = _SLOTS
+    slots = _SLOTS
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
         pending, _ = _deal_fresh(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending, slots,
                                  detail)
         totals[0] += units
-    if detail is None:  # code order (pruned by numba where there is card detail)
-        _flush_codes(lane, counts)
-    else:
-        _flush(lane, counts, slots)
+    _flush(lane, counts, slots)
 
 
 @jit

@@ -41,7 +41,7 @@ from ..model.codes import N_PREFIXES, N_SUFFIXES
 from ..model.tableau import THIRD_CARD_PREFIX
 from .detail import NO_CARD, add_group_cells, detail_index
 from .jit import jit
-from .outcome import banker_drew_of, code_of, player_drew_of, suffix_of_cards, third_card_index
+from .outcome import banker_drew_of, code_of, player_drew_of, suffix_of, third_card_index
 from .rng import bounded, bounded2, bounded3, high32, low32, next_u64
 
 __all__ = [
@@ -131,7 +131,31 @@ def _cards_used_by_sums() -> np.ndarray:
 
 
 _CARDS_USED = _cards_used_by_sums()
-for _table in (ENCODED_CARD, _THIRD_CARD_PREFIX16, _CARDS_USED):
+
+
+def _pair_index_of(card_a, card_b):
+    """Where :data:`_PAIR_STATUS` and :data:`_FIRST_CARD_STATUS` hold two card ids (``rank * 4 + suit``)."""
+    return (card_a << 6) | card_b
+
+
+_pair_index = jit(inline="always")(_pair_index_of)
+
+
+def _status_tables() -> tuple[np.ndarray, np.ndarray]:
+    # The code's suffix fields by card pair, read off their definitions (codes.pair_status, codes.first_card_status,
+    # as outcome.suffix_of_cards reads them): two loads replace a dozen compares and shifts per round.
+    pair_status = np.zeros(_pair_index_of(N_CARD_IDS - 1, 63) + 1, np.uint8)
+    first_card_status = np.zeros_like(pair_status)
+    for card_a, card_b in np.ndindex(N_CARD_IDS, N_CARD_IDS):
+        rank_a, rank_b = card_a >> SUIT_BITS, card_b >> SUIT_BITS
+        at = _pair_index_of(card_a, card_b)
+        pair_status[at] = codes.pair_status(rank_a == rank_b, card_a == card_b)
+        first_card_status[at] = codes.first_card_status(rank_a, rank_b, card_a == card_b)
+    return pair_status, first_card_status
+
+
+_PAIR_STATUS, _FIRST_CARD_STATUS = _status_tables()
+for _table in (ENCODED_CARD, _THIRD_CARD_PREFIX16, _CARDS_USED, _PAIR_STATUS, _FIRST_CARD_STATUS):
     _table.setflags(write=False)
 
 
@@ -195,13 +219,16 @@ def round_parts(e0, e1, e2, e3, e4, e5):
     draws them). ``prefix`` (0-399) holds the scores and card counts, read
     off the tableau's table; ``suffix`` (0-35) the pairs and the first-card
     comparison, worked out with plain integer compares
-    (:func:`~baccarat_sim.kernels.outcome.suffix_of_cards`).
+    (:func:`~baccarat_sim.kernels.outcome.suffix_of_cards`, by tables of card pairs).
     """
     player_sum = (e0 + e2) & _POINT_MASK
     banker_sum = (e1 + e3) & _POINT_MASK
     prefix = np.int64(_THIRD_CARD_PREFIX16[np.uint64(third_card_index(_mod10(player_sum), _mod10(banker_sum),
                                                                       e4 & _POINT_MASK, e5 & _POINT_MASK))])
-    suffix = suffix_of_cards(e0 >> POINT_BITS, e1 >> POINT_BITS, e2 >> POINT_BITS, e3 >> POINT_BITS)
+    c0, c1 = np.uint64(e0 >> POINT_BITS), np.uint64(e1 >> POINT_BITS)
+    c2, c3 = np.uint64(e2 >> POINT_BITS), np.uint64(e3 >> POINT_BITS)
+    suffix = suffix_of(np.int64(_PAIR_STATUS[_pair_index(c0, c2)]), np.int64(_PAIR_STATUS[_pair_index(c1, c3)]),
+                       np.int64(_FIRST_CARD_STATUS[_pair_index(c0, c1)]))  # = suffix_of_cards(c0, c1, c2, c3)
     used = np.int64(_CARDS_USED[_sums_index(player_sum, banker_sum, e4 & _POINT_MASK)])  # = cards_used_of(prefix)
     return prefix, suffix, used
 

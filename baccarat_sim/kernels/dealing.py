@@ -387,9 +387,11 @@ def fresh_round_parts(cards, state, detail):
 @jit(inline="always")
 def _swap_in(cards, index, offset):
     """Move ``cards[index + offset]`` to ``index`` (one Fisher-Yates step)."""
-    card = cards[index + offset]
-    cards[index + offset] = cards[index]
-    cards[index] = card
+    here = np.uint64(index)  # unsigned: no test for a negative index
+    there = here + np.uint64(offset)
+    card = cards[there]
+    cards[there] = cards[here]
+    cards[here] = card
 
 
 @jit
@@ -579,8 +581,9 @@ def deal_rounds_groups(cards, cut_index, shoe_params, counts, tables):
     rounds = 0
     extra_left = -1
     while another_round(position, cards.shape[0], extra_left):
-        e0, e1, e2 = np.int64(cards[position]), np.int64(cards[position + 1]), np.int64(cards[position + 2])
-        e3, e4, e5 = np.int64(cards[position + 3]), np.int64(cards[position + 4]), np.int64(cards[position + 5])
+        at = np.uint64(position)  # unsigned: no test for a negative index (see round_at)
+        e0, e1, e2 = np.int64(cards[at]), np.int64(cards[at + _U1]), np.int64(cards[at + _U2])
+        e3, e4, e5 = np.int64(cards[at + _U3]), np.int64(cards[at + _U4]), np.int64(cards[at + _U5])
         prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
         row = counts[min(rounds, last_row)]
         row[code_of(prefix, suffix)] += 1

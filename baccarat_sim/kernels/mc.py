@@ -199,10 +199,11 @@ def _deal_dealt_rows(cards, state, units, shoe_params, lane, limit, counts, pend
             shoe_rounds[shoe] = deal_rounds(cards, cut_index, shoe_params, lane, slots, record, shoe, detail)
             most = max(most, shoe_rounds[shoe])
         for k in range(most):
-            row = min(k, last_row)
+            row = lane[min(k, last_row)]
+            shoe_slots = record[k]
             for shoe in range(group):
                 if k < shoe_rounds[shoe]:
-                    lane[row, record[k, shoe]] += 1
+                    row[np.uint64(shoe_slots[np.uint64(shoe)])] += 1  # unsigned: no negative-index tests
         for shoe in range(group):
             rounds += shoe_rounds[shoe]
         pending += group * per_shoe

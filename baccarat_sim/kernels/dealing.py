@@ -541,13 +541,8 @@ def cell(prefix, suffix, slots, n_prefixes):
 
 
 @jit
-def deal_rounds(cards, cut_index, shoe_params, counts, slots, record, column, detail):
-    """The dealing loop of :func:`deal_through`.
-
-    With ``column < 0`` each round is added to ``counts`` as documented
-    there; otherwise round ``k``'s histogram column (a slot if ``slots``) is
-    written to ``record[k, column]`` and ``counts`` is left alone.
-    """
+def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail):
+    """The dealing loop of :func:`deal_through`: each round added to ``counts`` as documented there."""
     n_cards = cards.shape[0]
     last_row = counts.shape[0] - 1
     n_prefixes = N_PREFIXES  # a constant where the histogram has no card detail
@@ -558,10 +553,7 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, record, column, de
     extra_left = -1
     while another_round(position, n_cards, extra_left):
         prefix, suffix, used = round_at(cards, position, detail)
-        if column < 0:
-            counts[min(rounds, last_row), cell(prefix, suffix, slots, n_prefixes)] += 1
-        else:
-            record[rounds, column] = cell(prefix, suffix, slots, n_prefixes)
+        counts[np.uint64(min(rounds, last_row)), np.uint64(cell(prefix, suffix, slots, n_prefixes))] += 1
         rounds += 1
         position += used
         extra_left = after_round(position, cut_index, extra_left, shoe_params)
@@ -622,7 +614,7 @@ def deal_through(cards, cut_index, shoe_params, counts, slots=False, detail=None
     A round is started only with at least six cards left, so it can never run
     out mid-round.
     """
-    return deal_rounds(cards, cut_index, shoe_params, counts, slots, np.empty((1, 1), np.int32), -1, detail)
+    return deal_rounds(cards, cut_index, shoe_params, counts, slots, detail)
 
 
 @jit

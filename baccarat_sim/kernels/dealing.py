@@ -131,6 +131,13 @@ def _cards_used_by_sums() -> np.ndarray:
 
 
 _CARDS_USED = _cards_used_by_sums()
+# Where the tableau's table starts the two-card totals of the hands' point sums (0-18, at ``player_sum << POINT_BITS
+# | banker_sum``): one load instead of two reductions mod 10 and half of the index's arithmetic.
+_TOTALS_INDEX = np.zeros(1 << (2 * POINT_BITS), np.int64)
+for _player_sum, _banker_sum in np.ndindex(19, 19):
+    _TOTALS_INDEX[(_player_sum << POINT_BITS) | _banker_sum] = tableau.third_card_index(_player_sum % 10,
+                                                                                      _banker_sum % 10, 0, 0)
+_TOTALS_INDEX = _TOTALS_INDEX.astype(np.uint16)
 
 
 def _pair_index_of(card_a, card_b):
@@ -155,7 +162,7 @@ def _status_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 _PAIR_STATUS, _FIRST_CARD_STATUS = _status_tables()
-for _table in (ENCODED_CARD, _THIRD_CARD_PREFIX16, _CARDS_USED, _PAIR_STATUS, _FIRST_CARD_STATUS):
+for _table in (ENCODED_CARD, _THIRD_CARD_PREFIX16, _CARDS_USED, _TOTALS_INDEX, _PAIR_STATUS, _FIRST_CARD_STATUS):
     _table.setflags(write=False)
 
 
@@ -205,12 +212,6 @@ def encode_shoe(canonical):
 
 
 @jit(inline="always")
-def _mod10(total):
-    """``total % 10`` for ``0 <= total <= 18`` without a division."""
-    return total - 10 * np.int64(total >= 10)
-
-
-@jit(inline="always")
 def round_parts(e0, e1, e2, e3, e4, e5):
     """A round's outcome as ``(prefix, suffix, cards_used)``: code = ``prefix * N_SUFFIXES + suffix``.
 
@@ -223,8 +224,9 @@ def round_parts(e0, e1, e2, e3, e4, e5):
     """
     player_sum = (e0 + e2) & _POINT_MASK
     banker_sum = (e1 + e3) & _POINT_MASK
-    prefix = np.int64(_THIRD_CARD_PREFIX16[np.uint64(third_card_index(_mod10(player_sum), _mod10(banker_sum),
-                                                                      e4 & _POINT_MASK, e5 & _POINT_MASK))])
+    index = _TOTALS_INDEX[np.uint64((player_sum << POINT_BITS) | banker_sum)] + third_card_index(
+        0, 0, e4 & _POINT_MASK, e5 & _POINT_MASK)
+    prefix = np.int64(_THIRD_CARD_PREFIX16[np.uint64(index)])
     c0, c1 = np.uint64(e0 >> POINT_BITS), np.uint64(e1 >> POINT_BITS)
     c2, c3 = np.uint64(e2 >> POINT_BITS), np.uint64(e3 >> POINT_BITS)
     suffix = suffix_of(np.int64(_PAIR_STATUS[_pair_index(c0, c2)]), np.int64(_PAIR_STATUS[_pair_index(c1, c3)]),

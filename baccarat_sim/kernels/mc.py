@@ -31,8 +31,9 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..model.codes import N_CODES, N_SUFFIXES
+from ..model.codes import N_CODES, N_PREFIXES, N_SUFFIXES
 from .dealing import (
+    TRIPLE_MAX_CARDS,
     deal_rounds,
     deal_rounds_groups,
     encode_shoe,
@@ -123,24 +124,27 @@ def _deal_fresh(cards, state, units, lane, limit, counts, pending, slots, detail
     before a counter could pass ``limit``. Returns ``(pending, state)``.
     """
     row = lane[0]
-    n_prefixes = lane.shape[1] // N_SUFFIXES
     left = units
     while left > 0:  # in spans that fit the counters, so the round loop has no check
         if pending >= limit:
             _flush(lane, counts, slots)
             pending = 0
         span = min(left, limit - pending)
-        # Two loops rather than a test per round: the plain path stays the loop it was before card detail.
-        # Without card detail every caller counts in code order, and numba prunes the slot-order loop (the
-        # ``is None`` test is decided when compiling): the plain kernel compiles one copy of the round, not two.
+        # Loops rather than tests per round. Slot order (the lanes) keeps the busy counters in two runs of 400;
+        # code order is for a caller's own int64 histogram (deal_block). The shoe's size decides how the draw
+        # batches its random bits (fresh_positions): tested here once, each loop compiles one way of drawing.
         if not slots:
             for _ in range(span):
                 prefix, suffix, state = fresh_round_parts(cards, state, detail)
                 row[code_of(prefix, suffix)] += 1
+        elif cards.shape[0] <= TRIPLE_MAX_CARDS:
+            for _ in range(span):
+                prefix, suffix, state = fresh_round_parts(cards, state, detail)
+                row[suffix * N_PREFIXES + prefix] += 1
         else:
             for _ in range(span):
                 prefix, suffix, state = fresh_round_parts(cards, state, detail)
-                row[suffix * n_prefixes + prefix] += 1
+                row[suffix * N_PREFIXES + prefix] += 1
         pending += span
         left -= span
     return pending, state

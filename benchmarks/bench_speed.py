@@ -1,6 +1,7 @@
 """Issue 23's targets, this tree against another checkout, in one sitting: kernels, counting, cold start, memory.
 
     python benchmarks/bench_speed.py --before /work/baseline      # about 10 minutes on a quiet 2-core machine
+    python benchmarks/bench_speed.py --before /work/baseline --only kernels   # target 1 alone, a few minutes
 
 Every measurement runs in a fresh interpreter of each tree, the two trees one after the other in each repeat (so
 that a noisy neighbour hurts both alike), through the public API both trees share; figures are the best of the
@@ -122,30 +123,8 @@ def cold_start(tree: Path) -> dict:
     return {"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", type=Path, required=True, help="the other checkout (with its own .venv)")
-    parser.add_argument("--rounds", type=int, default=100_000_000, help="kernel rounds per case and run")
-    parser.add_argument("--shoes", type=int, default=2_000, help="shoes of the perfect-play counting run")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--cold-repeats", type=int, default=2)
-    args = parser.parse_args()
-    trees = (("before", args.before.resolve()), ("after", HERE))
-    runs: dict = {name: {"kernels": {1: [], 2: []}, "counting": [], "cold": [], "memory": {}} for name, _ in trees}
-    for _ in range(args.repeats):
-        for threads in (1, 2):
-            for name, tree in trees:
-                runs[name]["kernels"][threads].append(run_json(tree, KERNELS, str(threads), str(args.rounds)))
-        for name, tree in trees:
-            runs[name]["counting"].append(run_json(tree, COUNTING, str(args.shoes)))
-    for _ in range(args.cold_repeats):
-        for name, tree in trees:
-            runs[name]["cold"].append(cold_start(tree))
-    for name, tree in trees:
-        runs[name]["second_strategy"] = run_json(tree, SECOND_STRATEGY)
-        for horizon in (10**6, 10**7):
-            runs[name]["memory"][horizon] = run_json(tree, MEMORY, str(horizon))
-
+def kernel_rows(runs: dict) -> list[dict]:
+    """Target 1's rows: each case's best rounds/s of either tree and their ratio."""
     rows = []
     for threads in (1, 2):
         for case in ("fresh", "dealt"):
@@ -155,6 +134,56 @@ def main() -> None:
             rows.append({"target": label,
                          "before": f"{before / 1e6:.1f} M rounds/s", "after": f"{after / 1e6:.1f} M rounds/s",
                          "ratio": after / before, "met": after / before >= 1.5})
+    return rows
+
+
+def print_kernels(runs: dict, args) -> None:
+    """Target 1 alone (``--only kernels``): the table, every run and the load, printed."""
+    print(f"`python benchmarks/bench_speed.py --before {args.before} --only kernels`: best of {args.repeats} runs "
+          f"of {args.rounds:,} rounds, the two trees alternating; load average at the end "
+          f"{os.getloadavg()[0]:.1f}.\n")
+    print("| target | before | after | after / before | |\n|---|---:|---:|---:|---|")
+    for row in kernel_rows(runs):
+        print(f"| {row['target']} | {row['before']} | {row['after']} | {row['ratio']:.3f} | "
+              f"{'met' if row['met'] else 'missed'} |")
+    for name in ("before", "after"):
+        for threads, measured in runs[name]["kernels"].items():
+            print(f"{name}, {threads} thread(s): " + ", ".join(
+                f"fresh {r['fresh'] / 1e6:.1f} M, dealt {r['dealt'] / 1e6:.1f} M" for r in measured))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, required=True, help="the other checkout (with its own .venv)")
+    parser.add_argument("--rounds", type=int, default=100_000_000, help="kernel rounds per case and run")
+    parser.add_argument("--shoes", type=int, default=2_000, help="shoes of the perfect-play counting run")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--cold-repeats", type=int, default=2)
+    parser.add_argument("--only", choices=("kernels",), help="measure the plain kernels alone (target 1); "
+                        "results/ is left alone, the table printed")
+    args = parser.parse_args()
+    trees = (("before", args.before.resolve()), ("after", HERE))
+    runs: dict = {name: {"kernels": {1: [], 2: []}, "counting": [], "cold": [], "memory": {}} for name, _ in trees}
+    for _ in range(args.repeats):
+        for threads in (1, 2):
+            for name, tree in trees:
+                runs[name]["kernels"][threads].append(run_json(tree, KERNELS, str(threads), str(args.rounds)))
+        if args.only:
+            continue
+        for name, tree in trees:
+            runs[name]["counting"].append(run_json(tree, COUNTING, str(args.shoes)))
+    if args.only:
+        print_kernels(runs, args)
+        return
+    for _ in range(args.cold_repeats):
+        for name, tree in trees:
+            runs[name]["cold"].append(cold_start(tree))
+    for name, tree in trees:
+        runs[name]["second_strategy"] = run_json(tree, SECOND_STRATEGY)
+        for horizon in (10**6, 10**7):
+            runs[name]["memory"][horizon] = run_json(tree, MEMORY, str(horizon))
+
+    rows = kernel_rows(runs)
     counting = {name: max(r["rounds_per_second"] for r in runs[name]["counting"]) for name, _ in trees}
     rows.append({"target": "perfect play on every bet, 2 threads (>= 150,000 rounds/s)",
                  "before": f"{counting['before']:,.0f} rounds/s", "after": f"{counting['after']:,.0f} rounds/s",

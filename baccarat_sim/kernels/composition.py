@@ -107,6 +107,10 @@ def _monomial_tables():
                 blocks.append((1, h, size_start[low_size], size_start[low_size + 1] - size_start[low_size]))
     block_side, block_half, block_vector, block_len = (np.array(column, np.int64) for column in zip(*blocks))
     block_out = np.concatenate([[0], np.cumsum(block_len)[:-1]]).astype(np.int64)
+    # Where a block's scalar and vector lie in the halves array of falling_halves (low halves, then high halves).
+    n_halves = len(halves)
+    block_scalar_at = block_half + block_side * n_halves
+    block_vector_at = block_vector + (1 - block_side) * n_halves
     colex_to_m = np.full(N_MONOMIALS, -1, np.int64)
     m_values = np.zeros((N_MONOMIALS, ROUND_CARDS), np.int64)
     m = 0
@@ -121,6 +125,7 @@ def _monomial_tables():
     tables = {
         "HALF_COUNTS": half_counts, "BLOCK_SIDE": block_side, "BLOCK_HALF": block_half,
         "BLOCK_VECTOR": block_vector, "BLOCK_LEN": block_len, "BLOCK_OUT": block_out,
+        "BLOCK_SCALAR_AT": block_scalar_at, "BLOCK_VECTOR_AT": block_vector_at,
         "COLEX_TO_M": colex_to_m, "M_VALUES": m_values,
     }
     for table in tables.values():
@@ -132,6 +137,7 @@ _T = _monomial_tables()
 HALF_COUNTS = _T["HALF_COUNTS"]
 BLOCK_SIDE, BLOCK_HALF, BLOCK_VECTOR = _T["BLOCK_SIDE"], _T["BLOCK_HALF"], _T["BLOCK_VECTOR"]
 BLOCK_LEN, BLOCK_OUT = _T["BLOCK_LEN"], _T["BLOCK_OUT"]
+BLOCK_SCALAR_AT, BLOCK_VECTOR_AT = _T["BLOCK_SCALAR_AT"], _T["BLOCK_VECTOR_AT"]
 COLEX_TO_M, M_VALUES = _T["COLEX_TO_M"], _T["M_VALUES"]
 N_HALVES = HALF_COUNTS.shape[0]
 N_BLOCKS = BLOCK_SIDE.shape[0]
@@ -179,6 +185,30 @@ def value_coefficients(out):
 
 
 @jit
+def falling_halves(counts, halves):
+    """The falling factorials of every half multiset (:data:`HALF_COUNTS`) of a shoe's point-value counts.
+
+    Parameters
+    ----------
+    counts : ndarray(int64, shape=(10,))
+        Cards left per point value.
+    halves : ndarray(int64 or a float type, shape=(2 * N_HALVES,))
+        Receives the low halves' products (values 0-4) then the high halves' (values 5-9), computed in the
+        array's own type: exact in int64; in floating point a half of ``c`` cards is a product of at most ``c + 4``
+        roundings.
+    """
+    falling = np.ones((N_VALUES, ROUND_CARDS + 1), halves.dtype)  # falling[v, k] = n_v (n_v - 1) ... (k factors)
+    for v in range(N_VALUES):
+        for k in range(1, ROUND_CARDS + 1):
+            falling[v, k] = falling[v, k - 1] * (counts[v] - (k - 1))
+    for i in range(N_HALVES):
+        c = HALF_COUNTS[i]
+        halves[i] = falling[0, c[0]] * falling[1, c[1]] * falling[2, c[2]] * falling[3, c[3]] * falling[4, c[4]]
+        halves[N_HALVES + i] = (falling[5, c[0]] * falling[6, c[1]] * falling[7, c[2]] * falling[8, c[3]]
+                                * falling[9, c[4]])
+
+
+@jit
 def falling_monomials(counts, out):
     """The 5005 monomials ``FF(M)`` of a shoe's point-value counts.
 
@@ -186,31 +216,21 @@ def falling_monomials(counts, out):
     ----------
     counts : ndarray(int64, shape=(10,))
         Cards left per point value.
-    out : ndarray(int64, shape=(N_MONOMIALS,))
+    out : ndarray(int64 or float32, shape=(N_MONOMIALS,))
         Receives ``FF(M)``: ordered draws of six cards whose values form ``M``
-        (each at most ``N (N-1) ... (N-5)``, so no product overflows).
+        (each at most ``N (N-1) ... (N-5)``, so no product overflows), computed in the array's own type: exact in
+        int64; in floating point each is a product of at most 15 roundings (:mod:`baccarat_sim.kernels.screen`).
     """
-    falling = np.ones((N_VALUES, ROUND_CARDS + 1), np.int64)  # falling[v, k] = n_v (n_v - 1) ... (k factors)
-    for v in range(N_VALUES):
-        for k in range(1, ROUND_CARDS + 1):
-            falling[v, k] = falling[v, k - 1] * (counts[v] - (k - 1))
-    low = np.empty(N_HALVES, np.int64)
-    high = np.empty(N_HALVES, np.int64)
-    for i in range(N_HALVES):
-        c = HALF_COUNTS[i]
-        low[i] = falling[0, c[0]] * falling[1, c[1]] * falling[2, c[2]] * falling[3, c[3]] * falling[4, c[4]]
-        high[i] = falling[5, c[0]] * falling[6, c[1]] * falling[7, c[2]] * falling[8, c[3]] * falling[9, c[4]]
+    halves = np.empty(2 * N_HALVES, out.dtype)
+    falling_halves(counts, halves)
     for b in range(N_BLOCKS):
-        if BLOCK_SIDE[b] == 0:
-            scalar = low[BLOCK_HALF[b]]
-            vector = high
-        else:
-            scalar = high[BLOCK_HALF[b]]
-            vector = low
-        first = BLOCK_VECTOR[b]
-        start = BLOCK_OUT[b]
-        for t in range(BLOCK_LEN[b]):
-            out[start + t] = scalar * vector[first + t]
+        scalar = halves[BLOCK_SCALAR_AT[b]]
+        length = BLOCK_LEN[b]
+        # Views, so the compiler sees indices it knows are >= 0 (no negative-index wraparound) and vectorises.
+        vector = halves[BLOCK_VECTOR_AT[b]:BLOCK_VECTOR_AT[b] + length]
+        block = out[BLOCK_OUT[b]:BLOCK_OUT[b] + length]
+        for t in range(length):
+            block[t] = scalar * vector[t]
 
 
 @jit
@@ -407,9 +427,21 @@ def solve_packed(shoe, counts, v_rows, v_scale, v_max, v_bet, p_rows, p_scale, p
         falling_monomials(counts, mono)
         total6 = falling(n_cards, 6)
         for j in range(v_rows.shape[0]):
-            numerator, sign = _linear_form(v_rows, j, mono, v_max[j], total6)
-            ev_out[v_bet[j]] = numerator / (v_scale[j] * float(total6))
-            sign_out[v_bet[j]] = sign
+            value_row_ev(v_rows, j, mono, v_scale, v_max, v_bet, total6, ev_out, sign_out)
+    closed_form_evs(shoe, n_cards, p_rows, p_scale, p_bet, f_rows, f_scale, f_bet, ev_out, sign_out)
+
+
+@jit(inline="always")
+def value_row_ev(v_rows, j, mono, v_scale, v_max, v_bet, total6, ev_out, sign_out):
+    """Exact EV and sign of value row ``j`` from the shoe's monomials (``total6 = N (N-1) ... (N-5)``)."""
+    numerator, sign = _linear_form(v_rows, j, mono, v_max[j], total6)
+    ev_out[v_bet[j]] = numerator / (v_scale[j] * float(total6))
+    sign_out[v_bet[j]] = sign
+
+
+@jit(inline="always")
+def closed_form_evs(shoe, n_cards, p_rows, p_scale, p_bet, f_rows, f_scale, f_bet, ev_out, sign_out):
+    """Exact EV and sign of every pair and first-card row (:func:`solve_packed`'s closed forms)."""
     if p_rows.shape[0] > 0:
         pairs = np.zeros((3, 3), np.int64)
         pair_weights(shoe, pairs)

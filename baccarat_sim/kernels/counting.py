@@ -36,7 +36,6 @@ import numpy as np
 from numba import prange
 
 from ..model.cards import SUIT_BITS
-from .composition import solve_packed
 from .dealing import (
     POINT_BITS,
     after_round,
@@ -50,6 +49,7 @@ from .dealing import (
 from .jit import jit, jit_parallel
 from .outcome import code_of
 from .rng import STREAM_CUT_SCENARIOS, block_state, bounded, high32, next_u64
+from .screen import screen_margins, solve_screened
 
 #: How a bet is played (``mode`` array).
 PLAY_NEVER = 0
@@ -183,6 +183,11 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
     placed = np.zeros(n_bets, np.bool_)
     ev = np.zeros(n_bets)
     sign = np.zeros(n_bets, np.int64)
+    # The solver runs the exact integer form only for the bets whose EV this round can matter (kernels.screen).
+    floor = np.empty(n_bets)
+    solved = np.zeros(n_bets, np.bool_)
+    v_float = v_rows.astype(np.float32)
+    v_margin = screen_margins(v_scale, solver_max)
     shoe_net = np.zeros((n_scenarios, n_bets, VARIANTS), np.int64)
     shoe_bets = np.zeros((n_scenarios, n_bets, VARIANTS), np.int64)
     shoe_ev = np.zeros((n_scenarios, n_bets, VARIANTS))
@@ -240,11 +245,18 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
                 if placed[b] and track_exact[b]:
                     want_exact = True
             if want_exact:
-                solve_packed(unseen, values, v_rows, v_scale, solver_max, v_bet, p_rows, p_scale, p_bet, f_rows,
-                             f_scale, f_bet, ev, sign)
+                # Perfect play needs the EV only where it may clear the bet's edge; a bet placed by its count and
+                # tracked needs it always; any other bet not at all.
                 for b in range(n_bets):
                     if mode[b] == PLAY_PERFECT:
-                        placed[b] = sign[b] > 0 if min_edge[b] == 0.0 else ev[b] > min_edge[b]
+                        floor[b] = min_edge[b]
+                    else:
+                        floor[b] = -np.inf if placed[b] and track_exact[b] else np.inf
+                solve_screened(unseen, values, v_rows, v_float, v_margin, v_scale, solver_max, v_bet, p_rows, p_scale,
+                               p_bet, f_rows, f_scale, f_bet, floor, ev, sign, solved)
+                for b in range(n_bets):
+                    if mode[b] == PLAY_PERFECT:
+                        placed[b] = solved[b] and (sign[b] > 0 if min_edge[b] == 0.0 else ev[b] > min_edge[b])
             prefix, suffix, used = round_at(work, position, detail)
             code = code_of(prefix, suffix)
             if record_codes and extra_left[0] != 0:

@@ -1,0 +1,151 @@
+"""Which bets need their exact EV this round: the value rows in float32 first, exact only where it can matter.
+
+Perfect play bets when the exact EV of the next round is positive (or above a
+``min_edge``), and in most rounds most bets are far from that: the exact
+integer forms of :func:`baccarat_sim.kernels.composition.solve_packed` (5005
+int64 products per value bet and round, the counting kernel's main cost) decide
+nothing that a cheaper estimate with a proven error bound cannot.
+:func:`solve_screened` therefore estimates each value row in float32 and runs
+the exact form only for the rows whose bet may clear its floor; those get the
+EV and sign :func:`solve_packed` gives, so every decision, and every EV
+recorded for a bet placed, is the same bit for bit.
+
+The bound. Write ``S = rows[j] . FF`` for the exact numerator, ``T = N (N-1)
+... (N-5)``, ``u = 2**-24`` (float32) and ``g(k) = k u / (1 - k u)``. In
+float32 a monomial ``FF(M)`` carries at most 15 roundings
+(:func:`~baccarat_sim.kernels.composition.falling_monomials`); a term adds one
+for the row entry and one for the product, and the terms are summed in chunks
+of ``CHUNK`` in float32 (any order: ``reassoc`` lets the compiler vectorise), so
+each term carries at most ``CHUNK + 16`` float32 roundings; the chunk sums are
+then added in float64, which costs far less. So ``|S^ - S| <= g(CHUNK + 18)
+sum_m |rows[j, m]| FF(M)``, and since a row is a bet's scaled nets summed over
+the value sequences of each multiset, ``|rows[j, m]| <= v_max[j] *
+multinomial(M)`` while ``sum_m multinomial(M) FF(M) = T``: ``|S^ - S| <=
+g(CHUNK + 18) v_max[j] T``. The estimate ``ev^ = S^ / (scale T)`` (three
+float64 roundings more) and the kernel's own ``ev = float(S) / (scale T)``
+(within ``g64(6)``) are then both within ``delta = EPSILON * v_max / scale`` of
+the exact EV, ``EPSILON = 2 (CHUNK + 20) u`` leaving a factor of two to spare. A
+row is skipped when ``ev^ + 4 delta <= floor``: that sum's own rounding is far
+below ``delta`` (``|ev^| <= 2 v_max / scale``), so the exact EV and the kernel's
+``ev`` are then both below the floor; perfect play (``sign > 0`` for a zero
+floor, ``ev > floor`` otherwise) would not bet. A NaN estimate (fewer than six
+cards) skips nothing. No float32 value can overflow: a packed row has
+``v_max * 720 < 2**63`` and ``T < 2**63``, so every term and sum stays below
+``2**126``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .composition import (
+    N_MONOMIALS,
+    closed_form_evs,
+    falling,
+    falling_monomials,
+    value_row_ev,
+)
+from .jit import jit
+
+#: Terms summed in float32 before the sum goes to float64 (64: the chunk is a few vector registers, the bound small).
+CHUNK = 64
+#: Relative error allowance of a value row's float32 estimate (see the module notes).
+EPSILON = 2 * (CHUNK + 20) * 2.0**-24
+_FULL = N_MONOMIALS - N_MONOMIALS % CHUNK
+
+
+@jit
+def screen_margins(v_scale, v_max):
+    """``delta`` of every value row: its float32 estimate and the exact EV differ by less (EV units)."""
+    margin = np.empty(v_scale.shape[0])
+    for j in range(v_scale.shape[0]):
+        margin[j] = EPSILON * v_max[j] / v_scale[j]
+    return margin
+
+
+@jit(fastmath={"reassoc", "contract"})
+def value_forms_float(rows, wanted, mono, out):
+    """``out[j] ~ rows[j] . mono`` for each row with ``wanted[j]``: float32 chunks of ``CHUNK`` terms, float64 total.
+
+    Parameters
+    ----------
+    rows : ndarray(float32, shape=(k, N_MONOMIALS))
+    wanted : ndarray(bool, shape=(k,))
+    mono : ndarray(float32, shape=(N_MONOMIALS,))
+        :func:`~baccarat_sim.kernels.composition.falling_monomials` in float32.
+    out : ndarray(float64, shape=(k,))
+    """
+    for j in range(rows.shape[0]):
+        if not wanted[j]:
+            continue
+        row = rows[j]
+        total = 0.0
+        for start in range(0, _FULL, CHUNK):
+            coefficients = row[start:start + CHUNK]  # views: indices the compiler knows are >= 0
+            terms = mono[start:start + CHUNK]
+            chunk = np.float32(0.0)
+            for t in range(CHUNK):
+                chunk += coefficients[t] * terms[t]
+            total += chunk
+        chunk = np.float32(0.0)
+        for t in range(_FULL, N_MONOMIALS):
+            chunk += row[t] * mono[t]
+        out[j] = total + chunk
+
+
+@jit
+def solve_screened(shoe, counts, v_rows, v_float, v_margin, v_scale, v_max, v_bet, p_rows, p_scale, p_bet, f_rows,
+                   f_scale, f_bet, floor, ev_out, sign_out, solved_out):
+    """Exact EV and sign of every packed bet whose EV may exceed its floor, as :func:`solve_packed` gives them.
+
+    Parameters
+    ----------
+    shoe, counts, v_rows, v_scale, v_max, v_bet, p_rows, p_scale, p_bet, f_rows, f_scale, f_bet
+        As :func:`baccarat_sim.kernels.composition.solve_packed` reads them.
+    v_float : ndarray(float32, shape=(k, 5005))
+        ``v_rows`` as float32.
+    v_margin : ndarray(float64, shape=(k,))
+        :func:`screen_margins` of the value rows.
+    floor : ndarray(float64, shape=(n_bets,))
+        Per value bet: solve it unless its exact EV is provably below this (``-inf``: always, ``+inf``: never).
+        Pair and first-card bets (closed forms, a few products) are always solved.
+    ev_out, sign_out : ndarray(float64 / int64, shape=(n_bets,))
+        Written for the bets solved only, with :func:`solve_packed`'s values.
+    solved_out : ndarray(bool, shape=(n_bets,))
+        Whether each bet was solved; a bet that was not has an exact EV at most its floor.
+    """
+    solved_out[:] = False
+    n_cards = np.int64(0)
+    for v in range(10):
+        n_cards += counts[v]
+    n_value = v_rows.shape[0]
+    if n_value > 0:
+        wanted = np.zeros(n_value, np.bool_)
+        any_wanted = False
+        for j in range(n_value):
+            wanted[j] = floor[v_bet[j]] < np.inf
+            any_wanted = any_wanted or wanted[j]
+        if any_wanted:
+            mono_float = np.empty(N_MONOMIALS, np.float32)
+            falling_monomials(counts, mono_float)
+            estimate = np.empty(n_value)
+            value_forms_float(v_float, wanted, mono_float, estimate)
+            total6 = falling(n_cards, 6)
+            mono = np.empty(N_MONOMIALS, np.int64)
+            have_mono = False
+            for j in range(n_value):
+                if not wanted[j]:
+                    continue
+                b = v_bet[j]
+                if estimate[j] / (v_scale[j] * float(total6)) + 4.0 * v_margin[j] <= floor[b]:
+                    continue  # the exact EV is below the floor: nothing to decide
+                if not have_mono:
+                    falling_monomials(counts, mono)
+                    have_mono = True
+                value_row_ev(v_rows, j, mono, v_scale, v_max, v_bet, total6, ev_out, sign_out)
+                solved_out[b] = True
+    closed_form_evs(shoe, n_cards, p_rows, p_scale, p_bet, f_rows, f_scale, f_bet, ev_out, sign_out)
+    for j in range(p_bet.shape[0]):
+        solved_out[p_bet[j]] = True
+    for j in range(f_bet.shape[0]):
+        solved_out[f_bet[j]] = True

@@ -71,7 +71,12 @@ def multiset_index(values) -> int:
 
 
 def _half_tables():
-    """Every multiset of size 0..6 over five values, as counts per value, grouped by size."""
+    """Every multiset of size 0..6 over five values, as counts per value, grouped by size.
+
+    Also, per multiset but the empty one, how it grows from a smaller one: its ``parent`` (the multiset less one
+    copy of its largest value), that ``value`` and the copies of it in the parent (``drop``), so that its falling
+    factorials are the parent's times ``n_value - drop``.
+    """
     halves = [()]
     for size in range(1, ROUND_CARDS + 1):
         halves += list(itertools.combinations_with_replacement(range(SPLIT), size))
@@ -82,7 +87,11 @@ def _half_tables():
     size_start = np.zeros(ROUND_CARDS + 2, np.int64)
     for size in range(ROUND_CARDS + 1):
         size_start[size + 1] = size_start[size] + _comb(size + SPLIT - 1, SPLIT - 1)
-    return halves, counts, size_start
+    where = {half: i for i, half in enumerate(halves)}
+    growth = np.zeros((len(halves), 3), np.int64)  # parent, value, drop
+    for i, half in enumerate(halves[1:], start=1):
+        growth[i] = where[half[:-1]], half[-1], half[:-1].count(half[-1])
+    return halves, counts, size_start, growth
 
 
 def _monomial_tables():
@@ -95,7 +104,7 @@ def _monomial_tables():
     low half of size ``s >= 4`` (35 to 210). 77 blocks, each a loop long
     enough for the compiler to vectorise.
     """
-    halves, half_counts, size_start = _half_tables()
+    halves, half_counts, size_start, growth = _half_tables()
     blocks = []  # (scalar side, scalar half, vector start, vector length)
     for low_size in range(ROUND_CARDS + 1):
         high_size = ROUND_CARDS - low_size
@@ -123,7 +132,8 @@ def _monomial_tables():
             m += 1
     # The blocks cover the 5005 multisets once each (m ends at N_MONOMIALS): tests/test_fast.py holds it.
     tables = {
-        "HALF_COUNTS": half_counts, "BLOCK_SIDE": block_side, "BLOCK_HALF": block_half,
+        "HALF_COUNTS": half_counts, "HALF_PARENT": growth[:, 0].copy(), "HALF_VALUE": growth[:, 1].copy(),
+        "HALF_DROP": growth[:, 2].copy(), "BLOCK_SIDE": block_side, "BLOCK_HALF": block_half,
         "BLOCK_VECTOR": block_vector, "BLOCK_LEN": block_len, "BLOCK_OUT": block_out,
         "BLOCK_SCALAR_AT": block_scalar_at, "BLOCK_VECTOR_AT": block_vector_at,
         "COLEX_TO_M": colex_to_m, "M_VALUES": m_values,
@@ -135,6 +145,7 @@ def _monomial_tables():
 
 _T = _monomial_tables()
 HALF_COUNTS = _T["HALF_COUNTS"]
+HALF_PARENT, HALF_VALUE, HALF_DROP = _T["HALF_PARENT"], _T["HALF_VALUE"], _T["HALF_DROP"]
 BLOCK_SIDE, BLOCK_HALF, BLOCK_VECTOR = _T["BLOCK_SIDE"], _T["BLOCK_HALF"], _T["BLOCK_VECTOR"]
 BLOCK_LEN, BLOCK_OUT = _T["BLOCK_LEN"], _T["BLOCK_OUT"]
 BLOCK_SCALAR_AT, BLOCK_VECTOR_AT = _T["BLOCK_SCALAR_AT"], _T["BLOCK_VECTOR_AT"]
@@ -194,18 +205,21 @@ def falling_halves(counts, halves):
         Cards left per point value.
     halves : ndarray(int64 or a float type, shape=(2 * N_HALVES,))
         Receives the low halves' products (values 0-4) then the high halves' (values 5-9), computed in the
-        array's own type: exact in int64; in floating point a half of ``c`` cards is a product of at most ``c + 4``
+        array's own type: exact in int64; in floating point a half of ``c`` cards is a product of at most ``c``
         roundings.
     """
-    falling = np.ones((N_VALUES, ROUND_CARDS + 1), halves.dtype)  # falling[v, k] = n_v (n_v - 1) ... (k factors)
+    factors = np.empty((N_VALUES, ROUND_CARDS), halves.dtype)  # n_v - k in the halves' type (no mixed products)
     for v in range(N_VALUES):
-        for k in range(1, ROUND_CARDS + 1):
-            falling[v, k] = falling[v, k - 1] * (counts[v] - (k - 1))
-    for i in range(N_HALVES):
-        c = HALF_COUNTS[i]
-        halves[i] = falling[0, c[0]] * falling[1, c[1]] * falling[2, c[2]] * falling[3, c[3]] * falling[4, c[4]]
-        halves[N_HALVES + i] = (falling[5, c[0]] * falling[6, c[1]] * falling[7, c[2]] * falling[8, c[3]]
-                                * falling[9, c[4]])
+        for k in range(ROUND_CARDS):
+            factors[v, k] = counts[v] - k
+    halves[0] = 1
+    halves[N_HALVES] = 1
+    for i in range(1, N_HALVES):  # one factor more than a half listed before it (HALF_PARENT)
+        parent = HALF_PARENT[i]
+        value = HALF_VALUE[i]
+        drop = HALF_DROP[i]
+        halves[i] = halves[parent] * factors[value, drop]
+        halves[N_HALVES + i] = halves[N_HALVES + parent] * factors[SPLIT + value, drop]
 
 
 @jit

@@ -71,6 +71,7 @@ def value_forms_float(rows, wanted, mono, out):
     ----------
     rows : ndarray(float32, shape=(k, N_MONOMIALS))
     wanted : ndarray(bool, shape=(k,))
+        Rows to estimate (the others are left as they are).
     mono : ndarray(float32, shape=(N_MONOMIALS,))
         :func:`~baccarat_sim.kernels.composition.falling_monomials` in float32.
     out : ndarray(float64, shape=(k,))
@@ -120,24 +121,28 @@ def solve_screened(shoe, counts, v_rows, v_float, v_margin, v_scale, v_max, v_be
         n_cards += counts[v]
     n_value = v_rows.shape[0]
     if n_value > 0:
-        wanted = np.zeros(n_value, np.bool_)
-        any_wanted = False
+        screened = np.zeros(n_value, np.bool_)  # a finite floor: estimate first
+        any_screened = False
+        any_needed = False
         for j in range(n_value):
-            wanted[j] = floor[v_bet[j]] < np.inf
-            any_wanted = any_wanted or wanted[j]
-        if any_wanted:
-            mono_float = np.empty(N_MONOMIALS, np.float32)
-            falling_monomials(counts, mono_float)
-            estimate = np.empty(n_value)
-            value_forms_float(v_float, wanted, mono_float, estimate)
+            level = floor[v_bet[j]]
+            screened[j] = -np.inf < level < np.inf
+            any_screened = any_screened or screened[j]
+            any_needed = any_needed or level < np.inf
+        if any_needed:
             total6 = falling(n_cards, 6)
+            estimate = np.empty(n_value)
+            if any_screened:
+                mono_float = np.empty(N_MONOMIALS, np.float32)
+                falling_monomials(counts, mono_float)
+                value_forms_float(v_float, screened, mono_float, estimate)
             mono = np.empty(N_MONOMIALS, np.int64)
             have_mono = False
             for j in range(n_value):
-                if not wanted[j]:
-                    continue
                 b = v_bet[j]
-                if estimate[j] / (v_scale[j] * float(total6)) + 4.0 * v_margin[j] <= floor[b]:
+                if floor[b] == np.inf:
+                    continue
+                if screened[j] and estimate[j] / (v_scale[j] * float(total6)) + 4.0 * v_margin[j] <= floor[b]:
                     continue  # the exact EV is below the floor: nothing to decide
                 if not have_mono:
                     falling_monomials(counts, mono)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from baccarat_sim.engines.composition import FastSolver, value_counts
+from baccarat_sim.engines.value_basis import multinomials, value_basis
 from baccarat_sim.kernels import composition as fk
 from baccarat_sim.kernels import screen
 from baccarat_sim.model.rules import load_rules, parse_rules
@@ -22,7 +23,10 @@ SHOES = [as_shoe(8), as_shoe(1), depleted(21, 300), depleted(22, 60), depleted(2
 
 def _arrays(rules):
     solver = FastSolver(rules)
-    return solver, solver.packed_arrays()
+    a = dict(solver.packed_arrays())
+    basis, a["coefficients"], a["reach"] = value_basis(a["v_rows"])
+    a["basis"] = basis.astype(np.float32)
+    return solver, a
 
 
 def _solve_both(a, shoe, floor):
@@ -33,10 +37,10 @@ def _solve_both(a, shoe, floor):
     fk.solve_packed(shoe, counts, a["v_rows"], a["v_scale"], a["v_max"], a["v_bet"], a["p_rows"], a["p_scale"],
                     a["p_bet"], a["f_rows"], a["f_scale"], a["f_bet"], ev, sign)
     ev_s, sign_s, solved = np.full(n, np.nan), np.full(n, 7, np.int64), np.zeros(n, np.bool_)
-    screen.solve_screened(shoe, counts, a["v_rows"], a["v_rows"].astype(np.float32),
-                          screen.screen_margins(a["v_scale"], a["v_max"]), a["v_scale"], a["v_max"], a["v_bet"],
-                          a["p_rows"], a["p_scale"], a["p_bet"], a["f_rows"], a["f_scale"], a["f_bet"],
-                          np.asarray(floor, np.float64), ev_s, sign_s, solved)
+    screen.solve_screened(shoe, counts, a["v_rows"], a["v_scale"], a["v_max"], a["v_bet"], a["p_rows"], a["p_scale"],
+                          a["p_bet"], a["f_rows"], a["f_scale"], a["f_bet"], a["basis"], a["coefficients"],
+                          screen.screen_margins(a["v_scale"], a["reach"]), np.asarray(floor, np.float64), ev_s,
+                          sign_s, solved)
     return ev, sign, ev_s, sign_s, solved
 
 
@@ -46,19 +50,43 @@ def test_the_float32_estimate_is_within_its_bound(rules_id, shoe_index):
     shoe = SHOES[shoe_index]
     solver, a = _arrays(load_rules(rules_id))
     exact = solver.ev(shoe)
-    counts = value_counts(shoe)
-    mono = np.empty(fk.N_MONOMIALS, np.float32)
-    fk.falling_monomials(counts, mono)
     estimate = np.zeros(len(a["v_bet"]))
-    screen.value_forms_float(a["v_rows"].astype(np.float32), np.ones(len(a["v_bet"]), np.bool_), mono, estimate)
-    margin = screen.screen_margins(a["v_scale"], a["v_max"])
+    screen.value_estimates(value_counts(shoe), a["basis"], a["coefficients"], estimate)
+    margin = screen.screen_margins(a["v_scale"], a["reach"])
     total = int(fk.falling(int(shoe.sum()), 6))
     for j, b in enumerate(a["v_bet"]):
         true = exact[solver.bet_ids[b]]
         error = abs(Fraction(estimate[j]) / (int(a["v_scale"][j]) * total) - true)
         assert error <= Fraction(margin[j]), solver.bet_ids[b]
-        # The bound is useful: a bet paying at most 50 units is told from zero to better than 0.1%.
-        assert margin[j] <= 1e-4 * a["v_max"][j] / a["v_scale"][j] + 1e-300
+        # The bound is useful: a bet's EV is told from zero to better than 0.1% of its reach.
+        assert margin[j] <= 1e-4 * a["reach"][j] / a["v_scale"][j]
+
+
+def test_the_basis_writes_every_row_exactly_and_reach_bounds_it():
+    multinomial = multinomials()
+    for rules_id in ("live-8deck-side-bets", "common-variants", "ez-baccarat", "default"):
+        _, a = _arrays(load_rules(rules_id))
+        rows, basis, coefficients, reach = a["v_rows"], a["basis"], a["coefficients"], a["reach"]
+        assert basis.shape[0] < rows.shape[0]  # the point: fewer dot products than rows
+        for j, row in enumerate(rows):
+            combo = [Fraction(c).limit_denominator(10**6) for c in coefficients[j]]
+            assert all(float(c) == coefficients[j, i] for i, c in enumerate(combo))
+            exact = [combo[0] * int(t) + sum(c * int(b) for c, b in zip(combo[1:], column))
+                     for t, column in zip(multinomial, basis.astype(np.int64).T)]
+            assert exact == [int(v) for v in row]
+            assert max(Fraction(abs(int(v)), int(t)) for v, t in zip(row, multinomial)) <= Fraction(reach[j])
+    # live-8deck-side-bets: 11 rows on 7 (Player Natural and Banker Natural are one row).
+    _, a = _arrays(load_rules("live-8deck-side-bets"))
+    assert (a["v_rows"].shape[0], a["basis"].shape[0]) == (11, 7)
+
+
+def test_rows_with_no_small_combination_are_their_own_basis():
+    rng = np.random.default_rng(5)
+    rows = rng.integers(-1000, 1000, size=(4, fk.N_MONOMIALS))
+    rows = np.vstack([rows[:3], rows[0] * 3 - rows[1], rows[3]])  # one in the span of the others, one not
+    basis, coefficients, reach = value_basis(rows)
+    assert basis.shape[0] == 4 and np.array_equal(basis[:3], rows[:3]) and np.array_equal(basis[3], rows[4])
+    assert list(coefficients[3]) == [0.0, 3.0, -1.0, 0.0, 0.0]
 
 
 def _floors(ev_exact):

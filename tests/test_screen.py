@@ -15,7 +15,8 @@ from baccarat_sim.kernels import composition as fk
 from baccarat_sim.kernels import screen
 from baccarat_sim.model.rules import load_rules, parse_rules
 from baccarat_sim.model.shoe import as_shoe
-from tests.test_fast import BIG_PAYOUT, ONE_BET, depleted, limit_shoe
+
+from .test_fast import BIG_PAYOUT, ONE_BET, depleted, limit_shoe
 
 SHOES = [as_shoe(8), as_shoe(1), depleted(21, 300), depleted(22, 60), depleted(23, 14), depleted(24, 7),
          limit_shoe()]

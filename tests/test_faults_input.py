@@ -18,8 +18,10 @@ import subprocess
 import sys
 import time
 import zipfile
+import zlib
 from fractions import Fraction
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -187,6 +189,27 @@ def test_a_checkpoint_naming_heavy_card_level_conditions_is_refused_before_they_
     one_line_error(status, err, "--resume", "card detail", "no card detail")
 
 
+class _ChunkwiseDeflate:
+    """A raw deflate compressor that ends every chunk with a full flush, so that a chunk written again (the same
+    bytes object) reuses its compressed bytes: deflating 1.9 GiB of zeros takes half a minute, this a second or two.
+
+    After a full flush deflate keeps no history, so equal chunks compress to equal bytes and the stream is the
+    valid deflate stream of the whole member.
+    """
+
+    def __init__(self):
+        self._deflate = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -15)
+        self._last = (None, b"")
+
+    def compress(self, data):
+        if data is not self._last[0]:
+            self._last = (data, self._deflate.compress(data) + self._deflate.flush(zlib.Z_FULL_FLUSH))
+        return self._last[1]
+
+    def flush(self):
+        return self._deflate.flush()
+
+
 def _huge_member_checkpoint(source: Path, target: Path, rows: int) -> None:
     """The checkpoint with ``by_position`` swapped for a zero array of ``rows`` rows: small on disk, huge inflated."""
     _rewrite(source, target)
@@ -196,7 +219,9 @@ def _huge_member_checkpoint(source: Path, target: Path, rows: int) -> None:
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in members.items():
             archive.writestr(name, data)
-        with archive.open("by_position.npy", "w", force_zip64=True) as member:
+        # zipfile takes a member's compressor from this (private, long-stable) function when the member opens.
+        with (mock.patch.object(zipfile, "_get_compressor", lambda *_, **__: _ChunkwiseDeflate()),
+              archive.open("by_position.npy", "w", force_zip64=True) as member):
             np.lib.format.write_array_header_2_0(member, header)
             zeros = bytes(1 << 24)
             for _ in range(rows * N_CODES * 8 // len(zeros)):
@@ -209,6 +234,10 @@ def test_a_checkpoint_whose_array_is_not_its_plans_size_is_refused_before_it_is_
     target = tmp_path / stopped_run.name
     _huge_member_checkpoint(stopped_run, target, rows)
     assert target.stat().st_size < 20 << 20
+    with zipfile.ZipFile(target) as archive, archive.open("by_position.npy") as member:  # a real bomb: it inflates
+        start = member.read(64 << 20)
+        assert start.startswith(np.lib.format.magic(2, 0)) and not start[start.index(b"\n") + 1:].strip(b"\0")
+        assert archive.getinfo("by_position.npy").file_size > rows * N_CODES * 8
     script = f"""
 import resource, time
 resource.setrlimit(resource.RLIMIT_AS, ({2 << 30}, {2 << 30}))

@@ -167,6 +167,17 @@ def test_a_run_restores_numbas_thread_count():
     assert numba.get_num_threads() == before
 
 
+@pytest.mark.parametrize("set_by_user", [None, "ACTIVE"])
+def test_threads_wait_passively_between_parallel_regions_unless_the_user_says(set_by_user):
+    # Spinning idle OpenMP threads take the cores of busy ones where threads outnumber cores (kernels/jit.py).
+    env = {key: value for key, value in os.environ.items() if key != "OMP_WAIT_POLICY"}
+    if set_by_user:
+        env["OMP_WAIT_POLICY"] = set_by_user
+    code = "import os, baccarat_sim.engines.montecarlo; print(os.environ['OMP_WAIT_POLICY'])"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == (set_by_user or "PASSIVE")
+
+
 _COMPILE = textwrap.dedent("""
     import json, sys
     import numpy as np

@@ -42,11 +42,16 @@ __all__ = [
 
 @functools.lru_cache(maxsize=512)
 def _net_exact(bet: Bet, commission_rate: Fraction, detail=None) -> tuple[np.ndarray, tuple[Fraction, ...]]:
-    """(index of each cell's net value, the distinct net values)."""
-    nets = bet.net_results(commission_rate, detail)
-    values = tuple(sorted(set(nets)))
+    """(index of each cell's net value, the distinct net values of the cells).
+
+    Worked out per line and then spread over the cells by their line index: a card-level bet has hundreds of
+    thousands of cells and only a few lines, and hashing a Fraction per cell took seconds.
+    """
+    line_of_cell = bet.case_index(detail)
+    nets = bet.case_nets(commission_rate)
+    values = tuple(sorted({nets[line] for line in np.unique(line_of_cell)}))
     lookup = {value: i for i, value in enumerate(values)}
-    index = np.array([lookup[v] for v in nets], dtype=np.int64)
+    index = np.array([lookup.get(net, -1) for net in nets], dtype=np.int64)[line_of_cell]
     index.setflags(write=False)
     return index, values
 
@@ -264,7 +269,7 @@ def line_nets(bet: Bet, rules: Rules, stake=None) -> list[Fraction]:
     """
     commission = rules.commission
     if stake is None or commission.rounding == "none":
-        return [Bet._case_net(case, commission.rate) for case in (*bet.cases, bet.otherwise)]
+        return bet.case_nets(commission.rate)
     stake = Fraction(str(stake)) if not isinstance(stake, Fraction) else stake
     if stake <= 0:
         raise InputError("stake", f"must be > 0, got {stake}")

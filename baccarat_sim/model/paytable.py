@@ -208,8 +208,11 @@ class Bet:
         ndarray(object, shape=(N_CODES,) or (detail.n_cells,))
             Exact :class:`fractions.Fraction` values.
         """
-        nets = [self._case_net(case, commission_rate) for case in (*self.cases, self.otherwise)]
-        return np.array(nets, dtype=object)[self.case_index(detail)]
+        return np.array(self.case_nets(commission_rate), dtype=object)[self.case_index(detail)]
+
+    def case_nets(self, commission_rate: Fraction) -> list[Fraction]:
+        """Net result per unit staked of each case (``otherwise`` last), exact."""
+        return [self._case_net(case, commission_rate) for case in (*self.cases, self.otherwise)]
 
     def case_index(self, detail=None) -> np.ndarray:
         """Which case settles each outcome code (``len(cases)`` for ``otherwise``).

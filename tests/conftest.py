@@ -91,6 +91,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         write(f"{cpu:8.2f}  {'marked slow, is not' if marked else 'slow, not marked'}  {nodeid}")
 
 
+def pytest_collection_modifyitems(config, items):
+    # The tests marked slow run first (a stable sort: otherwise in file order). Under pytest-xdist a worker that
+    # draws one of them last would run it alone while the other worker idles; started first, they overlap with
+    # the many short tests (longest-first scheduling). Every worker sorts the same collection the same way.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True)
 def _fixed_terminal_width(monkeypatch):
     """Text reports take the terminal's width: tests see the same 120 columns whatever terminal runs them."""

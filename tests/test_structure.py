@@ -174,7 +174,8 @@ def test_threads_wait_passively_between_parallel_regions_unless_the_user_says(se
     if set_by_user:
         env["OMP_WAIT_POLICY"] = set_by_user
     code = "import os, baccarat_sim.engines.montecarlo; print(os.environ['OMP_WAIT_POLICY'])"
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                          check=True)
     assert done.stdout.strip() == (set_by_user or "PASSIVE")
 
 

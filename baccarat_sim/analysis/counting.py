@@ -50,6 +50,7 @@ from ..engines.driver import RunControl, run
 from ..engines.exact import exact_histogram
 from ..engines.local import LocalBackend
 from ..engines.plan import normalize_seed, shoe_params, whole_number
+from ..engines.value_basis import value_basis
 from ..errors import InputError, InvalidStrategy, ShoeError
 from ..model.cards import N_CARD_IDS, N_SUITS
 from ..model.codes import N_CODES
@@ -87,6 +88,7 @@ class _Resolved:
     scale: np.ndarray  # (n_bets,) int64
     solver: object  # FastSolver of the played bets it can price (every bet but the card-level ones)
     packed: dict  # the solver's packed arrays, bet indices into bet_ids
+    screen: tuple  # the value rows' basis (float32), combinations and reach: the kernel's float32 screen
     detail: CardDetail | None  # the card detail the kernel counts (None: outcome codes)
     card_level: tuple[str, ...]  # played bets that read cards
     skipped: tuple[str, ...]  # bets "*" left out (perfect play of a pay table with no fast solver)
@@ -214,10 +216,12 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_c
     max_round = np.array([rules.bet(b).max_round or 10**9 for b in bet_ids], np.int64)
     track = np.array([p.exact_edge is not False and kinds[p.bet] not in ("general", "card") for p in plays],
                      np.int64)
+    packed = _packed_for(solver, bet_ids)
+    basis, coefficients, reach = value_basis(packed["v_rows"])
     return _Resolved(bet_ids, tuple(plays), count_names,
                      np.array(tag_rows, np.float64).reshape(len(tag_rows), N_CARD_IDS), derived, count_of_bet, mode,
                      threshold, np.array([p.min_edge for p in plays]), max_round, track, net, scale, solver,
-                     _packed_for(solver, bet_ids), detail, card_level, tuple(skipped))
+                     packed, (basis.astype(np.float32), coefficients, reach), detail, card_level, tuple(skipped))
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -364,6 +368,7 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
         (packed["v_rows"], packed["p_rows"], packed["f_rows"]),
         (packed["v_scale"], packed["p_scale"], packed["f_scale"]), packed["v_max"],
         (packed["v_bet"], packed["p_bet"], packed["f_bet"]),
+        resolved.screen,
     )
     detail = resolved.detail
     job = CountingJob(CountPlan.for_shoes(shoes), canonical_cards(composition), seed, params,

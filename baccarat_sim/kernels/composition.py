@@ -71,7 +71,12 @@ def multiset_index(values) -> int:
 
 
 def _half_tables():
-    """Every multiset of size 0..6 over five values, as counts per value, grouped by size."""
+    """Every multiset of size 0..6 over five values, as counts per value, grouped by size.
+
+    Also, per multiset but the empty one, how it grows from a smaller one: its ``parent`` (the multiset less one
+    copy of its largest value), that ``value`` and the copies of it in the parent (``drop``), so that its falling
+    factorials are the parent's times ``n_value - drop``.
+    """
     halves = [()]
     for size in range(1, ROUND_CARDS + 1):
         halves += list(itertools.combinations_with_replacement(range(SPLIT), size))
@@ -82,7 +87,11 @@ def _half_tables():
     size_start = np.zeros(ROUND_CARDS + 2, np.int64)
     for size in range(ROUND_CARDS + 1):
         size_start[size + 1] = size_start[size] + _comb(size + SPLIT - 1, SPLIT - 1)
-    return halves, counts, size_start
+    where = {half: i for i, half in enumerate(halves)}
+    growth = np.zeros((len(halves), 3), np.int64)  # parent, value, drop
+    for i, half in enumerate(halves[1:], start=1):
+        growth[i] = where[half[:-1]], half[-1], half[:-1].count(half[-1])
+    return halves, counts, size_start, growth
 
 
 def _monomial_tables():
@@ -95,7 +104,7 @@ def _monomial_tables():
     low half of size ``s >= 4`` (35 to 210). 77 blocks, each a loop long
     enough for the compiler to vectorise.
     """
-    halves, half_counts, size_start = _half_tables()
+    halves, half_counts, size_start, growth = _half_tables()
     blocks = []  # (scalar side, scalar half, vector start, vector length)
     for low_size in range(ROUND_CARDS + 1):
         high_size = ROUND_CARDS - low_size
@@ -107,6 +116,10 @@ def _monomial_tables():
                 blocks.append((1, h, size_start[low_size], size_start[low_size + 1] - size_start[low_size]))
     block_side, block_half, block_vector, block_len = (np.array(column, np.int64) for column in zip(*blocks))
     block_out = np.concatenate([[0], np.cumsum(block_len)[:-1]]).astype(np.int64)
+    # Where a block's scalar and vector lie in the halves array of falling_halves (low halves, then high halves).
+    n_halves = len(halves)
+    block_scalar_at = block_half + block_side * n_halves
+    block_vector_at = block_vector + (1 - block_side) * n_halves
     colex_to_m = np.full(N_MONOMIALS, -1, np.int64)
     m_values = np.zeros((N_MONOMIALS, ROUND_CARDS), np.int64)
     m = 0
@@ -119,8 +132,10 @@ def _monomial_tables():
             m += 1
     # The blocks cover the 5005 multisets once each (m ends at N_MONOMIALS): tests/test_fast.py holds it.
     tables = {
-        "HALF_COUNTS": half_counts, "BLOCK_SIDE": block_side, "BLOCK_HALF": block_half,
+        "HALF_COUNTS": half_counts, "HALF_PARENT": growth[:, 0].copy(), "HALF_VALUE": growth[:, 1].copy(),
+        "HALF_DROP": growth[:, 2].copy(), "BLOCK_SIDE": block_side, "BLOCK_HALF": block_half,
         "BLOCK_VECTOR": block_vector, "BLOCK_LEN": block_len, "BLOCK_OUT": block_out,
+        "BLOCK_SCALAR_AT": block_scalar_at, "BLOCK_VECTOR_AT": block_vector_at,
         "COLEX_TO_M": colex_to_m, "M_VALUES": m_values,
     }
     for table in tables.values():
@@ -130,8 +145,10 @@ def _monomial_tables():
 
 _T = _monomial_tables()
 HALF_COUNTS = _T["HALF_COUNTS"]
+HALF_PARENT, HALF_VALUE, HALF_DROP = _T["HALF_PARENT"], _T["HALF_VALUE"], _T["HALF_DROP"]
 BLOCK_SIDE, BLOCK_HALF, BLOCK_VECTOR = _T["BLOCK_SIDE"], _T["BLOCK_HALF"], _T["BLOCK_VECTOR"]
 BLOCK_LEN, BLOCK_OUT = _T["BLOCK_LEN"], _T["BLOCK_OUT"]
+BLOCK_SCALAR_AT, BLOCK_VECTOR_AT = _T["BLOCK_SCALAR_AT"], _T["BLOCK_VECTOR_AT"]
 COLEX_TO_M, M_VALUES = _T["COLEX_TO_M"], _T["M_VALUES"]
 N_HALVES = HALF_COUNTS.shape[0]
 N_BLOCKS = BLOCK_SIDE.shape[0]
@@ -179,6 +196,33 @@ def value_coefficients(out):
 
 
 @jit
+def falling_halves(counts, halves):
+    """The falling factorials of every half multiset (:data:`HALF_COUNTS`) of a shoe's point-value counts.
+
+    Parameters
+    ----------
+    counts : ndarray(int64, shape=(10,))
+        Cards left per point value.
+    halves : ndarray(int64 or a float type, shape=(2 * N_HALVES,))
+        Receives the low halves' products (values 0-4) then the high halves' (values 5-9), computed in the
+        array's own type: exact in int64; in floating point a half of ``c`` cards is a product of at most ``c``
+        roundings.
+    """
+    factors = np.empty((N_VALUES, ROUND_CARDS), halves.dtype)  # n_v - k in the halves' type (no mixed products)
+    for v in range(N_VALUES):
+        for k in range(ROUND_CARDS):
+            factors[v, k] = counts[v] - k
+    halves[0] = 1
+    halves[N_HALVES] = 1
+    for i in range(1, N_HALVES):  # one factor more than a half listed before it (HALF_PARENT)
+        parent = HALF_PARENT[i]
+        value = HALF_VALUE[i]
+        drop = HALF_DROP[i]
+        halves[i] = halves[parent] * factors[value, drop]
+        halves[N_HALVES + i] = halves[N_HALVES + parent] * factors[SPLIT + value, drop]
+
+
+@jit
 def falling_monomials(counts, out):
     """The 5005 monomials ``FF(M)`` of a shoe's point-value counts.
 
@@ -186,31 +230,21 @@ def falling_monomials(counts, out):
     ----------
     counts : ndarray(int64, shape=(10,))
         Cards left per point value.
-    out : ndarray(int64, shape=(N_MONOMIALS,))
+    out : ndarray(int64 or float32, shape=(N_MONOMIALS,))
         Receives ``FF(M)``: ordered draws of six cards whose values form ``M``
-        (each at most ``N (N-1) ... (N-5)``, so no product overflows).
+        (each at most ``N (N-1) ... (N-5)``, so no product overflows), computed in the array's own type: exact in
+        int64; in floating point each is a product of at most 15 roundings (:mod:`baccarat_sim.kernels.screen`).
     """
-    falling = np.ones((N_VALUES, ROUND_CARDS + 1), np.int64)  # falling[v, k] = n_v (n_v - 1) ... (k factors)
-    for v in range(N_VALUES):
-        for k in range(1, ROUND_CARDS + 1):
-            falling[v, k] = falling[v, k - 1] * (counts[v] - (k - 1))
-    low = np.empty(N_HALVES, np.int64)
-    high = np.empty(N_HALVES, np.int64)
-    for i in range(N_HALVES):
-        c = HALF_COUNTS[i]
-        low[i] = falling[0, c[0]] * falling[1, c[1]] * falling[2, c[2]] * falling[3, c[3]] * falling[4, c[4]]
-        high[i] = falling[5, c[0]] * falling[6, c[1]] * falling[7, c[2]] * falling[8, c[3]] * falling[9, c[4]]
+    halves = np.empty(2 * N_HALVES, out.dtype)
+    falling_halves(counts, halves)
     for b in range(N_BLOCKS):
-        if BLOCK_SIDE[b] == 0:
-            scalar = low[BLOCK_HALF[b]]
-            vector = high
-        else:
-            scalar = high[BLOCK_HALF[b]]
-            vector = low
-        first = BLOCK_VECTOR[b]
-        start = BLOCK_OUT[b]
-        for t in range(BLOCK_LEN[b]):
-            out[start + t] = scalar * vector[first + t]
+        scalar = halves[BLOCK_SCALAR_AT[b]]
+        length = BLOCK_LEN[b]
+        # Views, so the compiler sees indices it knows are >= 0 (no negative-index wraparound) and vectorises.
+        vector = halves[BLOCK_VECTOR_AT[b]:BLOCK_VECTOR_AT[b] + length]
+        block = out[BLOCK_OUT[b]:BLOCK_OUT[b] + length]
+        for t in range(length):
+            block[t] = scalar * vector[t]
 
 
 @jit
@@ -407,9 +441,21 @@ def solve_packed(shoe, counts, v_rows, v_scale, v_max, v_bet, p_rows, p_scale, p
         falling_monomials(counts, mono)
         total6 = falling(n_cards, 6)
         for j in range(v_rows.shape[0]):
-            numerator, sign = _linear_form(v_rows, j, mono, v_max[j], total6)
-            ev_out[v_bet[j]] = numerator / (v_scale[j] * float(total6))
-            sign_out[v_bet[j]] = sign
+            value_row_ev(v_rows, j, mono, v_scale, v_max, v_bet, total6, ev_out, sign_out)
+    closed_form_evs(shoe, n_cards, p_rows, p_scale, p_bet, f_rows, f_scale, f_bet, ev_out, sign_out)
+
+
+@jit(inline="always")
+def value_row_ev(v_rows, j, mono, v_scale, v_max, v_bet, total6, ev_out, sign_out):
+    """Exact EV and sign of value row ``j`` from the shoe's monomials (``total6 = N (N-1) ... (N-5)``)."""
+    numerator, sign = _linear_form(v_rows, j, mono, v_max[j], total6)
+    ev_out[v_bet[j]] = numerator / (v_scale[j] * float(total6))
+    sign_out[v_bet[j]] = sign
+
+
+@jit(inline="always")
+def closed_form_evs(shoe, n_cards, p_rows, p_scale, p_bet, f_rows, f_scale, f_bet, ev_out, sign_out):
+    """Exact EV and sign of every pair and first-card row (:func:`solve_packed`'s closed forms)."""
     if p_rows.shape[0] > 0:
         pairs = np.zeros((3, 3), np.int64)
         pair_weights(shoe, pairs)

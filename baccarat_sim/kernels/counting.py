@@ -36,7 +36,6 @@ import numpy as np
 from numba import prange
 
 from ..model.cards import SUIT_BITS
-from .composition import solve_packed
 from .dealing import (
     POINT_BITS,
     after_round,
@@ -50,6 +49,7 @@ from .dealing import (
 from .jit import jit, jit_parallel
 from .outcome import code_of
 from .rng import STREAM_CUT_SCENARIOS, block_state, bounded, high32, next_u64
+from .screen import screen_margins, solve_screened
 
 #: How a bet is played (``mode`` array).
 PLAY_NEVER = 0
@@ -105,7 +105,7 @@ def _see(encoded, unseen, values, tags, running):
 @jit
 def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts,
                 tags, count_of_bet, mode, threshold, min_edge, max_round, track_exact, net, solver_rows,
-                solver_scale, solver_max, solver_bet, stats_int, stats_float, codes, detail):
+                solver_scale, solver_max, solver_bet, solver_screen, stats_int, stats_float, codes, detail):
     """Deal ``n_shoes`` shoes of one block, playing every bet by its strategy.
 
     Parameters
@@ -143,6 +143,10 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
         Net result per cell (outcome code, or ``detail * N_CODES + code``) in units of ``1 / scale``.
     solver_rows, solver_scale, solver_max, solver_bet : tuple of arrays
         The packed pay tables of :meth:`baccarat_sim.engines.composition.FastSolver.packed_arrays`.
+    solver_screen : (ndarray(float32, shape=(r, 5005)), ndarray(float64, shape=(k, r + 1)), ndarray(float64, (k,)))
+        The value rows' basis, each row's combination of it and its reach
+        (:func:`baccarat_sim.engines.value_basis.value_basis`): perfect play estimates the value bets from them first
+        (:mod:`baccarat_sim.kernels.screen`).
     stats_int : ndarray(int64, shape=(K_int,))
         This block's integer statistics (added to).
     stats_float : ndarray(float64, shape=(K_float,))
@@ -183,6 +187,11 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
     placed = np.zeros(n_bets, np.bool_)
     ev = np.zeros(n_bets)
     sign = np.zeros(n_bets, np.int64)
+    # The solver runs the exact integer form only for the bets whose EV this round can matter (kernels.screen).
+    floor = np.empty(n_bets)
+    solved = np.zeros(n_bets, np.bool_)
+    basis, coefficients, reach = solver_screen
+    v_margin = screen_margins(v_scale, reach)
     shoe_net = np.zeros((n_scenarios, n_bets, VARIANTS), np.int64)
     shoe_bets = np.zeros((n_scenarios, n_bets, VARIANTS), np.int64)
     shoe_ev = np.zeros((n_scenarios, n_bets, VARIANTS))
@@ -240,11 +249,18 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
                 if placed[b] and track_exact[b]:
                     want_exact = True
             if want_exact:
-                solve_packed(unseen, values, v_rows, v_scale, solver_max, v_bet, p_rows, p_scale, p_bet, f_rows,
-                             f_scale, f_bet, ev, sign)
+                # Perfect play needs the EV only where it may clear the bet's edge; a bet placed by its count and
+                # tracked needs it always; any other bet not at all.
                 for b in range(n_bets):
                     if mode[b] == PLAY_PERFECT:
-                        placed[b] = sign[b] > 0 if min_edge[b] == 0.0 else ev[b] > min_edge[b]
+                        floor[b] = min_edge[b]
+                    else:
+                        floor[b] = -np.inf if placed[b] and track_exact[b] else np.inf
+                solve_screened(unseen, values, v_rows, v_scale, solver_max, v_bet, p_rows, p_scale, p_bet, f_rows,
+                               f_scale, f_bet, basis, coefficients, v_margin, floor, ev, sign, solved)
+                for b in range(n_bets):
+                    if mode[b] == PLAY_PERFECT:
+                        placed[b] = solved[b] and (sign[b] > 0 if min_edge[b] == 0.0 else ev[b] > min_edge[b])
             prefix, suffix, used = round_at(work, position, detail)
             code = code_of(prefix, suffix)
             if record_codes and extra_left[0] != 0:
@@ -294,8 +310,8 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
 @jit_parallel
 def count_blocks(canonical, seed, first_block, n_blocks, shoes_per_block, last_shoes, total_blocks,
                  shoe_params, turned_seen, scenario_cuts, tags, count_of_bet, mode, threshold, min_edge, max_round,
-                 track_exact, net, solver_rows, solver_scale, solver_max, solver_bet, stats_int, stats_float, codes,
-                 detail):
+                 track_exact, net, solver_rows, solver_scale, solver_max, solver_bet, solver_screen, stats_int,
+                 stats_float, codes, detail):
     """Deal blocks ``first_block .. first_block + n_blocks - 1`` in parallel, one statistics row each.
 
     Row ``k`` of ``stats_int``/``stats_float``/``codes`` belongs to block
@@ -309,4 +325,4 @@ def count_blocks(canonical, seed, first_block, n_blocks, shoes_per_block, last_s
         n_shoes = last_shoes if block == total_blocks - 1 else shoes_per_block
         count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts, tags,
                     count_of_bet, mode, threshold, min_edge, max_round, track_exact, net, solver_rows, solver_scale,
-                    solver_max, solver_bet, stats_int[k], stats_float[k], codes[k], detail)
+                    solver_max, solver_bet, solver_screen, stats_int[k], stats_float[k], codes[k], detail)

@@ -33,7 +33,6 @@ from numba import prange
 
 from ..model.codes import N_CODES, N_PREFIXES, N_SUFFIXES
 from .dealing import (
-    TRIPLE_MAX_CARDS,
     deal_rounds,
     deal_rounds_groups,
     encode_shoe,
@@ -108,46 +107,42 @@ def _flush_slots(lane, counts, sparse):
 
 
 @jit
-def _flush(lane, counts, slots):
-    """Add a lane's counters to ``counts`` and clear them (:func:`_flush_slots` or :func:`_flush_codes`)."""
-    if slots:
-        _flush_slots(lane, counts, False)
-    else:
-        _flush_codes(lane, counts)
-
-
-@jit
-def _deal_fresh(cards, state, units, lane, limit, counts, pending, slots, detail):
-    """Deal ``units`` fresh-shoe rounds into row 0 of ``lane`` (slot order if ``slots``, else code order).
+def _deal_fresh(cards, state, units, lane, limit, counts, pending, detail):
+    """Deal ``units`` fresh-shoe rounds into row 0 of ``lane``, in slot order.
 
     ``pending`` rounds are already in ``lane``; it is flushed into ``counts``
     before a counter could pass ``limit``. Returns ``(pending, state)``.
+    Slot order keeps the busy counters in two runs of 400 (see the module's
+    notes); a caller's own int64 histogram in code order has
+    :func:`_deal_fresh_codes`. Each is a function of its own so that a run
+    compiles only the loops it deals with: every copy of the inlined round
+    adds seconds to the compile.
     """
     row = lane[0]
     left = units
     while left > 0:  # in spans that fit the counters, so the round loop has no check
         if pending >= limit:
-            _flush(lane, counts, slots)
+            _flush_slots(lane, counts, False)
             pending = 0
         span = min(left, limit - pending)
-        # Loops rather than tests per round. Slot order (the lanes) keeps the busy counters in two runs of 400;
-        # code order is for a caller's own int64 histogram (deal_block). The shoe's size decides how the draw
-        # batches its random bits (fresh_positions): tested here once, each loop compiles one way of drawing.
-        if not slots:
-            for _ in range(span):
-                prefix, suffix, state = fresh_round_parts(cards, state, detail)
-                row[code_of(prefix, suffix)] += 1
-        elif cards.shape[0] <= TRIPLE_MAX_CARDS:
-            for _ in range(span):
-                prefix, suffix, state = fresh_round_parts(cards, state, detail)
-                row[suffix * N_PREFIXES + prefix] += 1
-        else:
-            for _ in range(span):
-                prefix, suffix, state = fresh_round_parts(cards, state, detail)
-                row[suffix * N_PREFIXES + prefix] += 1
+        # One loop: a second, split by the shoe's size (how fresh_positions batches its random bits), was about
+        # 3% faster and doubled the kernel's compile.
+        for _ in range(span):
+            prefix, suffix, state = fresh_round_parts(cards, state, detail)
+            row[suffix * N_PREFIXES + prefix] += 1
         pending += span
         left -= span
     return pending, state
+
+
+@jit
+def _deal_fresh_codes(cards, state, units, counts, detail):
+    """Deal ``units`` fresh-shoe rounds into row 0 of the int64 ``counts``, in code order; returns the state."""
+    row = counts[0]
+    for _ in range(units):
+        prefix, suffix, state = fresh_round_parts(cards, state, detail)
+        row[code_of(prefix, suffix)] += 1
+    return state
 
 
 @jit
@@ -236,7 +231,7 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts, detail
             return units, 0
         return _deal_dealt_groups(cards, state, units, shoe_params, counts, detail)[0], units
     if model == MODEL_FRESH:
-        _deal_fresh(cards, state, units, counts, _NO_LIMIT, counts, np.int64(0), _CODES, detail)  # its own lane
+        _deal_fresh_codes(cards, state, units, counts, detail)
         return units, 0
     none = np.int64(0)
     if counts.shape[0] == 1:
@@ -259,13 +254,11 @@ def _lane_fresh(lane, canonical, seed, first_block, n_blocks, stride, units_per_
     """
     cards = encode_shoe(canonical)  # only read: shared by the lane's blocks
     pending = np.int64(0)  # not the literal 0: one compiled callee
-    slots = _SLOTS
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
-        pending, _ = _deal_fresh(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending, slots,
-                                 detail)
+        pending, _ = _deal_fresh(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending, detail)
         totals[0] += units
-    _flush(lane, counts, slots)
+    _flush_slots(lane, counts, False)
 
 
 @jit

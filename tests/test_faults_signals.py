@@ -137,3 +137,79 @@ def test_a_signal_while_the_command_is_imported_is_heard(tmp_path):
     _clean_stop(done.returncode, done.stderr, 143)
     assert done.stdout == ""
 
+
+
+#: Runs the command with a signal raised inside llvmlite's object-cache callback (C calls it while numba loads or
+#: compiles a kernel): an exception raised there cannot travel, and Python only prints it.
+CALLBACK_RUN = r'''
+import pathlib, runpy, signal, sys
+from llvmlite.binding import executionengine
+
+real = executionengine.ExecutionEngine.set_object_cache
+
+
+def set_object_cache(self, notify_func=None, getbuffer_func=None):
+    def notify(module, buffer):
+        if not pathlib.Path("fired").exists():
+            pathlib.Path("fired").touch()
+            signal.raise_signal(signal.SIGHUP)  # its handler runs here, inside the ctypes callback
+        return notify_func(module, buffer)
+    return real(self, notify if notify_func else None, getbuffer_func)
+
+
+executionengine.ExecutionEngine.set_object_cache = set_object_cache
+sys.argv = ["baccarat_sim.rtp", *sys.argv[1:]]
+runpy.run_module("baccarat_sim.rtp", run_name="__main__", alter_sys=True)
+'''
+
+
+def test_a_signal_that_lands_in_a_callback_from_c_still_stops_the_command_without_a_traceback(tmp_path):
+    """CI once saw the Stopped of a SIGHUP printed by Python from a callback that C made, and the command go on."""
+    script = tmp_path / "callback_run.py"
+    script.write_text(CALLBACK_RUN)
+    done = subprocess.run([sys.executable, str(script), "--rounds", "1e12", "--seed", "3", "--out",
+                           str(tmp_path / "out"), "--no-plots", "--threads", "1"],
+                          capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
+    assert (tmp_path / "fired").exists()  # numba compiled something, so the signal really landed in the callback
+    _clean_stop(done.returncode, done.stderr, 129)
+
+
+def test_a_lost_stop_comes_again_and_other_lost_exceptions_are_still_reported(capfd):
+    """The latch's hooks, in this process: a Stopped that C swallowed (printed through sys.unraisablehook or
+    sys.excepthook, as PyErr_Print does) prints nothing and stops the command at its next bytecode; anything else
+    is reported as before; and the hooks are put back when the command ends."""
+    import ctypes
+
+    from baccarat_sim.storage.signals import FIRST_STOP, Stopped
+
+    hooks = (sys.unraisablehook, sys.excepthook)
+    previous = FIRST_STOP.arm()
+    try:
+        @ctypes.CFUNCTYPE(None)
+        def callback():
+            signal.raise_signal(signal.SIGHUP)
+
+        with pytest.raises(Stopped) as stopped:
+            callback()  # through C: the Stopped is lost there
+            assert FIRST_STOP.signum is None and FIRST_STOP.raising  # the latch is as before the signal
+            deadline = time.monotonic() + TIMEOUT
+            while time.monotonic() < deadline:
+                time.sleep(0.001)  # the signal comes again, and lands here
+        assert stopped.value.signum == signal.SIGHUP and FIRST_STOP.raised
+
+        # As PyErr_Print reports an exception: through sys.excepthook.
+        FIRST_STOP.signum, FIRST_STOP.raised, FIRST_STOP._raising = None, False, True
+        with pytest.raises(Stopped):
+            try:
+                signal.raise_signal(signal.SIGTERM)
+            except Stopped as lost:
+                sys.excepthook(type(lost), lost, lost.__traceback__)
+            deadline = time.monotonic() + TIMEOUT
+            while time.monotonic() < deadline:
+                time.sleep(0.001)
+        sys.excepthook(ValueError, ValueError("someone else's"), None)
+    finally:
+        FIRST_STOP.disarm(previous)
+    assert (sys.unraisablehook, sys.excepthook) == hooks
+    err = capfd.readouterr().err
+    assert "Stopped" not in err and "ValueError: someone else's" in err

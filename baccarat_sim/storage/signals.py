@@ -14,13 +14,24 @@ or at the next chunk boundary while a run deals, and its number gives the exit
 status); every later one is ignored until the process exits, wherever it
 lands: in an ``except`` or ``finally`` block, in a module's import, while the
 report is written.
+
+A signal can also land in Python code that C calls back and that has nowhere
+to send an exception (llvmlite's object cache while numba loads a kernel, a
+ctypes callback): Python prints such an exception ("Exception ignored ...")
+and goes on as if nothing had happened. The latch hears of that through
+``sys.unraisablehook`` and ``sys.excepthook``, prints nothing, and delivers
+the signal to the main thread again from a helper thread, so that it stops the
+command at the next point where an exception can travel.
 """
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import signal
+import sys
 import threading
+import time
 
 __all__ = ["FIRST_STOP", "STOP_SIGNALS", "FirstStop", "Stopped", "exit_status", "held_back",
            "ignore_stop_signals"]
@@ -75,15 +86,79 @@ class FirstStop:
         self.raised = False
         self._raising = False
         self._installed = False
+        self._hooks: tuple | None = None  # sys.unraisablehook and sys.excepthook replaced while armed
+        self._in_hook = False
 
     def _handle(self, signum, frame):
         if self.signum is not None:
+            return
+        if self._in_hook:  # in the hook that reports a lost Stopped: not here either
+            self._send_again(signum)
             return
         self.signum = signum
         if self._raising:
             self._raising = False
             self.raised = True
             raise Stopped(signum)
+
+    def _swallowed(self, error: BaseException) -> bool:
+        """Whether ``error`` is this latch's :class:`Stopped`, lost where C called Python; if so it comes again.
+
+        The latch goes back to what it was before the signal, and a helper
+        thread sends the same signal to the main thread (``pthread_kill``: a
+        block that holds the signals back still holds it back), whose handler
+        runs at its next bytecode: outside the callback, it stops the command;
+        in another such callback, this happens once more.
+        """
+        if not (isinstance(error, Stopped) and self.raised and self.signum == error.signum and self._hooks):
+            return False
+        self.signum = None
+        self.raised = False
+        self._raising = True
+        self._send_again(error.signum)
+        return True
+
+    def _send_again(self, signum: int) -> None:
+        # A bare thread: threading.Thread.start() waits for it, and the signal would land in the hook. It sends the
+        # signal once the hook has returned.
+        main = threading.main_thread().ident
+
+        def send():
+            while self._in_hook:
+                time.sleep(0.001)
+            signal.pthread_kill(main, signum)
+
+        _thread.start_new_thread(send, ())
+
+    def _unraisable(self, unraisable) -> None:
+        self._in_hook = True
+        try:
+            if not self._swallowed(unraisable.exc_value):
+                (self._hooks[0] if self._hooks else sys.__unraisablehook__)(unraisable)
+        finally:
+            self._in_hook = False
+
+    def _excepthook(self, kind, value, trace) -> None:
+        self._in_hook = True
+        try:
+            if not self._swallowed(value):
+                (self._hooks[1] if self._hooks else sys.__excepthook__)(kind, value, trace)
+        finally:
+            self._in_hook = False
+
+    def _hook(self) -> None:
+        if self._hooks is None and hasattr(signal, "pthread_kill"):
+            self._hooks = (sys.unraisablehook, sys.excepthook)
+            sys.unraisablehook, sys.excepthook = self._unraisable, self._excepthook
+
+    def _unhook(self) -> None:
+        if self._hooks is not None:
+            # Put back only what is still ours: someone who replaced a hook since keeps theirs.
+            if sys.unraisablehook == self._unraisable:
+                sys.unraisablehook = self._hooks[0]
+            if sys.excepthook == self._excepthook:
+                sys.excepthook = self._hooks[1]
+            self._hooks = None
 
     def record(self, signum: int) -> None:
         """A stop signal taken by someone else (a run's clean stop): the first one is kept."""
@@ -113,6 +188,7 @@ class FirstStop:
             self.raised = False
         self._raising = self.signum is None
         self.install()
+        self._hook()
         return previous
 
     @property
@@ -132,6 +208,7 @@ class FirstStop:
     def disarm(self, previous: dict) -> None:
         """End a command called within a longer process: the handlers it replaced are put back."""
         self._raising = False
+        self._unhook()
         if not _main_thread():
             return
         for signum, handler in previous.items():
@@ -142,6 +219,7 @@ class FirstStop:
     def end_of_process(self) -> None:
         """The process ends now: every stop signal is ignored by the system (a late one must not kill it)."""
         self._raising = False
+        self._unhook()
         ignore_stop_signals()
 
 

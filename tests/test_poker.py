@@ -260,3 +260,38 @@ def test_bad_poker_conditions_say_what_is_wrong(condition, message):
     with pytest.raises(ConditionError) as info:
         compile_condition(condition)
     assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def _every_key_of_up_to_six_cards() -> np.ndarray:
+    """Every hand key of 0 to 6 cards: each multiset of ranks, with each set of suits (434,112 keys)."""
+    keys = [sum(1 << (poker.RANK_FIELD_BITS * rank) for rank in ranks)
+            for n in range(7) for ranks in itertools.combinations_with_replacement(range(13), n)]
+    keys = np.array(keys, np.int64)
+    return (keys[:, None] | (np.arange(16, dtype=np.int64)[None, :] << poker.SUIT_SHIFT)).ravel()
+
+
+def test_the_bit_parallel_rank_fields_equal_a_loop_over_the_ranks_on_every_hand_of_up_to_six_cards():
+    """The model reads the 13 rank fields at once (bit tricks); here each value is a loop over the ranks instead."""
+    key = _every_key_of_up_to_six_cards()
+    counts = np.stack([(key >> (3 * rank)) & 7 for rank in range(13)], axis=1)
+    most = counts.max(axis=1)
+    ace_high = np.concatenate([counts[:, 1:], counts[:, :1]], axis=1)  # 2..K, then the Ace
+    top = np.where(most > 0, (12 - np.argmax((ace_high == most[:, None])[:, ::-1], axis=1) + 1) % 13, poker.NO_RANK)
+    present = counts > 0
+
+    def consecutive(marks):  # the marked ranks (columns) form one run
+        first, last = np.argmax(marks, axis=1), marks.shape[1] - 1 - np.argmax(marks[:, ::-1], axis=1)
+        return marks.any(axis=1) & (last - first + 1 == marks.sum(axis=1))
+
+    suits = (key >> poker.SUIT_SHIFT) & 15
+    two_or_more = counts.sum(axis=1) >= 2
+    np.testing.assert_array_equal(poker.n_cards(key), counts.sum(axis=1))
+    np.testing.assert_array_equal(poker.kind(key), most)
+    np.testing.assert_array_equal(poker.kind_rank(key), top)
+    np.testing.assert_array_equal(poker.pairs(key), (counts >= 2).sum(axis=1))
+    np.testing.assert_array_equal(poker.triples(key), (counts >= 3).sum(axis=1))
+    np.testing.assert_array_equal(poker.flush(key), two_or_more & np.isin(suits, [1, 2, 4, 8]))
+    straight = two_or_more & (most == 1) & (consecutive(present) | consecutive(
+        np.concatenate([present[:, 1:], present[:, :1]], axis=1)))
+    np.testing.assert_array_equal(poker.straight(key), straight)
+    assert straight.any() and (top == 0).any() and (poker.kind(key) == 6).any()

@@ -29,8 +29,9 @@ The values (documented for rule files in ``baccarat_sim/rulesets/README.md``)
       :data:`CATEGORIES`, so that a hand that makes several (a flush of cards
       that also make a pair) is the one highest of them.
 
-Every function works on scalars and on numpy arrays alike (no branch; calls
-only to ``np.maximum`` and to each other), so numba compiles the same
+Every function works on scalars and on numpy arrays alike (no branch on the
+hand, only on a count given as a constant; calls only to ``np.maximum`` and to
+each other), so numba compiles the same
 definitions the condition language runs over arrays
 (:func:`baccarat_sim.kernels.hand` rebinds the calls to their compiled forms).
 """
@@ -113,44 +114,93 @@ def add_card(key, card):
     return (key + (present << (RANK_FIELD_BITS * rank))) | (present << (SUIT_SHIFT + suit))
 
 
+# The rank fields are read all at once, bit-parallel: a mask with bit 0 of every field set marks, by the bit at
+# 3 r, the ranks whose field passes a test. It is a few operations where a loop over the 13 ranks is ~40, and a
+# kernel computes a poker value every round (tests/test_poker.py holds each to a per-card oracle).
+#: Bit 0 of every rank field.
+_FIELD_ONES = sum(1 << (RANK_FIELD_BITS * rank) for rank in range(N_RANKS))
+_ACE_HIGH_SHIFT = RANK_FIELD_BITS * (N_RANKS - 1)
+
+
 def _count(key, rank):
     return (key >> (RANK_FIELD_BITS * rank)) & _RANK_MASK
 
 
+def _low_bits_at_least(middle, low, value):
+    """Where a field's two low bits (``middle``, ``low``, each at bit 0 of the field) are at least ``value`` (0-3)."""
+    if value == 0:
+        return middle | ~middle  # every field
+    if value == 1:
+        return middle | low
+    if value == 2:
+        return middle
+    return middle & low
+
+
+def _at_least(key, cards):
+    """Bit ``3 r`` set where the hand holds at least ``cards`` (1-8) cards of rank ``r`` (no field holds 8)."""
+    high, middle, low = key >> 2, key >> 1, key
+    if cards >= 8:
+        return key & 0
+    if cards >= 4:
+        return high & _low_bits_at_least(middle, low, cards - 4) & _FIELD_ONES
+    return (high | _low_bits_at_least(middle, low, cards)) & _FIELD_ONES
+
+
+def _bit_count(bits):
+    """How many bits are set in ``bits`` (0 <= bits < 2**63), by shifts and adds (no multiply to overflow)."""
+    bits = bits - ((bits >> 1) & 0x5555555555555555)
+    bits = (bits & 0x3333333333333333) + ((bits >> 2) & 0x3333333333333333)
+    bits = (bits + (bits >> 4)) & 0x0F0F0F0F0F0F0F0F
+    bits = bits + (bits >> 8)
+    bits = bits + (bits >> 16)
+    return (bits + (bits >> 32)) & 0x7F
+
+
 def n_cards(key):
     """Cards in the hand."""
-    total = key & 0
-    for rank in range(N_RANKS):
-        total = total + _count(key, rank)
-    return total
+    return (_bit_count(key & _FIELD_ONES) + 2 * _bit_count((key >> 1) & _FIELD_ONES)
+            + 4 * _bit_count((key >> 2) & _FIELD_ONES))
+
+
+def _two_or_more(key):
+    """At least two cards (1, else 0): two ranks, or two cards of one rank."""
+    ranks = _at_least(key, 1)
+    return (((ranks & (ranks - 1)) != 0) | (_at_least(key, 2) != 0)) * 1
 
 
 def kind(key):
     """The most cards of one rank in the hand (0 for a hand without cards)."""
-    most = key & 0
-    for rank in range(N_RANKS):
-        most = np.maximum(most, _count(key, rank))
+    most = (_at_least(key, 1) != 0) * 1
+    for cards in range(2, 8):
+        most = most + (_at_least(key, cards) != 0)
     return most
+
+
+def _highest_bit(bits):
+    """Position of the highest set bit of ``bits`` (0 < bits < 2**62; 0 for 0), by halving the range."""
+    position = bits & 0
+    for half in (32, 16, 8, 4, 2, 1):
+        above = (bits >> (position + half)) != 0
+        position = position + half * above
+    return position
 
 
 def kind_rank(key):
     """The rank of the hand's largest group of one rank: the higher on a tie, Ace high; NO_RANK without cards."""
     most = kind(key)
-    best = (key & 0) + NO_RANK
-    # Ace high: the Ace (rank 0, reached as 13) is looked at last, so that it wins a tie.
-    for step in range(1, N_RANKS + 1):
-        rank = step % N_RANKS
-        hit = (_count(key, rank) == most) & (most > 0)
-        best = best + (rank - best) * hit
-    return best
+    largest = key & 0  # bit 3 r: rank r has exactly `most` cards
+    for cards in range(1, 8):
+        largest = largest | (_at_least(key, cards) & ~_at_least(key, cards + 1)) * (most == cards)
+    # Ace high: the ranks 2..K move down one field and the Ace (rank 0) goes above the King.
+    ace_high = (largest >> RANK_FIELD_BITS) | ((largest & 1) << _ACE_HIGH_SHIFT)
+    rank = (_highest_bit(ace_high) // RANK_FIELD_BITS + 1) % N_RANKS
+    return rank + (NO_RANK - rank) * (most == 0)
 
 
 def _groups(key, size):
     """Ranks the hand has at least ``size`` cards of."""
-    total = key & 0
-    for rank in range(N_RANKS):
-        total = total + (_count(key, rank) >= size)
-    return total
+    return _bit_count(_at_least(key, size))
 
 
 def pairs(key):
@@ -163,31 +213,29 @@ def triples(key):
     return _groups(key, 3)
 
 
-def _rank_mask(key):
-    mask = key & 0
-    for rank in range(N_RANKS):
-        mask = mask | ((_count(key, rank) > 0) * (1 << rank))
-    return mask
+def _run(ranks):
+    """Whether the ranks marked in ``ranks`` (bit ``3 r`` per rank, non-zero) are consecutive.
 
-
-def _run(mask):
-    """Whether the set bits of ``mask`` (non-zero) are consecutive."""
-    low = mask & -mask
-    return (mask != 0) & (((mask + low) & mask) == 0)
+    A run of n marks from the lowest, ``low``, is ``low * (1 + 8 + ... + 8**(n-1))``,
+    so ``7 * ranks + low`` is ``low * 8**n``: a power of two, which no other set of marks gives.
+    """
+    low = ranks & -ranks
+    spread = 7 * ranks + low
+    return (ranks != 0) & ((spread & (spread - 1)) == 0)
 
 
 def flush(key):
     """At least two cards, all of one suit (1, else 0)."""
     suits = (key >> SUIT_SHIFT) & _SUITS_MASK
-    return ((n_cards(key) >= 2) & (suits != 0) & ((suits & (suits - 1)) == 0)) * 1
+    return ((_two_or_more(key) == 1) & (suits != 0) & ((suits & (suits - 1)) == 0)) * 1
 
 
 def straight(key):
     """At least two cards of different, consecutive ranks, the Ace high or low, no wrap-around (1, else 0)."""
-    mask = _rank_mask(key)
-    ace_high = (mask >> 1) | ((mask & 1) << (N_RANKS - 1))  # ranks 2..K, then the Ace above the King
-    distinct = kind(key) == 1
-    return ((n_cards(key) >= 2) & distinct & (_run(mask) | _run(ace_high))) * 1
+    ranks = _at_least(key, 1)
+    ace_high = (ranks >> RANK_FIELD_BITS) | ((ranks & 1) << _ACE_HIGH_SHIFT)  # ranks 2..K, the Ace above the King
+    distinct = _at_least(key, 2) == 0
+    return ((_two_or_more(key) == 1) & distinct & (_run(ranks) | _run(ace_high))) * 1
 
 
 def category(key):

@@ -40,7 +40,7 @@ from ..model.cards import N_CARD_IDS, RANK_POINTS, SUIT_BITS
 from ..model.codes import N_PREFIXES, N_SUFFIXES
 from ..model.tableau import THIRD_CARD_PREFIX
 from .detail import NO_CARD, add_group_cells, detail_index
-from .jit import jit
+from .jit import inline_where_typed, jit
 from .outcome import banker_drew_of, code_of, player_drew_of, suffix_of, third_card_index
 from .rng import bounded, bounded2, bounded3, high32, low32, next_u64
 
@@ -252,7 +252,7 @@ def _third_cards(prefix, e4, e5):
     return p3, b3
 
 
-@jit(inline="always")
+@inline_where_typed  # not in the plain kernels, whose `detail is not None` branch numba prunes
 def round_detail(prefix, e0, e1, e2, e3, e4, e5, detail):
     """``prefix`` moved to the round's card detail: ``detail_index * N_PREFIXES + prefix``.
 

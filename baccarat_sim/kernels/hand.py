@@ -17,7 +17,7 @@ from .jit import jit
 __all__ = ["add_card", "hand_value", "rank_counts_only", "suits_settled"]
 
 # Helpers before the functions that call them.
-_ORDER = ("_count", "_low_bits_at_least", "_at_least", "_bit_count", "n_cards", "_two_or_more", "kind",
+_ORDER = ("_count", "_at_least", "_bit_count", "n_cards", "_two_or_more", "kind",
           "_highest_bit", "kind_rank", "_groups", "pairs", "triples", "_run", "flush", "straight",
           "category", "add_card", "rank_counts_only", "suits_settled", "value")
 

@@ -29,9 +29,8 @@ The values (documented for rule files in ``baccarat_sim/rulesets/README.md``)
       :data:`CATEGORIES`, so that a hand that makes several (a flush of cards
       that also make a pair) is the one highest of them.
 
-Every function works on scalars and on numpy arrays alike (no branch on the
-hand, only on a count given as a constant; calls only to ``np.maximum`` and to
-each other), so numba compiles the same
+Every function works on scalars and on numpy arrays alike (no branch; calls
+only to ``np.maximum`` and to each other), so numba compiles the same
 definitions the condition language runs over arrays
 (:func:`baccarat_sim.kernels.hand` rebinds the calls to their compiled forms).
 """
@@ -116,35 +115,33 @@ def add_card(key, card):
 
 # The rank fields are read all at once, bit-parallel: a mask with bit 0 of every field set marks, by the bit at
 # 3 r, the ranks whose field passes a test. It is a few operations where a loop over the 13 ranks is ~40, and a
-# kernel computes a poker value every round (tests/test_poker.py holds each to a per-card oracle).
+# kernel computes a poker value every round; no branch and no loop over counts either, so that numba's IR of a
+# kernel that inlines every value stays small (compile time). tests/test_poker.py holds each to a loop over the
+# ranks on every hand of up to six cards.
 #: Bit 0 of every rank field.
 _FIELD_ONES = sum(1 << (RANK_FIELD_BITS * rank) for rank in range(N_RANKS))
 _ACE_HIGH_SHIFT = RANK_FIELD_BITS * (N_RANKS - 1)
+# Every other rank field in a 6-bit slot of its own (ranks 0, 2, .., 12 in place; 1, 3, .., 11 shifted down by a
+# field), so that adding to every slot at once cannot carry from one field into the next.
+_SLOT_BITS = 2 * RANK_FIELD_BITS
+_SLOT_ONES = sum(1 << (_SLOT_BITS * slot) for slot in range((N_RANKS + 1) // 2))
+_EVEN_FIELDS = _RANK_MASK * _SLOT_ONES
+_ODD_FIELDS = _EVEN_FIELDS & ~(_RANK_MASK << (_SLOT_BITS * (N_RANKS // 2)))  # six odd ranks; not the suit bits
 
 
 def _count(key, rank):
     return (key >> (RANK_FIELD_BITS * rank)) & _RANK_MASK
 
 
-def _low_bits_at_least(middle, low, value):
-    """Where a field's two low bits (``middle``, ``low``, each at bit 0 of the field) are at least ``value`` (0-3)."""
-    if value == 0:
-        return middle | ~middle  # every field
-    if value == 1:
-        return middle | low
-    if value == 2:
-        return middle
-    return middle & low
-
-
 def _at_least(key, cards):
-    """Bit ``3 r`` set where the hand holds at least ``cards`` (1-8) cards of rank ``r`` (no field holds 8)."""
-    high, middle, low = key >> 2, key >> 1, key
-    if cards >= 8:
-        return key & 0
-    if cards >= 4:
-        return high & _low_bits_at_least(middle, low, cards - 4) & _FIELD_ONES
-    return (high | _low_bits_at_least(middle, low, cards)) & _FIELD_ONES
+    """Bit ``3 r`` set where the hand holds at least ``cards`` (0-8, also an array) cards of rank ``r``.
+
+    In each slot, a count plus ``8 - cards`` reaches the slot's bit 3 exactly when the count is ``cards`` or more.
+    """
+    carry = (8 - cards) * _SLOT_ONES
+    even = (((key & _EVEN_FIELDS) + carry) >> RANK_FIELD_BITS) & _SLOT_ONES
+    odd = ((((key >> RANK_FIELD_BITS) & _ODD_FIELDS) + carry) >> RANK_FIELD_BITS) & _SLOT_ONES
+    return (even | (odd << RANK_FIELD_BITS)) & _FIELD_ONES
 
 
 def _bit_count(bits):
@@ -171,10 +168,9 @@ def _two_or_more(key):
 
 def kind(key):
     """The most cards of one rank in the hand (0 for a hand without cards)."""
-    most = (_at_least(key, 1) != 0) * 1
-    for cards in range(2, 8):
-        most = most + (_at_least(key, cards) != 0)
-    return most
+    most = 4 * (_at_least(key, 4) != 0)  # a binary search over 0-7
+    most = most + 2 * (_at_least(key, most + 2) != 0)
+    return most + (_at_least(key, most + 1) != 0)
 
 
 def _highest_bit(bits):
@@ -189,9 +185,7 @@ def _highest_bit(bits):
 def kind_rank(key):
     """The rank of the hand's largest group of one rank: the higher on a tie, Ace high; NO_RANK without cards."""
     most = kind(key)
-    largest = key & 0  # bit 3 r: rank r has exactly `most` cards
-    for cards in range(1, 8):
-        largest = largest | (_at_least(key, cards) & ~_at_least(key, cards + 1)) * (most == cards)
+    largest = _at_least(key, most) & ~_at_least(key, most + 1)  # bit 3 r: rank r has exactly `most` cards
     # Ace high: the ranks 2..K move down one field and the Ace (rank 0) goes above the King.
     ace_high = (largest >> RANK_FIELD_BITS) | ((largest & 1) << _ACE_HIGH_SHIFT)
     rank = (_highest_bit(ace_high) // RANK_FIELD_BITS + 1) % N_RANKS

@@ -225,22 +225,24 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts, detail
     """
     state = block_state(seed, block)
     cards = encode_shoe(canonical)
-    if detail is not None:
+    rounds, shoes = units, 0
+    if detail is not None:  # the plain paths get None, not `detail`: see _deal_lane_fresh
         if model == MODEL_FRESH:
             _deal_fresh_groups(cards, state, units, counts, _NO_LIMIT, counts, np.int64(0), detail)  # its own lane
-            return units, 0
-        return _deal_dealt_groups(cards, state, units, shoe_params, counts, detail)[0], units
-    if model == MODEL_FRESH:
-        _deal_fresh_codes(cards, state, units, counts, detail)
-        return units, 0
-    none = np.int64(0)
-    if counts.shape[0] == 1:
-        rounds, _, state = _deal_dealt_flat(cards, state, units, shoe_params, counts, _NO_LIMIT, counts, none,
-                                            detail)
+        else:
+            rounds, shoes = _deal_dealt_groups(cards, state, units, shoe_params, counts, detail)[0], units
+    elif model == MODEL_FRESH:
+        _deal_fresh_codes(cards, state, units, counts, None)
     else:
-        rounds, _, state = _deal_dealt_rows(cards, state, units, shoe_params, counts, _NO_LIMIT, counts, none, _CODES,
-                                            detail)
-    return rounds, units
+        none = np.int64(0)
+        shoes = units
+        if counts.shape[0] == 1:
+            rounds, _, state = _deal_dealt_flat(cards, state, units, shoe_params, counts, _NO_LIMIT, counts, none,
+                                                None)
+        else:
+            rounds, _, state = _deal_dealt_rows(cards, state, units, shoe_params, counts, _NO_LIMIT, counts, none,
+                                                _CODES, None)
+    return rounds, shoes
 
 
 @jit
@@ -334,26 +336,34 @@ def _deal_dealt_groups(cards, state, units, shoe_params, counts, tables):
 
 
 @jit
-def _deal_lane_groups(canonical, model, seed, first_block, n_blocks, stride, units_per_block, last_units,
-                      total_blocks, shoe_params, counts, totals, tables):
-    """Blocks ``first_block, first_block + stride, ...`` with a factored card detail, into ``counts``.
+def _lane_fresh_groups(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                       counts, totals, tables):
+    """Fresh-model blocks ``first_block, first_block + stride, ...`` with a factored card detail, into ``counts``.
 
-    Fresh rounds count in a uint32 lane (one row: the codes, then the
-    groups' small blocks of cells) folded into ``counts`` at the end; dealt
-    shoes count straight into the int64 rows ``counts``: a small-counter copy of
-    many rows would have to be cleared and folded back on every call.
+    The rounds count in a uint32 lane (one row: the codes, then the groups'
+    small blocks of cells) folded into ``counts`` at the end. A function of
+    its own, not a branch on the model beside the dealt one: numba would
+    compile both paths for either model.
     """
     cards = encode_shoe(canonical)
-    if model == MODEL_FRESH:
-        lane = np.zeros(counts.shape, np.uint32)
-        pending = np.int64(0)
-        for block in range(first_block, first_block + n_blocks, stride):
-            units = last_units if block == total_blocks - 1 else units_per_block
-            pending, _ = _deal_fresh_groups(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending,
-                                            tables)
-            totals[0] += units
-        _flush_codes(lane, counts)
-        return
+    lane = np.zeros(counts.shape, np.uint32)
+    pending = np.int64(0)
+    for block in range(first_block, first_block + n_blocks, stride):
+        units = last_units if block == total_blocks - 1 else units_per_block
+        pending, _ = _deal_fresh_groups(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending,
+                                        tables)
+        totals[0] += units
+    _flush_codes(lane, counts)
+
+
+@jit
+def _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                       shoe_params, counts, totals, tables):
+    """Dealt-model blocks ``first_block, first_block + stride, ...`` with a factored card detail, into ``counts``.
+
+    The shoes count straight into the int64 rows ``counts``: a small-counter
+    copy of many rows would have to be cleared and folded back on every call.
+    """
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
         cards = encode_shoe(canonical)  # every block starts from the canonical order
@@ -367,11 +377,13 @@ def _deal_lane_fresh(canonical, seed, first_block, n_blocks, stride, units_per_b
                      counts, totals, detail):
     """Fresh-model blocks ``first_block, first_block + stride, ...`` below ``first_block + n_blocks``."""
     if detail is not None:  # a factored card detail: its own loop (the plain path is unchanged)
-        _deal_lane_groups(canonical, MODEL_FRESH, seed, first_block, n_blocks, stride, units_per_block,
-                          last_units, total_blocks, np.zeros(1, np.int64), counts, totals, detail)
-        return
-    _lane_fresh(np.zeros(counts.shape, np.uint32), canonical, seed, first_block, n_blocks, stride, units_per_block,
-                last_units, total_blocks, counts, totals, detail)
+        _lane_fresh_groups(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units,
+                           total_blocks, counts, totals, detail)
+    else:
+        # None, not `detail`: numba prunes this branch where `detail` is None, but not where it holds tables, and
+        # would compile the plain lane again for the tables' type (30 s of compile for code that never runs).
+        _lane_fresh(np.zeros(counts.shape, np.uint32), canonical, seed, first_block, n_blocks, stride,
+                    units_per_block, last_units, total_blocks, counts, totals, None)
 
 
 @jit
@@ -379,14 +391,14 @@ def _deal_lane_dealt(canonical, seed, first_block, n_blocks, stride, units_per_b
                      shoe_params, counts, totals, detail):
     """Dealt-model blocks ``first_block, first_block + stride, ...`` below ``first_block + n_blocks``."""
     if detail is not None:  # a factored card detail: its own loop, straight into the int64 rows
-        _deal_lane_groups(canonical, MODEL_DEALT, seed, first_block, n_blocks, stride, units_per_block, last_units,
-                          total_blocks, shoe_params, counts, totals, detail)
-    elif counts.shape[0] > 1:
+        _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units,
+                           total_blocks, shoe_params, counts, totals, detail)
+    elif counts.shape[0] > 1:  # None, not `detail`: see _deal_lane_fresh
         _lane_dealt_rows(np.zeros(counts.shape, np.uint16), canonical, seed, first_block, n_blocks, stride,
-                         units_per_block, last_units, total_blocks, shoe_params, counts, totals, detail)
+                         units_per_block, last_units, total_blocks, shoe_params, counts, totals, None)
     else:
         _lane_dealt_flat(np.zeros(counts.shape, np.uint32), canonical, seed, first_block, n_blocks, stride,
-                         units_per_block, last_units, total_blocks, shoe_params, counts, totals, detail)
+                         units_per_block, last_units, total_blocks, shoe_params, counts, totals, None)
 
 
 @jit

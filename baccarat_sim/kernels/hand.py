@@ -46,8 +46,7 @@ def hand_value(which, key):
     The model's :func:`~baccarat_sim.model.poker.value` works out every value
     and keeps one, so that it runs over arrays; a kernel asks for the same
     value every round, so here a branch (always predicted) computes only that
-    one: a round of Jackpot Baccarat's bet costs a tenth of the time.
-    ``tests/test_poker.py`` holds it to the model's ``value``.
+    one. ``tests/test_poker.py`` holds it to the model's ``value``.
     """
     if which == 0:
         return _category(key)

@@ -114,8 +114,8 @@ def add_card(key, card):
 
 
 # The rank fields are read all at once, bit-parallel: a mask with bit 0 of every field set marks, by the bit at
-# 3 r, the ranks whose field passes a test. It is a few operations where a loop over the 13 ranks is ~40, and a
-# kernel computes a poker value every round; no branch and no loop over counts either, so that numba's IR of a
+# 3 r, the ranks whose field passes a test: a handful of operations where a loop over the 13 ranks takes dozens,
+# and a kernel computes a poker value every round; no branch and no loop over counts either, so that numba's IR of a
 # kernel that inlines every value stays small (compile time). tests/test_poker.py holds each to a loop over the
 # ranks on every hand of up to six cards.
 #: Bit 0 of every rank field.

@@ -22,6 +22,7 @@ Two enumerations, which a test holds to each other:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from collections import Counter
 
@@ -79,7 +80,7 @@ class Dealt:
 
     __slots__ = ("P1", "B1", "P2", "B2", "P3", "B3", "player", "banker", "player_score", "banker_score", "winner",
                  "player_drew", "banker_drew", "player_pair", "banker_pair", "player_two_card_total",
-                 "banker_two_card_total", "natural", "code")
+                 "banker_two_card_total", "natural", "code", "_cards")
 
     def __init__(self, dealt_round: Round):
         self.player, self.banker = dealt_round.player, dealt_round.banker
@@ -98,6 +99,7 @@ class Dealt:
         self.banker_two_card_total = (point(self.B1) + point(self.B2)) % 10
         self.natural = self.player_two_card_total >= 8 or self.banker_two_card_total >= 8
         self.code = dealt_round.code
+        self._cards = {}  # group (a name or positions) -> its cards, as the predicates ask
 
     def at(self, position: str) -> int | None:
         """The card at a position (None: no card)."""
@@ -105,12 +107,17 @@ class Dealt:
 
     def cards(self, group) -> list[int]:
         """The cards dealt at a group's positions (a missing third card is not a card)."""
-        positions = GROUPS[group] if isinstance(group, str) else group
-        return [c for c in (getattr(self, p) for p in positions) if c is not None]
+        return list(self._dealt(group))
+
+    def _dealt(self, group) -> tuple[int, ...]:
+        if group not in self._cards:  # worked out once per round and group: the predicates ask again and again
+            positions = GROUPS[group] if isinstance(group, str) else group
+            self._cards[group] = tuple(c for c in (getattr(self, p) for p in positions) if c is not None)
+        return self._cards[group]
 
     def count(self, test, group="all") -> int:
         """How many dealt cards of ``group`` pass ``test`` (a function of a card id)."""
-        return sum(1 for c in self.cards(group) if test(c))
+        return sum(1 for c in self._dealt(group) if test(c))
 
     # -- hand patterns, as the README defines them
     def hand(self, side: str) -> tuple[int, ...]:
@@ -235,8 +242,12 @@ def oracle_lines(table: list[tuple[Dealt, int]], lines) -> Counter:
     """
     weights: Counter = Counter()
     for dealt, n in table:
-        line = next((i for i, holds in enumerate(lines) if holds(dealt)), len(lines))
-        weights[line, dealt.code] += n
+        line = 0
+        for holds in lines:
+            if holds(dealt):
+                break
+            line += 1
+        weights[line, dealt.code] += n  # len(lines) where none holds: otherwise
     return weights
 
 
@@ -439,14 +450,30 @@ POKER_LADDER = ("high_card", "pair", "two_pair", "three_pair", "straight", "flus
                 "six_of_a_kind")
 
 
+def by_hand(value):
+    """``value(cards)`` worked out once per hand, the cards as a tuple (a tuple it gives back comes out as a list).
+
+    The predicates of a bet's lines ask the same hand's category again and again, line after line and round after
+    round: remembering it takes two thirds off the poker brute force.
+    """
+    remembered = functools.lru_cache(maxsize=None)(value)
+
+    @functools.wraps(value)
+    def of(cards):
+        result = remembered(tuple(cards))
+        return list(result) if isinstance(result, tuple) else result
+    return of
+
+
 def hand_ranks(cards) -> list[int]:
     """Rank numbers 1 (Ace) .. 13 (King) of the cards dealt (None, a card not dealt, is not in the hand)."""
     return [rank(c) for c in cards if c is not None]
 
 
-def rank_groups(cards) -> list[int]:
-    """How many cards of each rank the hand holds, largest first (``[3, 2]`` for a full house)."""
-    return sorted(Counter(hand_ranks(cards)).values(), reverse=True)
+@by_hand
+def rank_groups(cards) -> tuple[int, ...]:
+    """How many cards of each rank the hand holds, largest first (``[3, 2]`` for a full house, as a list)."""
+    return tuple(sorted(Counter(hand_ranks(cards)).values(), reverse=True))
 
 
 def is_run(ranks) -> bool:
@@ -464,6 +491,7 @@ def is_flush(cards) -> bool:
     return len(dealt) >= 2 and len({suit(c) for c in dealt}) == 1
 
 
+@by_hand
 def poker_category(cards) -> str:
     """The README's category of the hand: the highest rung of the ladder that it makes."""
     ranks = hand_ranks(cards)
@@ -492,6 +520,7 @@ def poker_category(cards) -> str:
     return ("high_card", "pair", "two_pair", "three_pair")[pairs]
 
 
+@by_hand
 def kind_rank(cards) -> int | None:
     """Rank number of the largest group, the higher on a tie with the Ace high; None without cards."""
     counts = Counter(hand_ranks(cards))

@@ -5,8 +5,9 @@ The atoms of card-level bets are compiled by the model
 (:func:`plan_groups`: every atom of a bet in one group, bets that share an atom
 together, and groups merged while their tables stay small), and each group's
 combinations of atom values that can happen, jointly with the outcomes, are
-worked out by the exact engine on a shoe that deals every sequence of six cards
-there is (six cards of every id). The bets' pay tables are then checked on
+worked out on a shoe that deals every sequence of six cards there is (six cards
+of every id), by an enumeration that marks the cells that occur instead of
+counting them (:func:`group_reach`). The bets' pay tables are then checked on
 those combinations, each bet on its group, as the model checks outcome-only
 bets on the possible outcome codes.
 
@@ -26,7 +27,7 @@ import numpy as np
 
 from ..errors import InternalError, InvalidRules
 from ..kernels.exact import exact_counts
-from ..kernels.exact_detail import exact_detail_counts
+from ..kernels.exact_detail import exact_detail_counts, exact_detail_reach
 from ..model.cards import N_CARD_IDS, N_SUITS, RANK_POINTS
 from ..model.codes import N_CODES, N_SUFFIXES
 from ..model.condition_tree import OutcomeCompare, outcome_leaves
@@ -57,6 +58,10 @@ EXACT_WORK = 1 << 27
 #: The pairs of two-card totals the exact enumeration takes per call: between calls a stop signal is honoured
 #: and progress is told.
 PAIRS_PER_CALL = 10
+
+#: Six cards of every id: a shoe that deals every sequence of six card ids there is.
+UNIVERSAL_SHOE = np.full((13, 4), 6, np.int64)
+UNIVERSAL_SHOE.setflags(write=False)
 
 #: ``progress(done, total)``, told as the groups of a card detail are worked out.
 Progress = Callable[[int, int], None]
@@ -139,26 +144,62 @@ def plan_groups(bets, codes: bool = False) -> tuple[tuple[str, tuple[str, ...]],
 # --------------------------------------------------------------------------- exact weights of a group
 
 
-def _pooled_shoe(atoms, outcomes: str, shoe: np.ndarray) -> np.ndarray:
-    """The shoe with the card ids that nothing counted tells apart pooled on one id of each kind.
+def _kinds(atoms, outcomes: str, cards: str) -> np.ndarray:
+    """The kind of every card id (``int64[52]``): what the tableau, the atoms and their poker values read of it.
 
     A kind of card is a point value (the tableau), what every atom reads of a
-    card at every position and what each poker value reads, and, where every
-    code is counted, the rank and suit (pairs and first cards compare ids).
+    card at every position and what each poker value reads; where every code is
+    counted, also the card itself (``cards="ids"``) or its rank
+    (``cards="ranks"``), for the pairs and the first-card comparison.
     """
-    counts = np.asarray(shoe, np.int64).reshape(-1)
     ids = np.arange(N_CARD_IDS)
     keys = [RANK_POINTS[ids // N_SUITS]]
     if outcomes == "codes":
-        keys.append(ids)
+        keys.append(ids if cards == "ids" else ids // N_SUITS)
     keys += [column[:N_CARD_IDS] for column in joint_classes(atoms, letters=True)[0]]
     for atom in atoms:
         for hand_value in atom.derived:
             keys.append(card_letter(hand_value)[:N_CARD_IDS])
-    _, first, inverse = np.unique(np.stack(keys, axis=1), axis=0, return_index=True, return_inverse=True)
+    return np.unique(np.stack(keys, axis=1), axis=0, return_inverse=True)[1].ravel()
+
+
+def _pooled_shoe(atoms, outcomes: str, shoe: np.ndarray) -> np.ndarray:
+    """The shoe with the card ids that nothing counted tells apart pooled on one id of each kind (:func:`_kinds`).
+
+    Where every code is counted, the pairs and first cards compare ids: no two ids are pooled.
+    """
+    counts = np.asarray(shoe, np.int64).reshape(-1)
+    kinds = _kinds(atoms, outcomes, "ids")
+    first = np.unique(kinds, return_index=True)[1]
     pooled = np.zeros(N_CARD_IDS, np.int64)
-    np.add.at(pooled, first[inverse.ravel()], counts)
+    np.add.at(pooled, first[kinds], counts)
     return pooled
+
+
+def _reach_shoe(atoms, outcomes: str) -> np.ndarray:
+    """Six cards of one id of every kind, of two where every code is counted: the shoe :func:`group_reach` deals.
+
+    It deals the same cells as the universal shoe (six cards of every id).
+    Each of its sequences is one of the universal shoe's; and a sequence of
+    the universal shoe has a twin here that every atom, poker value and the
+    tableau read the same, card by card, as they read only kinds
+    (:func:`_kinds`). Where every code is counted, the twin also keeps the
+    outcome code's suffix: it reads the cards' ranks (in the kind) and
+    whether P1 is P2, B1 is B2 and P1 is B1 (the same id). Those three
+    comparisons form a chain, P2 - P1 - B1 - B2, so two ids of each kind are
+    enough to keep them all: P1 takes the kind's first id; each next card of
+    the chain takes the id of its neighbour where the two were one card, the
+    kind's other id where they were two cards of one kind, and its kind's
+    first id otherwise (the third cards take their kind's first id). A poker
+    value that reads suits makes every id a kind of its own, so that the twin
+    is the sequence itself.
+    """
+    kinds = _kinds(atoms, outcomes, "ranks")
+    per_kind = 2 if outcomes == "codes" else 1
+    shoe = np.zeros(N_CARD_IDS, np.int64)
+    for kind in np.unique(kinds):
+        shoe[np.flatnonzero(kinds == kind)[:per_kind]] = 6
+    return shoe.reshape(13, 4)
 
 
 def group_weights(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None = None) -> tuple[np.ndarray, list]:
@@ -187,6 +228,34 @@ def group_weights(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None = No
     return out.sum(axis=0), tables["distinct"]
 
 
+def group_reach(atoms, outcomes: str) -> tuple[np.ndarray, list]:
+    """Which cells of one group's atoms can happen: by combination of local ids and by outcome, and each set's bits.
+
+    The cells of :func:`group_weights` that have a positive weight on the universal shoe (six cards of every id),
+    found without counting them (:func:`~baccarat_sim.kernels.exact_detail.exact_detail_reach`).
+
+    Returns
+    -------
+    (ndarray(bool, shape=(n_combinations, n_outcomes)), list of ndarray(uint64))
+    """
+    tables = exact_tables(atoms, _reach_shoe(atoms, outcomes), outcomes)
+    out = np.zeros((tables["n_combinations"], tables["n_outcomes"]), np.bool_)
+    held = np.flatnonzero(tables["t_total"] > 0)
+    # A third card matters through its point value and the index it gives each set, as the Player's or the Banker's
+    # third card: one class of each kind is tried.
+    player, banker = tables["third"][:, 0, held].T, tables["third"][:, 1, held].T
+    point = tables["t_point"][held, None]
+    fifth = held[np.unique(np.hstack([point, player, banker]), axis=0, return_index=True)[1]]
+    sixth = held[np.unique(np.hstack([point, banker]), axis=0, return_index=True)[1]]
+    args = [tables["counts"], tables["ids"], tables["n_ids"], tables["t_point"], np.sort(fifth), np.sort(sixth)]
+    args += [tables[name] for name in ("first4", "d_over", "d_rank_only", "d_keys", "d_key_offset", "d_key_count",
+                                       "d_stride", "reduced", "reduced_offset", "radix", "third", "rt", "rt_offset",
+                                       "rt_width", "n_states")]
+    for start in range(0, 100, PAIRS_PER_CALL):  # short calls: a stop signal acts between them
+        exact_detail_reach(*args, np.arange(start, min(start + PAIRS_PER_CALL, 100), dtype=np.int64), out)
+    return out, tables["distinct"]
+
+
 def _combination_bits(distinct: list) -> np.ndarray:
     """The atom bits of every combination of local ids (the first set's id varies fastest)."""
     bits = np.zeros(1, np.uint64)
@@ -208,20 +277,18 @@ def detail_of_group(atoms: tuple, outcomes: str = "codes") -> CardDetail:
     """One group's card detail: which combinations of its atoms' values, with which outcomes, can happen.
 
     Worked out exactly on a shoe with six cards of every id, which deals every
-    sequence of six cards there is.
+    sequence of six cards there is (:func:`group_reach`).
 
     Raises
     ------
     ValueError
         When the group has more than :data:`MAX_CELLS` cells, or more than the enumeration holds.
     """
-    universal = np.full((13, 4), 6, np.int64)
-    weights, distinct = group_weights(atoms, universal, outcomes)
-    reachable = weights > 0
+    reachable, distinct = group_reach(atoms, outcomes)
     by_combination = reachable.any(axis=1)
     bits = _combination_bits(distinct)
     keys = np.unique(bits[by_combination])
-    n_outcomes = weights.shape[1]
+    n_outcomes = reachable.shape[1]
     if len(keys) * n_outcomes > MAX_CELLS:
         raise ValueError(f"their card-level conditions can hold in {len(keys):,} combinations, "
                          f"{len(keys) * n_outcomes:,} cells with the outcomes, more than the {MAX_CELLS:,} a group "

@@ -27,6 +27,11 @@ with ``r_c`` the prefix's own cards of that class, so a state needs only the
 sums over its prefixes of the weight ``w``, of ``w r_c`` and of
 ``w r_c r_d``: the third-card stage then runs once per state, not once per
 prefix.
+
+Which cells can happen at all (:func:`exact_detail_reach`, the card detail's
+cells on a shoe that deals every sequence) needs no weights: the same states
+are only marked as they occur, and the third cards of each are worked out
+once per pair of two-card totals.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from .hand import add_card, rank_counts_only, suits_settled
 from .jit import jit, jit_parallel
 from .outcome import banker_drew_of, cards_used_of, player_drew_of, suffix_of_cards, third_card_prefix
 
-__all__ = ["exact_detail_counts"]
+__all__ = ["exact_detail_counts", "exact_detail_reach"]
 
 
 @jit(inline="always")
@@ -55,6 +60,25 @@ def _first_four_state(c0, c1, c2, c3, d_over, d_rank_only, d_keys, d_key_offset,
         key = suits_settled(key)
     start = d_key_offset[d]
     return np.searchsorted(d_keys[start:start + d_key_count[d]], key)
+
+
+@jit(inline="always")
+def _prefix_state(c0, c1, c2, c3, first4, d_over, d_rank_only, d_keys, d_key_offset, d_key_count, d_stride, d_state,
+                  reduced, reduced_offset, radix, n_sets):
+    """The state of the first four cards: the code's suffix (where counted) and every set's partial class.
+
+    ``d_state`` is scratch for the poker values' partial states.
+    """
+    # The suffix only where the group counts every code (radix[0] = N_SUFFIXES, else 1).
+    state = suffix_of_cards(c0, c1, c2, c3) % radix[0]
+    for d in range(d_over.shape[0]):
+        d_state[d] = _first_four_state(c0, c1, c2, c3, d_over, d_rank_only, d_keys, d_key_offset, d_key_count, d)
+    for aset in range(n_sets):
+        f = first4[aset, 0, c0] + first4[aset, 1, c1] + first4[aset, 2, c2] + first4[aset, 3, c3]
+        for d in range(d_over.shape[0]):
+            f += d_state[d] * d_stride[aset, d]
+        state += reduced[reduced_offset[aset] + f] * radix[aset]
+    return state
 
 
 @jit
@@ -96,17 +120,9 @@ def _group(pt, bt, counts, points, ids, n_ids, tclass, t_total, t_point, n_class
                             if n3 <= 0:
                                 continue
                             w = n0 * n1 * n2 * n3
-                            # The suffix only where the group counts every code (radix[0] = N_SUFFIXES, else 1).
-                            state = suffix_of_cards(c0, c1, c2, c3) % radix[0]
-                            for d in range(d_over.shape[0]):
-                                d_state[d] = _first_four_state(c0, c1, c2, c3, d_over, d_rank_only, d_keys,
-                                                               d_key_offset, d_key_count, d)
-                            for aset in range(n_sets):
-                                f = (first4[aset, 0, c0] + first4[aset, 1, c1] + first4[aset, 2, c2]
-                                     + first4[aset, 3, c3])
-                                for d in range(d_over.shape[0]):
-                                    f += d_state[d] * d_stride[aset, d]
-                                state += reduced[reduced_offset[aset] + f] * radix[aset]
+                            state = _prefix_state(c0, c1, c2, c3, first4, d_over, d_rank_only, d_keys, d_key_offset,
+                                                  d_key_count, d_stride, d_state, reduced, reduced_offset, radix,
+                                                  n_sets)
                             row = slot[state]
                             if row < 0:
                                 if n_touched == rows:
@@ -272,3 +288,122 @@ def exact_detail_counts(counts, points, ids, n_ids, tclass, t_total, t_point, fi
             _group(g // 10, g % 10, counts, points, ids, n_ids, tclass, t_total, t_point, k, first4, d_over,
                    d_rank_only, d_keys, d_key_offset, d_key_count, d_stride, d_state, reduced, reduced_offset, radix,
                    third, rt, rt_offset, rt_width, n_sets, n_cards, slot, states, weight, r1, r2, lanes[lane])
+
+
+@jit
+def exact_detail_reach(counts, ids, n_ids, t_point, fifth, sixth, first4, d_over, d_rank_only, d_keys, d_key_offset,
+                       d_key_count, d_stride, reduced, reduced_offset, radix, third, rt, rt_offset, rt_width, n_states,
+                       pairs, out):
+    """Which (combination, outcome) cells of one round can happen, from a shoe that holds six cards of every id it has.
+
+    The cells of positive weight in :func:`exact_detail_counts` (same arrays),
+    found without the weights. Where every card id in the shoe has at least
+    six cards (or none), no round of six cards runs out of one, so a cell can
+    happen exactly when some sequence of the shoe's ids deals it. For each
+    pair of two-card totals, the first four cards give the *partial states*
+    (every set's partial class) that occur, each with the set of code
+    suffixes it occurs with; then the third cards of each partial state are
+    worked out once, for all of its suffixes (a suffix changes the outcome,
+    not the combination).
+
+    Parameters
+    ----------
+    counts, ids, n_ids, t_point, first4, d_over, d_rank_only, d_keys, d_key_offset, d_key_count, d_stride, reduced,
+    reduced_offset, radix, third, rt, rt_offset, rt_width, n_states
+        As :func:`exact_detail_counts` reads them (``counts``: 0, or at least 6, of each id).
+    fifth, sixth : ndarray(int64)
+        The third-card classes to try as the fifth and as the sixth card: classes the shoe holds, at least one of
+        each point value and of each third-card index of every set (for the fifth card, as the Player's and as the
+        Banker's third card; for the sixth, as the Banker's) that a class the shoe holds gives.
+    pairs : ndarray(int64)
+        The pairs of two-card totals to enumerate (``10 * player + banker``).
+    out : ndarray(bool, shape=(n_combinations, n_outcomes))
+        Output: the cells that can happen are set (others are left as they are).
+    """
+    n_sets = first4.shape[0]
+    n_partial = n_states // radix[0]
+    # The suffixes each partial state occurred with (bit s: suffix s; radix[0] is N_SUFFIXES = 36 or 1), and the
+    # partial states that occurred, for the pair of totals at hand.
+    suffixes = np.zeros(n_partial, np.uint64)
+    touched = np.zeros(n_partial, np.int32)
+    d_state = np.zeros(max(1, d_over.shape[0]), np.int64)
+    one = np.uint64(1)
+    for j in range(pairs.shape[0]):
+        pt = pairs[j] // 10
+        bt = pairs[j] % 10
+        n_touched = 0
+        for a in range(10):
+            a2 = (pt - a + 10) % 10
+            for b in range(10):
+                b2 = (bt - b + 10) % 10
+                for i0 in range(n_ids[a]):
+                    c0 = ids[a, i0]
+                    if counts[c0] == 0:
+                        continue
+                    for i1 in range(n_ids[b]):
+                        c1 = ids[b, i1]
+                        if counts[c1] == 0:
+                            continue
+                        for i2 in range(n_ids[a2]):
+                            c2 = ids[a2, i2]
+                            if counts[c2] == 0:
+                                continue
+                            for i3 in range(n_ids[b2]):
+                                c3 = ids[b2, i3]
+                                if counts[c3] == 0:
+                                    continue
+                                state = _prefix_state(c0, c1, c2, c3, first4, d_over, d_rank_only, d_keys,
+                                                      d_key_offset, d_key_count, d_stride, d_state, reduced,
+                                                      reduced_offset, radix, n_sets)
+                                partial = state // radix[0]
+                                if suffixes[partial] == 0:
+                                    touched[n_touched] = partial
+                                    n_touched += 1
+                                suffixes[partial] |= one << np.uint64(state - partial * radix[0])
+        _reach_third_stage(pt, bt, n_touched, t_point.shape[0], t_point, fifth, sixth, n_sets, radix, third, rt,
+                           rt_offset, rt_width, touched, suffixes, out)
+
+
+@jit
+def _reach_third_stage(pt, bt, n_touched, k, t_point, fifth, sixth, n_sets, radix, third, rt, rt_offset, rt_width,
+                       touched, suffixes, out):
+    """The cells that the partial states ``touched[:n_touched]`` (two-card totals ``(pt, bt)``) reach.
+
+    The tableau as in :func:`_third_stage`; a class the shoe holds always has
+    a card left for the fifth and the sixth position. Each partial state's
+    cells are marked for every suffix it occurred with; its suffixes are then
+    cleared for the next pair of totals.
+    """
+    stands = third_card_prefix(pt, bt, 0, 0)
+    present = np.zeros(radix[0], np.int64)
+    for row in range(n_touched):
+        partial = np.int64(touched[row])
+        n_present = 0
+        for suffix in range(radix[0]):
+            if (suffixes[partial] >> np.uint64(suffix)) & np.uint64(1):
+                present[n_present] = suffix
+                n_present += 1
+        suffixes[partial] = 0
+        state = partial * radix[0]
+        if cards_used_of(stands) == 4:  # a natural, or both hands stand
+            _mark(out, _bits(state, k, k, n_sets, radix, third, rt, rt_offset, rt_width), stands * radix[0], present,
+                  n_present)
+            continue
+        for c in fifth:  # the fifth card's class
+            prefix = third_card_prefix(pt, bt, t_point[c], 0)
+            if cards_used_of(prefix) == 5:  # one hand drew the fifth card, the other stood
+                p3 = c if player_drew_of(prefix) else k
+                b3 = c if banker_drew_of(prefix) else k
+                _mark(out, _bits(state, p3, b3, n_sets, radix, third, rt, rt_offset, rt_width), prefix * radix[0],
+                      present, n_present)
+                continue
+            for d in sixth:  # both drew: the sixth card is the Banker's third
+                _mark(out, _bits(state, c, d, n_sets, radix, third, rt, rt_offset, rt_width),
+                      third_card_prefix(pt, bt, t_point[c], t_point[d]) * radix[0], present, n_present)
+
+
+@jit(inline="always")
+def _mark(out, combination, first_outcome, suffixes, n_suffixes):
+    """Mark the cells of one combination at outcomes ``first_outcome + suffixes[:n_suffixes]``."""
+    for i in range(n_suffixes):
+        out[combination, first_outcome + suffixes[i]] = True

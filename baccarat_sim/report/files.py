@@ -21,7 +21,6 @@ from ..analysis.naming import PARTIAL, partial_names, run_file_name
 from ..storage.writing import remove_orphans, write_file_set
 from . import counting as counting_report
 from . import eor as eor_report
-from . import plots
 from . import positions as positions_report
 from .render import csv_text
 from .run_report import Report
@@ -30,14 +29,15 @@ __all__ = ["COUNT_SUFFIXES", "DPI", "PLOTS", "REPORT_SUFFIXES", "SWEEP_SUFFIXES"
            "text_writer", "write_count_files", "write_files", "write_report_files", "write_run_files",
            "write_sweep_files"]
 
-#: Plot files of a run report: suffix -> (figure builder in :mod:`baccarat_sim.report.plots`, needs Monte Carlo).
+#: Plot files of a run report: suffix -> (name of its figure builder in :mod:`baccarat_sim.report.plots`, needs
+#: Monte Carlo).
 PLOTS = {
-    "rtp": (plots.bet_rtp_figure, False),
-    "convergence": (plots.convergence_figure, True),
-    "scores": (plots.score_distribution_figure, False),
+    "rtp": ("bet_rtp_figure", False),
+    "convergence": ("convergence_figure", True),
+    "scores": ("score_distribution_figure", False),
     # Dealt-model runs only (the builders return None otherwise).
-    "by-round": (plots.rtp_by_round_figure, True),
-    "rounds-per-shoe": (plots.rounds_per_shoe_figure, True),
+    "by-round": ("rtp_by_round_figure", True),
+    "rounds-per-shoe": ("rounds_per_shoe_figure", True),
 }
 #: Resolution of the PNG plots a command writes.
 DPI = 120
@@ -59,6 +59,17 @@ def file_stem(report: Report) -> str:
 def text_writer(text: str):
     """A writer of ``text`` for :func:`write_files`."""
     return lambda path: path.write_text(text)
+
+
+def _plots():
+    """The figure builders, :mod:`baccarat_sim.report.plots`, imported only when a command draws.
+
+    matplotlib takes more than half a second of CPU to import: a run with ``--no-plots`` (every run the tests
+    start, a run scripted for its JSON) has no use for it.
+    """
+    from . import plots
+
+    return plots
 
 
 def figure_writer(figure):
@@ -145,10 +156,11 @@ def write_report_files(report: Report, out_dir, plots_wanted: bool = True, stem:
             csv_text(positions_report.rounds_per_shoe_frame(report.positions.rounds_per_shoe), index=False))
     images = []
     if plots_wanted:
+        plots = _plots()
         for suffix, (builder, needs_mc) in PLOTS.items():
             if needs_mc and (report.mc is None or report.mc.batches is None or not report.mc.batches.any()):
                 continue
-            figure = builder(report)
+            figure = getattr(plots, builder)(report)
             if figure is None:  # not this kind of run
                 continue
             files[f"-{suffix}.png"] = figure_writer(figure)
@@ -179,7 +191,7 @@ def write_sweep_files(sweep, out_dir, plots_wanted: bool = True) -> list[Path]:
     }
     image = ""
     if plots_wanted:
-        files[".png"] = figure_writer(plots.cut_sweep_figure(sweep))
+        files[".png"] = figure_writer(_plots().cut_sweep_figure(sweep))
         image = f"\n![{shown}]({shown}.png)\n"
     files[".md"] = text_writer(positions_report.sweep_markdown(sweep) + image)
     return write_run_files(out_dir, name, files, sweep.complete, SWEEP_SUFFIXES)
@@ -199,7 +211,7 @@ def write_count_files(result, out_dir, plots_wanted: bool = True) -> list[Path]:
     }
     markdown = counting_report.count_markdown(result)
     if plots_wanted:
-        files[".png"] = figure_writer(plots.count_figure(result))
+        files[".png"] = figure_writer(_plots().count_figure(result))
         markdown += f"\n![{shown}]({shown}.png)\n"
     files[".md"] = text_writer(markdown)
     return write_run_files(out_dir, name, files, complete, COUNT_SUFFIXES)

@@ -93,6 +93,26 @@ class CountState(ChunksDone):
     shoes: int = 0
 
 
+def _read_only(value):
+    """``value`` with every array in it (through tuples) a read-only view.
+
+    numba compiles a kernel once per argument types, and an array's type
+    includes whether it may be written: the same strategy's arrays, built
+    read-only by one path and writable by another (an index remapped, an empty
+    table kept), would compile ``count_blocks`` again (about 30 s) for each
+    mix. Read-only everywhere, every rule set and strategy shares the kernel
+    that ``python -m baccarat_sim.compile`` leaves in the cache. The caller's
+    arrays keep their flags.
+    """
+    if isinstance(value, tuple):
+        return tuple(_read_only(item) for item in value)
+    if isinstance(value, np.ndarray):
+        view = value.view()
+        view.setflags(write=False)
+        return view
+    return value
+
+
 class CountingJob:
     """Shoes dealt to the cut card, every bet played by a strategy (the arrays of ``kernel_args``).
 
@@ -129,7 +149,7 @@ class CountingJob:
         self.canonical = canonical
         self.seed = np.uint64(seed)
         self.shoe_params = shoe_params
-        self.strategy_args = strategy_args
+        self.strategy_args = _read_only(strategy_args)
         self.k_int = SCENARIO_INT * n_scenarios + n_scenarios * n_bets * VARIANTS * INT_STATS
         self.k_float = SCENARIO_FLOAT * n_scenarios + n_scenarios * n_bets * VARIANTS * FLOAT_STATS
         self.record_codes = record_codes

@@ -189,7 +189,8 @@ def test_a_sweep_stopped_by_max_chunks_checkpoints_exits_3_and_resume_finishes_i
 
 def test_a_sweep_stops_as_a_whole_on_ctrl_c_and_resume_finishes_it(tmp_path, whole_sweep):
     longer = [*map(str, SWEEP)]
-    longer[longer.index("--rounds") + 1] = "2e7"  # long enough to be stopped in its first position
+    # So long that the signal comes in its first position (2e7 was not, under load: it had finished).
+    longer[longer.index("--rounds") + 1] = "2e8"
     process = start(*longer, "--checkpoint-every", "0.5", "--out", tmp_path, "--format", "json", cwd=tmp_path)
     wait_for(lambda: any(tmp_path.glob("checkpoint-*.npz")), process, "the first position's first checkpoint")
     process.send_signal(signal.SIGINT)

@@ -41,7 +41,9 @@ from baccarat_sim.engines.plan import plan_run
 from baccarat_sim.engines.state import RunState
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "bench_positions.json"
+#: Issue 6's target; issue 23 asks for at most 10%.
 TARGET = 0.25
+TARGET_CLOSER = 0.10
 #: Shipped dealt rule sets: 8 decks with a face-value burn and the cut card 14 from the end; 8 decks with the
 #: shuffle card at about half the shoe (about 40 and 80 rounds per shoe).
 RULE_SETS = ("live-8deck-side-bets", "live-8deck-dragon-tiger")
@@ -132,6 +134,8 @@ def main():
                   "(best of repeats, wall time)",
         "cases": cases,
         "target_met": all(c["slowdown"] <= TARGET for c in cases),
+        "closer_target": f"at most {100 * TARGET_CLOSER:.0f}% (issue 23), the same measure",
+        "closer_target_met": all(c["slowdown"] <= TARGET_CLOSER for c in cases),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
@@ -148,7 +152,9 @@ def main():
     lines += [f"| {c['rules']} | {c['threads']} | {c['rounds_per_shoe']:.1f} | {c['plain_rounds_per_second'] / 1e6:.1f}"
               f" | {c['positions_rounds_per_second'] / 1e6:.1f} | {100 * c['slowdown']:+.1f}% | "
               f"{100 * c['slowdown_cpu']:+.1f}% | {100 * c['slowdown_kernel']:+.1f}% |" for c in cases]
-    lines += ["", f"Target: at most {100 * TARGET:.0f}% slower — {'met' if report['target_met'] else 'NOT met'}."]
+    verdict = {True: "met", False: "NOT met"}
+    lines += ["", f"Target: at most {100 * TARGET:.0f}% slower (issue 6) — {verdict[report['target_met']]}; "
+              f"at most {100 * TARGET_CLOSER:.0f}% (issue 23) — {verdict[report['closer_target_met']]}."]
     args.out.with_suffix(".md").write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out} and {args.out.with_suffix('.md')}")
 

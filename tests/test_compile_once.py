@@ -7,26 +7,39 @@ dispatcher keeps one signature per compiled variant; a new one would be a compil
 
 from __future__ import annotations
 
+import importlib.util
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
+import baccarat_sim
 from baccarat_sim import load_rules, simulate
 from baccarat_sim.analysis.counting import count_simulation
-from baccarat_sim.cli.compile import FAMILIES
+from baccarat_sim.cli.compile import FAMILIES, write_bytecode
 from baccarat_sim.kernels.counting import count_blocks
 from baccarat_sim.kernels.mc import DRIVERS
-from baccarat_sim.model.strategy import load_strategy
+from baccarat_sim.model.strategy import load_strategy, parse_strategy
 
 
 def test_a_second_strategy_compiles_nothing():
     dealt = load_rules("common-variants").with_shoe(model="dealt")
+    cards = load_rules("catalogue-colour-and-suits").with_shoe(model="dealt")
     count_simulation(dealt, load_strategy("lucky6-wizard-level1"), shoes=4, seed=1)
+    count_simulation(cards, load_strategy("colour-match-red-black"), shoes=4, seed=1)  # with a card detail
     compiled = set(count_blocks.signatures)
     misses = sum(count_blocks.stats.cache_misses.values())
     count_simulation(dealt, load_strategy("lucky6-wizard-level2"), shoes=4, seed=1)
     count_simulation(load_rules("default").with_shoe(model="dealt"), load_strategy("perfect-play"), shoes=4, seed=1)
     count_simulation(load_rules("live-8deck-side-bets").with_shoe(model="dealt"), load_strategy("lucky6-derived"),
                      shoes=4, seed=1)
+    # Perfect play where the solver packs pair and first-card bets but no score bet (its arrays of bet indices
+    # were writable for some kinds and read-only for others: a new signature for every mix), and every bet of a
+    # card-level rule set played flat.
+    dragon_tiger = load_rules("live-8deck-dragon-tiger").with_shoe(model="dealt")
+    count_simulation(dragon_tiger, load_strategy("perfect-play"), shoes=4, seed=1)
+    flat = parse_strategy('schema_version = 1\nid = "flat"\n[[bets]]\nid = "*"\nplay = "always"\nexact_edge = false')
+    count_simulation(cards, flat, shoes=4, seed=1)
     assert set(count_blocks.signatures) == compiled
     assert sum(count_blocks.stats.cache_misses.values()) == misses
 
@@ -73,3 +86,14 @@ def test_the_compile_notice_fires_on_a_compilation_and_only_then(capsys):
     with announce_compile("a test kernel", quiet=True):
         plus_one(2.5)  # a new signature compiles, but quietly
     assert capsys.readouterr().err == ""
+
+
+def test_the_compile_command_writes_the_packages_bytecode(tmp_path):
+    # Python writes no bytecode where PYTHONDONTWRITEBYTECODE is set, and compiled every module at every start.
+    package = tmp_path / "baccarat_sim"
+    shutil.copytree(Path(baccarat_sim.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    sources = sorted(package.rglob("*.py"))
+    assert sources and not list(package.rglob("*.pyc"))
+    assert write_bytecode(package)
+    missing = [p for p in sources if not Path(importlib.util.cache_from_source(str(p))).is_file()]
+    assert missing == []

@@ -235,6 +235,23 @@ def test_any_deck_count_splits_the_plain_histogram(decks):
     np.testing.assert_array_equal(hist.code_counts, exact_histogram(decks).counts)
 
 
+def test_the_enumeration_is_the_same_on_several_threads():
+    # Each thread (lane) takes every other pair of two-card totals into its own histogram, with its own scratch.
+    from baccarat_sim.engines.detail import group_weights
+    from baccarat_sim.engines.local import numba_threads
+    from baccarat_sim.model.shoe import shoe_composition
+
+    from .run_helpers import MANY_THREADS
+
+    shoe = shoe_composition(8)
+    for group in shoe_detail().groups:
+        one, bits = group_weights(group.atoms, shoe, "codes", lanes=1)
+        with numba_threads(MANY_THREADS):
+            many, many_bits = group_weights(group.atoms, shoe, "codes", lanes=MANY_THREADS)
+        assert np.array_equal(one, many)
+        assert all(np.array_equal(a, b) for a, b in zip(bits, many_bits, strict=True))
+
+
 @pytest.mark.parametrize(("decks", "removed"), [
     (8, "Kh,Kh,Kh,9,9,9,9,A,5s"),
     (1, "Ah,2h,3h,4h,5h,6h,7h,8h,9h,10h,Jh,Qh,Kh"),  # a deck with no hearts: three suits only

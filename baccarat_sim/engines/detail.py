@@ -26,6 +26,7 @@ import numba
 import numpy as np
 
 from ..errors import InternalError, InvalidRules
+from ..kernels.dealing import CARDS_PER_ROUND
 from ..kernels.exact import exact_counts
 from ..kernels.exact_detail import exact_detail_counts, exact_detail_reach
 from ..model.cards import N_CARD_IDS, N_SUITS, RANK_POINTS
@@ -59,8 +60,8 @@ EXACT_WORK = 1 << 27
 #: and progress is told.
 PAIRS_PER_CALL = 10
 
-#: Six cards of every id: a shoe that deals every sequence of six card ids there is.
-UNIVERSAL_SHOE = np.full((13, 4), 6, np.int64)
+#: Six cards of every id (a round takes six at most): a shoe that deals every sequence of six card ids there is.
+UNIVERSAL_SHOE = np.full((13, 4), CARDS_PER_ROUND, np.int64)
 UNIVERSAL_SHOE.setflags(write=False)
 
 #: ``progress(done, total)``, told as the groups of a card detail are worked out.
@@ -198,7 +199,7 @@ def _reach_shoe(atoms, outcomes: str) -> np.ndarray:
     per_kind = 2 if outcomes == "codes" else 1
     shoe = np.zeros(N_CARD_IDS, np.int64)
     for kind in np.unique(kinds):
-        shoe[np.flatnonzero(kinds == kind)[:per_kind]] = 6
+        shoe[np.flatnonzero(kinds == kind)[:per_kind]] = CARDS_PER_ROUND
     return shoe.reshape(13, 4)
 
 

@@ -23,10 +23,10 @@ import numpy as np
 import pytest
 
 from baccarat_sim.errors import ConditionError
-from baccarat_sim.kernels.hand import add_card as compiled_add_card
-from baccarat_sim.kernels.hand import hand_value
+from baccarat_sim.kernels.detail import _hand_state
 from baccarat_sim.model import poker
 from baccarat_sim.model.conditions import compile_condition, evaluate, feature_table
+from baccarat_sim.model.poker_states import state_tables
 
 from .cardlevel_oracle import POKER_LADDER, is_flush, is_run, kind_rank, poker_category, rank_groups
 
@@ -127,53 +127,37 @@ def test_every_value_equals_the_oracle_on_random_hands(seed):
 
 
 @numba.njit
-def _compiled_values(cards):
-    out = np.zeros((cards.shape[0], len(poker.VALUES)), np.int64)
+def _kernel_values(cards, reads, which, tables):
+    """Each value of each hand as the Monte Carlo kernels read it: the hand's state, then the value table."""
+    first_four_state, next_state, hand_value = tables
+    out = np.zeros((cards.shape[0], reads.shape[0], which.shape[0]), np.int64)
     for i in range(cards.shape[0]):
-        key = np.int64(0)
-        for j in range(cards.shape[1]):
-            key = compiled_add_card(key, cards[i, j])
-        for which in range(len(poker.VALUES)):
-            out[i, which] = hand_value(which, key)
+        c = cards[i]
+        for h in range(reads.shape[0]):
+            state = _hand_state(c[0], c[1], c[2], c[3], c[4], c[5], reads, h, first_four_state, next_state)
+            for w in range(which.shape[0]):
+                out[i, h, w] = hand_value[which[w], state]
     return out
 
 
-#: The catalogue's rank-only lines (catalogue-poker.toml: Dragon Dragon, Lucky Match) and the poker categories
-#: they stand for: the same hands wherever no flush or straight outranks the category.
-RANK_ONLY_CATEGORIES = {
-    "double_three_of_a_kind": lambda k, p, t: t == 2,
-    "four_of_a_kind": lambda k, p, t: k == 4,
-    "full_house": lambda k, p, t: (k == 3) & (p >= 2) & (t == 1),
-    "three_of_a_kind": lambda k, p, t: (k == 3) & (p == 1),
-}
-
-
-def test_rank_only_lines_are_the_poker_categories_over_every_hand_of_a_small_shoe():
-    # Every multiset of up to six cards of four ranks (the Ace and King among them: royals and straights) and two
-    # suits, each card id up to six times: every rank pattern, flushes, straights and straight flushes.
-    ids = [rank * 4 + suit for rank in (0, 1, 11, 12) for suit in (0, 1)]
-    hands = [combo for n in range(7) for combo in itertools.combinations_with_replacement(ids, n)]
-    cards = np.full((len(hands), 6), 52, np.int64)
-    for i, hand in enumerate(hands):
-        cards[i, :len(hand)] = hand
-    key = np.zeros(len(cards), np.int64)
-    for column in range(6):
-        key = poker.add_card(key, cards[:, column])
-    category = poker.category(key)
-    values = poker.kind(key), poker.pairs(key), poker.triples(key)
-    for name, line in RANK_ONLY_CATEGORIES.items():
-        np.testing.assert_array_equal(line(*values), category == poker.CATEGORY_BY_NAME[name], err_msg=name)
-        assert line(*values).any()
-
-
-def test_the_kernels_compile_the_same_definitions():
+def test_the_kernels_read_the_models_values_off_the_state_tables():
+    # Random rounds (no third card in about a third of the positions) and hands over several sets of positions,
+    # as the Monte Carlo kernels read them (kernels/detail.py): every value equals the model's.
     rng = np.random.default_rng(3)
-    cards = rng.integers(0, 53, size=(5_000, 6)).astype(np.int64)
-    key = np.zeros(len(cards), np.int64)
-    for column in range(6):
-        key = poker.add_card(key, cards[:, column])
-    expected = np.stack([poker.value(which, key) for which in range(len(poker.VALUES))], axis=1)
-    np.testing.assert_array_equal(_compiled_values(cards), expected)
+    cards = rng.integers(0, 52, size=(5_000, 6)).astype(np.int64)
+    cards[:, 4:][rng.random((5_000, 2)) < 0.35] = 52
+    cards[:100, :4] = rng.choice([0, 1, 4, 48], size=(100, 4))  # many Aces, Twos and Kings: kinds, straights
+    reads = np.array([[1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 0, 0], [1, 0, 1, 0, 1, 0], [0, 1, 0, 1, 0, 1],
+                      [1, 1, 0, 0, 0, 0], [0, 0, 0, 0, 1, 1], [1, 0, 0, 0, 0, 1]], np.int64)
+    which = np.arange(len(poker.VALUES))
+    tables = state_tables()
+    got = _kernel_values(cards, reads, which, (tables.first_four_state, tables.next_state, tables.hand_value))
+    for h, read in enumerate(reads):
+        key = np.zeros(len(cards), np.int64)
+        for column in np.flatnonzero(read):
+            key = poker.add_card(key, cards[:, column])
+        expected = np.stack([poker.value(w, key) for w in which], axis=1)
+        np.testing.assert_array_equal(got[:, h], expected, err_msg=f"hand over {read}")
 
 
 def test_straights_and_royals_of_two_to_six_cards():

@@ -39,7 +39,7 @@ from ..model import codes, tableau
 from ..model.cards import N_CARD_IDS, RANK_POINTS, SUIT_BITS
 from ..model.codes import N_PREFIXES, N_SUFFIXES
 from ..model.tableau import THIRD_CARD_PREFIX
-from .detail import NO_CARD, add_group_cells, detail_index
+from .detail import NO_CARD, count_batch, detail_index
 from .jit import inline_where_typed, jit
 from .outcome import banker_drew_of, code_of, player_drew_of, suffix_of, third_card_index
 from .rng import bounded, bounded2, bounded3, high32, low32, next_u64
@@ -51,6 +51,7 @@ __all__ = [
     "POINT_BITS",
     "after_round",
     "another_round",
+    "batch_round",
     "cell",
     "deal_rounds_groups",
     "deal_shoe",
@@ -66,7 +67,6 @@ __all__ = [
     "round_code",
     "round_at",
     "round_detail",
-    "round_groups",
     "round_parts",
     "round_with_detail",
     "rounds_in_every_shoe",
@@ -80,7 +80,7 @@ CARDS_PER_ROUND = 6
 #: 18, must not carry into the card id).
 POINT_BITS = 5
 _POINT_MASK = (1 << POINT_BITS) - 1
-_U1, _U2, _U3, _U4, _U5 = (np.uint64(k) for k in range(1, 6))
+_U0, _U1, _U2, _U3, _U4, _U5, _U6, _U7, _U8 = (np.uint64(k) for k in range(9))
 #: Largest shoe for which the fresh model and the shuffle batch three draws
 #: into 32 random bits: the rejection guard then fires on at most
 #: ``600**3 / 2**32`` = 5% of batches; larger shoes batch two.
@@ -267,16 +267,25 @@ def round_detail(prefix, e0, e1, e2, e3, e4, e5, detail):
 
 
 @jit(inline="always")
-def round_groups(prefix, suffix, e0, e1, e2, e3, e4, e5, tables, row):
-    """Count a round (its encoded cards ``e0..e5``, prefix and suffix) in each group's cell of ``row``.
+def batch_round(batch, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row):
+    """Put a round (its encoded cards ``e0..e5``, prefix, suffix and histogram row) in ``batch`` at ``n``.
 
-    ``tables``: every group of a factored card detail
-    (:func:`baccarat_sim.kernels.detail.add_group_cells`); ``row`` is a
-    histogram row, the outcome codes first.
+    Returns ``n + 1``. ``batch``: rounds waiting for their card detail
+    (:func:`baccarat_sim.kernels.detail.count_batch`), card values and the
+    third cards resolved (:data:`~baccarat_sim.kernels.detail.NO_CARD` for a hand that stood).
     """
     p3, b3 = _third_cards(prefix, e4, e5)
-    add_group_cells(np.uint64(e0 >> POINT_BITS), np.uint64(e1 >> POINT_BITS), np.uint64(e2 >> POINT_BITS),
-                    np.uint64(e3 >> POINT_BITS), np.uint64(p3), np.uint64(b3), prefix, suffix, tables, row)
+    at = np.uint64(n)
+    batch[_U0, at] = e0 >> POINT_BITS
+    batch[_U1, at] = e1 >> POINT_BITS
+    batch[_U2, at] = e2 >> POINT_BITS
+    batch[_U3, at] = e3 >> POINT_BITS
+    batch[_U4, at] = p3
+    batch[_U5, at] = b3
+    batch[_U6, at] = prefix
+    batch[_U7, at] = suffix
+    batch[_U8, at] = row
+    return n + 1
 
 
 @jit(inline="always")
@@ -563,12 +572,15 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail):
 
 
 @jit
-def deal_rounds_groups(cards, cut_index, shoe_params, counts, tables):
+def deal_rounds_groups(cards, cut_index, shoe_params, counts, tables, batch, n):
     """The dealing loop of :func:`deal_through`, each round counted by code and in every group of ``tables``.
 
     ``counts`` (``(n_positions, n_cells)``, the outcome codes first, then
-    the groups' cells; :func:`round_groups`): round ``k`` goes to row ``k``,
-    the last row also taking every later round. Returns the rounds dealt.
+    the groups' cells): round ``k`` goes to row ``k``, the last row also
+    taking every later round. A round's code is counted at once, its groups'
+    cells through ``batch``, which holds ``n`` rounds and is counted whenever
+    it fills (:func:`baccarat_sim.kernels.detail.count_batch`). Returns the
+    rounds dealt and the rounds left in ``batch``.
     """
     last_row = counts.shape[0] - 1
     position = first_round_position(cards, shoe_params)
@@ -579,13 +591,16 @@ def deal_rounds_groups(cards, cut_index, shoe_params, counts, tables):
         e0, e1, e2 = np.int64(cards[at]), np.int64(cards[at + _U1]), np.int64(cards[at + _U2])
         e3, e4, e5 = np.int64(cards[at + _U3]), np.int64(cards[at + _U4]), np.int64(cards[at + _U5])
         prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
-        row = counts[min(rounds, last_row)]
-        row[code_of(prefix, suffix)] += 1
-        round_groups(prefix, suffix, e0, e1, e2, e3, e4, e5, tables, row)
+        row = min(rounds, last_row)
+        counts[row, code_of(prefix, suffix)] += 1
+        n = batch_round(batch, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row)
+        if n == batch.shape[1]:
+            count_batch(batch, n, tables, counts)
+            n = 0
         rounds += 1
         position += used
         extra_left = after_round(position, cut_index, extra_left, shoe_params)
-    return rounds
+    return rounds, n
 
 
 @jit

@@ -33,15 +33,16 @@ from numba import prange
 
 from ..model.codes import N_CODES, N_PREFIXES, N_SUFFIXES
 from .dealing import (
+    batch_round,
     deal_rounds,
     deal_rounds_groups,
     encode_shoe,
     fresh_positions,
     fresh_round_parts,
-    round_groups,
     round_parts,
     start_shoe,
 )
+from .detail import count_batch, new_batch
 from .jit import jit, jit_parallel
 from .outcome import code_of
 from .rng import block_state
@@ -104,6 +105,20 @@ def _flush_slots(lane, counts, sparse):
                     slot = suffix * n_prefixes + prefix
                     counts[row, code_of(prefix, suffix)] += lane[row, slot]
                     lane[row, slot] = 0
+
+
+@jit
+def _flush_groups(lane, counts):
+    """Add a one-row lane (the codes in slot order, then a card detail's cells) to ``counts`` and clear it."""
+    row, into = lane[0], counts[0]
+    for prefix in range(N_PREFIXES):
+        for suffix in range(N_SUFFIXES):
+            slot = suffix * N_PREFIXES + prefix
+            into[code_of(prefix, suffix)] += row[slot]
+            row[slot] = 0
+    for cell in range(N_CODES, row.shape[0]):
+        into[cell] += row[cell]
+        row[cell] = 0
 
 
 @jit
@@ -227,10 +242,13 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts, detail
     cards = encode_shoe(canonical)
     rounds, shoes = units, 0
     if detail is not None:  # the plain paths get None, not `detail`: see _deal_lane_fresh
+        batch = new_batch(detail)
         if model == MODEL_FRESH:
-            _deal_fresh_groups(cards, state, units, counts, _NO_LIMIT, counts, np.int64(0), detail)  # its own lane
+            lane = np.zeros(counts.shape, np.int64)  # codes in slot order, folded into counts' code order
+            _deal_fresh_groups(cards, state, units, lane, _NO_LIMIT, counts, np.int64(0), detail, batch)
+            _flush_groups(lane, counts)
         else:
-            rounds, shoes = _deal_dealt_groups(cards, state, units, shoe_params, counts, detail)[0], units
+            rounds, shoes = _deal_dealt_groups(cards, state, units, shoe_params, counts, detail, batch)[0], units
     elif model == MODEL_FRESH:
         _deal_fresh_codes(cards, state, units, counts, None)
     else:
@@ -299,18 +317,22 @@ def _lane_dealt_rows(lane, canonical, seed, first_block, n_blocks, stride, units
 
 
 @jit
-def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables):
+def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables, batch):
     """Deal ``units`` fresh-shoe rounds into row 0 of ``lane``: each by its code and in every group's cell.
 
-    ``pending`` rounds are already in ``lane``; it is flushed into ``counts``
-    before a counter could pass ``limit`` (a round adds one to a counter at
-    most). Returns ``(pending, state)``.
+    A round's code is counted at once, in slot order (see :func:`_deal_fresh`;
+    the groups' cells follow the codes in code order), its groups' cells through ``batch``
+    (:func:`~baccarat_sim.kernels.detail.count_batch`), which is empty again
+    on return. ``pending`` rounds are already in ``lane``; it is flushed into
+    ``counts`` before a counter could pass ``limit`` (a round adds one to a
+    counter at most). Returns ``(pending, state)``.
     """
     row = lane[0]
     left = units
+    n = np.int64(0)
     while left > 0:  # in spans that fit the counters, so the round loop has no check
         if pending >= limit:
-            _flush_codes(lane, counts)
+            _flush_groups(lane, counts)
             pending = 0
         span = min(left, limit - pending)
         for _ in range(span):
@@ -318,20 +340,28 @@ def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables
             e0, e1, e2 = np.int64(cards[j0]), np.int64(cards[j1]), np.int64(cards[j2])
             e3, e4, e5 = np.int64(cards[j3]), np.int64(cards[j4]), np.int64(cards[j5])
             prefix, suffix, _ = round_parts(e0, e1, e2, e3, e4, e5)
-            row[code_of(prefix, suffix)] += 1
-            round_groups(prefix, suffix, e0, e1, e2, e3, e4, e5, tables, row)
+            row[suffix * N_PREFIXES + prefix] += 1
+            n = batch_round(batch, n, prefix, suffix, e0, e1, e2, e3, e4, e5, 0)
+            if n == batch.shape[1]:
+                count_batch(batch, n, tables, lane)
+                n = 0
+        count_batch(batch, n, tables, lane)  # before the lane can be flushed
+        n = 0
         pending += span
         left -= span
     return pending, state
 
 
 @jit
-def _deal_dealt_groups(cards, state, units, shoe_params, counts, tables):
+def _deal_dealt_groups(cards, state, units, shoe_params, counts, tables, batch):
     """Deal ``units`` dealt shoes straight into the int64 rows ``counts``; returns ``(rounds, state)``."""
     rounds = 0
+    n = np.int64(0)
     for _ in range(units):
         cut_index, state = start_shoe(cards, state, shoe_params)
-        rounds += deal_rounds_groups(cards, cut_index, shoe_params, counts, tables)
+        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, counts, tables, batch, n)
+        rounds += dealt
+    count_batch(batch, n, tables, counts)
     return rounds, state
 
 
@@ -340,20 +370,21 @@ def _lane_fresh_groups(canonical, seed, first_block, n_blocks, stride, units_per
                        counts, totals, tables):
     """Fresh-model blocks ``first_block, first_block + stride, ...`` with a factored card detail, into ``counts``.
 
-    The rounds count in a uint32 lane (one row: the codes, then the groups'
-    small blocks of cells) folded into ``counts`` at the end. A function of
+    The rounds count in a uint32 lane (one row: the codes in slot order, then
+    the groups' cells) folded into ``counts`` at the end. A function of
     its own, not a branch on the model beside the dealt one: numba would
     compile both paths for either model.
     """
     cards = encode_shoe(canonical)
     lane = np.zeros(counts.shape, np.uint32)
+    batch = new_batch(tables)
     pending = np.int64(0)
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
         pending, _ = _deal_fresh_groups(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending,
-                                        tables)
+                                        tables, batch)
         totals[0] += units
-    _flush_codes(lane, counts)
+    _flush_groups(lane, counts)
 
 
 @jit
@@ -364,10 +395,11 @@ def _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per
     The shoes count straight into the int64 rows ``counts``: a small-counter
     copy of many rows would have to be cleared and folded back on every call.
     """
+    batch = new_batch(tables)
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
         cards = encode_shoe(canonical)  # every block starts from the canonical order
-        rounds, _ = _deal_dealt_groups(cards, block_state(seed, block), units, shoe_params, counts, tables)
+        rounds, _ = _deal_dealt_groups(cards, block_state(seed, block), units, shoe_params, counts, tables, batch)
         totals[0] += rounds
         totals[1] += units
 

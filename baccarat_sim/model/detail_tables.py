@@ -26,7 +26,7 @@ import itertools
 
 import numpy as np
 
-from . import poker
+from . import poker, poker_states
 from .cardlevel import N_CARD_VALUES, NONE, POSITIONS
 from .cards import CARDS_OF_VALUE, N_CARD_IDS, N_CARDS_OF_VALUE, N_RANKS, N_SUITS, RANK_POINTS
 from .codes import N_CODES, N_SUFFIXES
@@ -210,15 +210,33 @@ def kernel_tables(detail: CardDetail | FactoredDetail) -> tuple:
     over = np.array([[p in d.over for p in POSITIONS] for d in derived], np.int64).reshape(len(derived), 6)
     which = np.array([d.number for d in derived], np.int64)
     codes = np.array([group.outcomes == "codes" for group in groups], np.int64)
+    # The hands the poker values read (values over the same cards share one), and the state tables they are read
+    # off (tiny stand-ins of the same types where there is no poker value: building the tables takes 0.2 s).
+    hands = list(dict.fromkeys(tuple(row) for row in over.tolist()))
+    hand_reads = np.array(hands, np.int64).reshape(len(hands), 6)
+    hand_of = np.array([hands.index(tuple(row)) for row in over.tolist()], np.int64)
+    states = poker_states.state_tables() if derived else poker_states.StateTables(
+        np.zeros(1, np.int64), np.zeros(1, np.uint16), np.zeros(1, np.uint16), np.zeros((1, 1), np.uint8))
+    projection = np.stack(projections)
+    table = np.concatenate(tables)
+    # Where each combination of each group is counted in a histogram row (before its outcome is added), and the
+    # same by cell of the table of a group of one table (most groups): one lookup from a round's classes to its cell.
+    cell_of = np.concatenate([(detail.offset(g) if factored else 0) + lookup.astype(np.int64) * group.n_outcomes
+                              for g, (group, lookup) in enumerate(zip(groups, lookups))])
+    cell_table = np.zeros(table.size, np.int64)
+    for g in range(len(groups)):
+        if first_table[g + 1] - first_table[g] == 1:
+            start, stop = table_offsets[first_table[g]], table_offsets[first_table[g]] + tables[first_table[g]].size
+            cell_table[start:stop] = cell_of[lookup_offsets[g] + table[start:stop]]
     # uint32: the tables stay small in cache; the kernel indexes them unsigned.
     packed = (
         over, which,
-        np.stack(projections).astype(np.uint32), stride_table.astype(np.uint32),
-        np.array(table_offsets, np.uint32), np.concatenate(tables).astype(np.uint32),
+        projection.astype(np.uint32), stride_table.astype(np.uint32),
+        np.array(table_offsets, np.uint32), table.astype(np.uint32),
         np.array(first_table, np.int64), np.array(lookup_offsets, np.int64), np.concatenate(lookups),
-        np.array([detail.offset(g) if factored else 0 for g in range(len(groups))], np.int64),
-        np.array([group.n_outcomes for group in groups], np.int64),
-        np.where(codes == 1, N_SUFFIXES, 1).astype(np.int64), codes,
+        cell_of, cell_table, np.where(codes == 1, N_SUFFIXES, 1).astype(np.int64), codes,
+        (projection != 0).any(axis=2).astype(np.int64), hand_reads, hand_of,
+        states.first_four_state, states.next_state, states.hand_value,
     )
     for array in packed:
         array.setflags(write=False)

@@ -4,8 +4,10 @@ A *hand* here is the cards dealt at some positions of a round (2 to 6 cards from
 a multi-deck shoe; a position with no card, a third card not drawn, is not part
 of the hand). Its poker values are defined once, in this module, as plain
 integer arithmetic on a *hand key*, and every engine reads these same functions:
-the condition language evaluates them over numpy arrays, the kernels compile
-them (:mod:`baccarat_sim.kernels.hand`) and inline them.
+the condition language evaluates them over numpy arrays, the exact
+enumeration over every hand's partial state, and the Monte Carlo kernels read
+them off tables worked out by these functions
+(:mod:`baccarat_sim.model.poker_states`).
 
 The hand key
     One int64 that cards are added to one at a time (:func:`add_card`), in any
@@ -32,7 +34,7 @@ The values (documented for rule files in ``baccarat_sim/rulesets/README.md``)
 Every function works on scalars and on numpy arrays alike (no branch; calls
 only to ``np.maximum`` and to each other), so numba compiles the same
 definitions the condition language runs over arrays
-(:func:`baccarat_sim.kernels.hand` rebinds the calls to their compiled forms).
+(:mod:`baccarat_sim.kernels.hand` compiles the key's).
 """
 
 from __future__ import annotations
@@ -115,9 +117,8 @@ def add_card(key, card):
 
 # The rank fields are read all at once, bit-parallel: a mask with bit 0 of every field set marks, by the bit at
 # 3 r, the ranks whose field passes a test: a handful of operations where a loop over the 13 ranks takes dozens,
-# and a kernel computes a poker value every round; no branch and no loop over counts either, so that numba's IR of a
-# kernel that inlines every value stays small (compile time). tests/test_poker.py holds each to a loop over the
-# ranks on every hand of up to six cards.
+# over arrays of every hand state; no branch and no loop over counts either, so the same code runs on scalars and
+# on arrays. tests/test_poker.py holds each to a loop over the ranks on every hand of up to six cards.
 #: Bit 0 of every rank field.
 _FIELD_ONES = sum(1 << (RANK_FIELD_BITS * rank) for rank in range(N_RANKS))
 _ACE_HIGH_SHIFT = RANK_FIELD_BITS * (N_RANKS - 1)

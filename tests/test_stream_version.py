@@ -40,7 +40,7 @@ GOLDEN = {
     "dealt": "8911ba0b39c219f8",
     "fresh-card-detail": "aab43c2e0826434c",
     "dealt-card-detail": "d8cbd6c823d5ac6c",
-    "card-detail-cells": "b68b81a9a0c36462",
+    "card-detail-cells": "f52552fbb17547c6",
     "fresh-card-detail-codes": "75d6cca33552ffa6",
     "dealt-card-detail-codes": "2215624d2ea9a535",
 }

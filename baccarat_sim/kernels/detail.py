@@ -29,11 +29,16 @@ lookup gives the group's detail. The tables come packed in one tuple:
 ``prefix_mult``, ``suffix_mult`` ``int64[g]``: a round's outcome in a group's
                 cells is ``prefix * prefix_mult + suffix * suffix_mult`` (a
                 code, or a prefix);
-``treads``      ``int64[t, 6]``: 1 at the positions a table projects;
 ``hand_reads``  ``int64[h, 6]``: the positions of each *hand* (the cards some
                 poker values read; values over the same cards share one);
 ``hand_of``     ``int64[d]``: the hand of each poker value;
-``first_four_state``, ``next_state``, ``hand_value``: the poker state tables.
+``first_four_state``, ``next_state``, ``hand_value``: the poker state tables;
+``words``       ``int64[w, 6, 53]``: the projections of several tables packed
+                side by side, each table's term in a field of its own, so that
+                one load per position gives every table's term;
+``wreads``      ``int64[w, 6]``: 1 at the positions a word projects;
+``table_word``, ``table_shift``, ``table_mask`` ``int64[t]``: each table's
+                word and field.
 
 A round is evaluated on its own (:func:`detail_index`: the joint detail of the
 counting and sessions kernels and of the Monte Carlo lanes that count it with
@@ -111,7 +116,7 @@ def _hand_state(c0, c1, c2, c3, c4, c5, reads, h, first_four_state, next_state):
 def group_detail(c0, c1, c2, c3, c4, c5, tables, group):
     """The detail of group ``group`` for a round whose six positions hold card values ``c0..c5`` (int64)."""
     over, which, projection, dstride, toffset, table, first_table, loffset, lookup = tables[:9]
-    hand_reads, hand_of, first_four_state, next_state, hand_value = tables[14:]
+    hand_reads, hand_of, first_four_state, next_state, hand_value = tables[13:18]
     combination = np.int64(0)
     u0, u1, u2, u3, u4, u5 = np.uint64(c0), np.uint64(c1), np.uint64(c2), np.uint64(c3), np.uint64(c4), np.uint64(c5)
     for t in range(first_table[group], first_table[group + 1]):
@@ -138,9 +143,9 @@ def detail_index(c0, c1, c2, c3, c4, c5, tables):
 
 @jit
 def new_batch(tables):
-    """An empty batch for ``tables``: :data:`BATCH_FIELDS` rows, a row per poker value and per hand, 3 of scratch."""
-    n_values, n_hands = tables[1].shape[0], tables[14].shape[0]
-    return np.zeros((BATCH_FIELDS + n_values + n_hands + 3, BATCH_ROUNDS), np.int64)
+    """An empty batch for ``tables``: :data:`BATCH_FIELDS` rows, a row per poker value, hand and word, 3 of scratch."""
+    n_values, n_hands, n_words = tables[1].shape[0], tables[13].shape[0], tables[18].shape[0]
+    return np.zeros((BATCH_FIELDS + n_values + n_hands + n_words + 3, BATCH_ROUNDS), np.int64)
 
 
 @jit
@@ -151,11 +156,13 @@ def count_batch(batch, n, tables, counts):
     integer type); round ``i`` goes to row ``batch[8, i]``.
     """
     (over, which, projection, dstride, toffset, table, first_table, loffset, lookup, cell_of, cell_table,
-     prefix_mult, suffix_mult, treads, hand_reads, hand_of, first_four_state, next_state, hand_value) = tables
-    n_values, n_hands = which.shape[0], hand_reads.shape[0]
+     prefix_mult, suffix_mult, hand_reads, hand_of, first_four_state, next_state, hand_value,
+     words, wreads, table_word, table_shift, table_mask) = tables
+    n_values, n_hands, n_words = which.shape[0], hand_reads.shape[0], words.shape[0]
     cards = batch[:6]
     values = batch[BATCH_FIELDS:BATCH_FIELDS + n_values]
     hands = batch[BATCH_FIELDS + n_values:BATCH_FIELDS + n_values + n_hands]
+    packed = batch[BATCH_FIELDS + n_values + n_hands:BATCH_FIELDS + n_values + n_hands + n_words]
     index, combination, outcome = batch[-3], batch[-2], batch[-1]
     c0, c1, c2, c3, c4, c5 = cards[0], cards[1], cards[2], cards[3], cards[4], cards[5]
     # Each step a loop of its own over the batch: a loop that computes an index and loads from a table in one
@@ -177,6 +184,8 @@ def count_batch(batch, n, tables, counts):
         value, state, of = values[d], hands[hand_of[d]], hand_value[which[d]]
         for i in range(n):
             value[i] = of[np.uint64(state[i])]
+    for w in range(n_words):
+        _word_terms(words[w], wreads[w], cards, n, packed[w])
     flat = counts.reshape(counts.size)
     n_cells = counts.shape[1]
     prefix, suffix, rows = batch[_PREFIX], batch[_SUFFIX], batch[_ROW]
@@ -188,7 +197,16 @@ def count_batch(batch, n, tables, counts):
                 outcome[i] = rows[i] * n_cells + prefix[i] * per_prefix + suffix[i] * per_suffix
         single = first_table[g + 1] - first_table[g] == 1
         for t in range(first_table[g], first_table[g + 1]):
-            _table_index(t, cards, n, projection, treads, toffset, index)
+            word, shift, mask, offset = packed[table_word[t]], table_shift[t], table_mask[t], np.int64(toffset[t])
+            poker = False
+            for d in range(n_values):
+                poker |= dstride[t, d] != 0
+            if single and not poker:  # most tables: the field gives the cell
+                for i in range(n):
+                    flat[cell_table[np.uint64(offset + ((word[i] >> shift) & mask))] + outcome[i]] += 1
+                break
+            for i in range(n):
+                index[i] = offset + ((word[i] >> shift) & mask)
             for d in range(n_values):
                 stride = np.int64(dstride[t, d])
                 if stride != 0:
@@ -196,49 +214,47 @@ def count_batch(batch, n, tables, counts):
                     for i in range(n):
                         index[i] += value[i] * stride
             if single:
+                for i in range(n):
+                    flat[cell_table[np.uint64(index[i])] + outcome[i]] += 1
                 break
             first = t == first_table[g]
             for i in range(n):
                 local = np.int64(table[np.uint64(index[i])])
                 combination[i] = local if first else combination[i] + local
-        if single:  # most groups: the table gives the cell
-            for i in range(n):
-                flat[cell_table[np.uint64(index[i])] + outcome[i]] += 1
-        else:
+        if not single:
             start = loffset[g]
             for i in range(n):
                 flat[cell_of[np.uint64(start + combination[i])] + outcome[i]] += 1
 
 
 @jit
-def _table_index(t, cards, n, projection, treads, toffset, index):
-    """``index[i]``: where table ``t`` starts plus the projected classes of round ``i``'s cards (poker values aside).
+def _word_terms(projection, reads, cards, n, word):
+    """``word[i]``: the sum of the packed projections of round ``i``'s cards at the positions the word reads.
 
-    The positions the table reads two by two: each pass over the batch reads
-    and writes ``index`` once (a pass per position was a third slower).
+    The positions two by two: each pass over the batch reads and writes
+    ``word`` once (a pass per position was a third slower).
     """
     read = np.empty(6, np.int64)
     k = 0
     for p in range(6):
-        if treads[t, p]:
+        if reads[p]:
             read[k] = p
             k += 1
-    offset = np.int64(toffset[t])
     if k == 0:
         for i in range(n):
-            index[i] = offset
+            word[i] = 0
         return
-    classes, column = projection[t, read[0]], cards[read[0]]
+    terms, column = projection[read[0]], cards[read[0]]
     for i in range(n):
-        index[i] = offset + classes[np.uint64(column[i])]
+        word[i] = terms[np.uint64(column[i])]
     j = 1
     while j + 1 < k:
-        classes, column = projection[t, read[j]], cards[read[j]]
-        classes2, column2 = projection[t, read[j + 1]], cards[read[j + 1]]
+        terms, column = projection[read[j]], cards[read[j]]
+        terms2, column2 = projection[read[j + 1]], cards[read[j + 1]]
         for i in range(n):
-            index[i] += classes[np.uint64(column[i])] + classes2[np.uint64(column2[i])]
+            word[i] += terms[np.uint64(column[i])] + terms2[np.uint64(column2[i])]
         j += 2
     if j < k:
-        classes, column = projection[t, read[j]], cards[read[j]]
+        terms, column = projection[read[j]], cards[read[j]]
         for i in range(n):
-            index[i] += classes[np.uint64(column[i])]
+            word[i] += terms[np.uint64(column[i])]

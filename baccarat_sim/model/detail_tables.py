@@ -228,19 +228,58 @@ def kernel_tables(detail: CardDetail | FactoredDetail) -> tuple:
         if first_table[g + 1] - first_table[g] == 1:
             start, stop = table_offsets[first_table[g]], table_offsets[first_table[g]] + tables[first_table[g]].size
             cell_table[start:stop] = cell_of[lookup_offsets[g] + table[start:stop]]
+    words = _pack_words(projection, [t.size for t in tables])
     # uint32: the tables stay small in cache; the kernel indexes them unsigned.
     packed = (
         over, which,
         projection.astype(np.uint32), stride_table.astype(np.uint32),
         np.array(table_offsets, np.uint32), table.astype(np.uint32),
         np.array(first_table, np.int64), np.array(lookup_offsets, np.int64), np.concatenate(lookups),
-        cell_of, cell_table, np.where(codes == 1, N_SUFFIXES, 1).astype(np.int64), codes,
-        (projection != 0).any(axis=2).astype(np.int64), hand_reads, hand_of,
-        states.first_four_state, states.next_state, states.hand_value,
+        cell_of, cell_table, np.where(codes == 1, N_SUFFIXES, 1).astype(np.int64), codes, hand_reads, hand_of,
+        states.first_four_state, states.next_state, states.hand_value, *words,
     )
     for array in packed:
         array.setflags(write=False)
     return packed
+
+
+#: Bits of a packed word of table indices (:func:`_pack_words`): a sum of fields never reaches the sign bit.
+_WORD_BITS = 63
+
+
+def _pack_words(projection: np.ndarray, sizes: list[int]) -> tuple:
+    """The tables' projections packed side by side in 64-bit words, for the batched kernel.
+
+    A table's index (poker values aside) is a sum of one term per position;
+    tables whose index fields fit one word add up together, each in its own
+    field: one load per position gives every table's term in that word.
+
+    Returns
+    -------
+    (ndarray(int64, shape=(w, 6, 53)), ndarray(int64, shape=(w, 6)), ndarray(int64, shape=(t,)) x 3)
+        Each word's packed projection and the positions it reads; each
+        table's word, the shift of its field and the field's mask.
+    """
+    word_of, shift_of, mask_of = [], [], []
+    used = _WORD_BITS  # start a new word at the first table
+    for size in sizes:
+        bits = max(1, int(size - 1).bit_length())
+        if bits > _WORD_BITS:
+            raise ValueError(f"a card-detail table of {size:,} cells is too large for the Monte Carlo kernels")
+        if used + bits > _WORD_BITS:
+            word_of.append(word_of[-1] + 1 if word_of else 0)
+            used = 0
+        else:
+            word_of.append(word_of[-1])
+        shift_of.append(used)
+        mask_of.append((1 << bits) - 1)
+        used += bits
+    n_words = word_of[-1] + 1 if word_of else 0
+    words = np.zeros((n_words, *projection.shape[1:]), np.int64)
+    for t, (word, shift) in enumerate(zip(word_of, shift_of)):
+        words[word] += projection[t].astype(np.int64) << shift
+    return (words, (words != 0).any(axis=2).astype(np.int64), np.array(word_of, np.int64),
+            np.array(shift_of, np.int64), np.array(mask_of, np.int64))
 
 
 # --------------------------------------------------------------------------- the exact enumeration

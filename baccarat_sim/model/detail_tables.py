@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from .cards import CARDS_OF_VALUE, N_CARD_IDS, N_CARDS_OF_VALUE, N_RANKS, N_SUIT
 from .codes import N_CODES, N_SUFFIXES
 from .detail import CardDetail, FactoredDetail
 
-__all__ = ["EXACT_SET_CELLS", "MAX_COMBINATIONS", "MAX_EXACT_CELLS", "MAX_EXACT_STATES", "TABLE_CELLS",
+__all__ = ["EXACT_SET_CELLS", "KernelTables", "MAX_COMBINATIONS", "MAX_EXACT_CELLS", "MAX_EXACT_STATES", "TABLE_CELLS",
            "card_letter", "exact_tables", "joint_classes", "kernel_tables", "table_cells", "table_patterns",
            "third_class_count"]
 
@@ -169,7 +170,38 @@ def _combination_details(group: CardDetail, distinct: list[np.ndarray]) -> np.nd
     return group.details_of_bits(bits).astype(np.int32)
 
 
-def kernel_tables(detail: CardDetail | FactoredDetail) -> tuple:
+class KernelTables(NamedTuple):
+    """A card detail packed for the Monte Carlo, counting and session kernels (read-only arrays).
+
+    :mod:`baccarat_sim.kernels.detail` says what each field holds and how the
+    kernels read them.
+    """
+
+    which: np.ndarray
+    projection: np.ndarray
+    dstride: np.ndarray
+    toffset: np.ndarray
+    table: np.ndarray
+    first_table: np.ndarray
+    loffset: np.ndarray
+    lookup: np.ndarray
+    cell_of: np.ndarray
+    cell_table: np.ndarray
+    prefix_mult: np.ndarray
+    suffix_mult: np.ndarray
+    hand_reads: np.ndarray
+    hand_of: np.ndarray
+    first_four_state: np.ndarray
+    next_state: np.ndarray
+    hand_value: np.ndarray
+    words: np.ndarray
+    wreads: np.ndarray
+    table_word: np.ndarray
+    table_shift: np.ndarray
+    table_mask: np.ndarray
+
+
+def kernel_tables(detail: CardDetail | FactoredDetail) -> KernelTables:
     """One group, or every group of a factored detail, packed for :mod:`baccarat_sim.kernels.detail`.
 
     Raises
@@ -230,9 +262,8 @@ def kernel_tables(detail: CardDetail | FactoredDetail) -> tuple:
             cell_table[start:stop] = cell_of[lookup_offsets[g] + table[start:stop]]
     words = _pack_words(projection, [t.size for t in tables])
     # uint32: the tables stay small in cache; the kernel indexes them unsigned.
-    packed = (
-        over, which,
-        projection.astype(np.uint32), stride_table.astype(np.uint32),
+    packed = KernelTables(
+        which, projection.astype(np.uint32), stride_table.astype(np.uint32),
         np.array(table_offsets, np.uint32), table.astype(np.uint32),
         np.array(first_table, np.int64), np.array(lookup_offsets, np.int64), np.concatenate(lookups),
         cell_of, cell_table, np.where(codes == 1, N_SUFFIXES, 1).astype(np.int64), codes, hand_reads, hand_of,

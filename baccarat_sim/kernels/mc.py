@@ -354,7 +354,10 @@ def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables
 
 @jit
 def _deal_dealt_groups(cards, state, units, shoe_params, counts, tables, batch):
-    """Deal ``units`` dealt shoes straight into the int64 rows ``counts``; returns ``(rounds, state)``."""
+    """Deal ``units`` dealt shoes straight into the int64 rows ``counts``; returns ``(rounds, state)``.
+
+    The groups' cells go through ``batch``, counted in full before the return.
+    """
     rounds = 0
     n = np.int64(0)
     for _ in range(units):

@@ -23,7 +23,7 @@ from baccarat_sim.model.rules import load_rules, parse_rules
 
 from .test_catalogue import whole_catalogue
 
-#: Poker values over other hands than the first four cards, and a group of several tables.
+#: Poker values over other hands than the first four cards: all six, the Player's, the Banker's, the third cards.
 POKER_HANDS = parse_rules("""schema_version = 1
 id = "hands"
 name = "hands"

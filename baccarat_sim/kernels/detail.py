@@ -38,7 +38,11 @@ lookup gives the group's detail. The tables come packed in one named tuple
                 one load per position gives every table's term;
 ``wreads``      ``int64[w, 6]``: 1 at the positions a word projects;
 ``table_word``, ``table_shift``, ``table_mask`` ``int64[t]``: each table's
-                word and field.
+                word and field;
+``hand_word``, ``hand_shift``, ``hand_base`` ``int64[h]``: each hand's word
+                and field (its first four cards' letters as an index into
+                ``first_four_state``, less ``hand_base``, then its cards'
+                count in each suit).
 
 A round is evaluated on its own (:func:`detail_index`: the joint detail of the
 counting and sessions kernels and of the Monte Carlo lanes that count it with
@@ -54,8 +58,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.cards import N_CARD_IDS, SUIT_BITS
-from ..model.poker_states import LETTERS, NO_LETTER, letter_of
+from ..model.cards import N_CARD_IDS, N_SUITS, SUIT_BITS
+from ..model.poker_states import HAND_LETTER_BITS, LETTERS, NO_LETTER, SUIT_COUNT_BITS, letter_of
 from .jit import jit
 
 __all__ = ["BATCH_FIELDS", "BATCH_ROUNDS", "NO_CARD", "count_batch", "detail_index", "new_batch"]
@@ -66,6 +70,12 @@ NO_CARD = N_CARD_IDS
 _letter = jit(inline="always")(letter_of)
 _SUIT_MASK = (1 << SUIT_BITS) - 1
 _L1, _L2, _L3 = LETTERS, LETTERS ** 2, LETTERS ** 3
+
+# A hand's field in a packed word (model/detail_tables._hand_terms): its letters' index, then a count a suit.
+_LETTER_BITS = HAND_LETTER_BITS
+_LETTER_MASK = (1 << HAND_LETTER_BITS) - 1
+_SUIT_COUNTS_MASK = (1 << (SUIT_COUNT_BITS * N_SUITS)) - 1
+_SUIT_COUNT_ONES = sum(1 << (SUIT_COUNT_BITS * suit) for suit in range(N_SUITS))
 
 #: Rounds in a batch: enough that a table's loop runs long, few enough that the batch stays in L2.
 BATCH_ROUNDS = 1024
@@ -158,35 +168,36 @@ def count_batch(batch, n, tables, counts):
     """
     (which, projection, dstride, toffset, table, first_table, loffset, lookup, cell_of, cell_table, prefix_mult,
      suffix_mult, hand_reads, hand_of, first_four_state, next_state, hand_value, words, wreads, table_word,
-     table_shift, table_mask) = tables
+     table_shift, table_mask, hand_word, hand_shift, hand_base) = tables
     n_values, n_hands, n_words = which.shape[0], hand_reads.shape[0], words.shape[0]
     cards = batch[:6]
     values = batch[BATCH_FIELDS:BATCH_FIELDS + n_values]
     hands = batch[BATCH_FIELDS + n_values:BATCH_FIELDS + n_values + n_hands]
     packed = batch[BATCH_FIELDS + n_values + n_hands:BATCH_FIELDS + n_values + n_hands + n_words]
     index, combination, outcome = batch[-3], batch[-2], batch[-1]
-    c0, c1, c2, c3, c4, c5 = cards[0], cards[1], cards[2], cards[3], cards[4], cards[5]
+    for w in range(n_words):
+        _word_terms(words[w], wreads[w], cards, n, packed[w])
     # Each step a loop of its own over the batch: a loop that computes an index and loads from a table in one
     # was four times slower (numba's vectorised gathers of uint16).
     for h in range(n_hands):
-        state = hands[h]
+        # The hand's field of its word: its first four cards' letters as an index (the letters it skips in
+        # hand_base), then its cards' count in each suit (3 bits a suit).
+        state, word, shift, base = hands[h], packed[hand_word[h]], hand_shift[h], hand_base[h]
         for i in range(n):
-            state[i] = _first_four_index(c0[i], c1[i], c2[i], c3[i], hand_reads, h)
-        for i in range(n):
-            state[i] = first_four_state[np.uint64(state[i])]
+            state[i] = first_four_state[np.uint64(base + ((word[i] >> shift) & _LETTER_MASK))]
         for p in (4, 5):
             if hand_reads[h, p]:
                 third = cards[p]
                 for i in range(n):
                     state[i] = next_state[np.uint64(state[i] * LETTERS + _letter(third[i]))]
         for i in range(n):
-            state[i] = 2 * state[i] + _one_suit(c0[i], c1[i], c2[i], c3[i], c4[i], c5[i], hand_reads, h)
+            suits = (word[i] >> (shift + _LETTER_BITS)) & _SUIT_COUNTS_MASK
+            some = (suits | (suits >> 1) | (suits >> 2)) & _SUIT_COUNT_ONES  # a bit per suit: a card of it
+            state[i] = 2 * state[i] + ((some & (some - 1)) == 0)
     for d in range(n_values):
         value, state, of = values[d], hands[hand_of[d]], hand_value[which[d]]
         for i in range(n):
             value[i] = of[np.uint64(state[i])]
-    for w in range(n_words):
-        _word_terms(words[w], wreads[w], cards, n, packed[w])
     flat = counts.reshape(counts.size)
     n_cells = counts.shape[1]
     prefix, suffix, rows = batch[_PREFIX], batch[_SUFFIX], batch[_ROW]

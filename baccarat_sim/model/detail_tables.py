@@ -199,6 +199,9 @@ class KernelTables(NamedTuple):
     table_word: np.ndarray
     table_shift: np.ndarray
     table_mask: np.ndarray
+    hand_word: np.ndarray
+    hand_shift: np.ndarray
+    hand_base: np.ndarray
 
 
 def kernel_tables(detail: CardDetail | FactoredDetail) -> KernelTables:
@@ -260,14 +263,20 @@ def kernel_tables(detail: CardDetail | FactoredDetail) -> KernelTables:
         if first_table[g + 1] - first_table[g] == 1:
             start, stop = table_offsets[first_table[g]], table_offsets[first_table[g]] + tables[first_table[g]].size
             cell_table[start:stop] = cell_of[lookup_offsets[g] + table[start:stop]]
-    words = _pack_words(projection, [t.size for t in tables])
+    hand_terms, hand_base = _hand_terms(hand_reads)
+    words, wreads, field_word, field_shift, field_mask = _pack_words(
+        np.concatenate([projection.astype(np.int64), hand_terms]),
+        [t.size for t in tables] + [1 << _HAND_FIELD_BITS] * len(hands))
+    n_tables = len(tables)
     # uint32: the tables stay small in cache; the kernel indexes them unsigned.
     packed = KernelTables(
         which, projection.astype(np.uint32), stride_table.astype(np.uint32),
         np.array(table_offsets, np.uint32), table.astype(np.uint32),
         np.array(first_table, np.int64), np.array(lookup_offsets, np.int64), np.concatenate(lookups),
         cell_of, cell_table, np.where(codes == 1, N_SUFFIXES, 1).astype(np.int64), codes, hand_reads, hand_of,
-        states.first_four_state, states.next_state, states.hand_value, *words,
+        states.first_four_state, states.next_state, states.hand_value, words, wreads,
+        field_word[:n_tables], field_shift[:n_tables], field_mask[:n_tables],
+        field_word[n_tables:], field_shift[n_tables:], hand_base,
     )
     for array in packed:
         array.setflags(write=False)
@@ -276,20 +285,55 @@ def kernel_tables(detail: CardDetail | FactoredDetail) -> KernelTables:
 
 #: Bits of a packed word of table indices (:func:`_pack_words`): a sum of fields never reaches the sign bit.
 _WORD_BITS = 63
+#: Bits of a hand's field in a packed word (:data:`baccarat_sim.model.poker_states.HAND_LETTER_BITS`).
+_HAND_FIELD_BITS = poker_states.HAND_LETTER_BITS + poker_states.SUIT_COUNT_BITS * N_SUITS
 
 
-def _pack_words(projection: np.ndarray, sizes: list[int]) -> tuple:
-    """The tables' projections packed side by side in 64-bit words, for the batched kernel.
+def _hand_terms(hand_reads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each hand's terms by position and card value for :func:`_pack_words`, and the letters of the cards it skips.
 
-    A table's index (poker values aside) is a sum of one term per position;
-    tables whose index fields fit one word add up together, each in its own
-    field: one load per position gives every table's term in that word.
+    A hand's field is the sum of its cards' terms: at each of the first four
+    positions it reads, the card's letter times ``14**position``; at every
+    position it reads, one in its suit's count. The positions it does not
+    read among the first four hold no letter: ``hand_base`` adds their
+    :data:`~baccarat_sim.model.poker_states.NO_LETTER`.
+    """
+    cards = np.arange(N_CARD_VALUES)
+    present = cards < N_CARD_IDS
+    suit_term = np.where(present, 1 << (poker_states.SUIT_COUNT_BITS * (cards % N_SUITS)), 0) << (
+        poker_states.HAND_LETTER_BITS)
+    terms = np.zeros((len(hand_reads), len(POSITIONS), N_CARD_VALUES), np.int64)
+    base = np.zeros(len(hand_reads), np.int64)
+    for h, reads in enumerate(hand_reads):
+        for p, read in enumerate(reads):
+            letter_term = poker_states.LETTERS ** p * np.where(present, poker_states.letter_of(cards), 0)
+            if read:
+                terms[h, p] = suit_term + (letter_term if p < 4 else 0)
+            elif p < 4:
+                base[h] += poker_states.NO_LETTER * poker_states.LETTERS ** p
+    return terms, base
+
+
+def _pack_words(terms: np.ndarray, sizes: list[int]) -> tuple:
+    """Fields of terms by position packed side by side in 64-bit words, for the batched kernel.
+
+    A table's index (poker values aside) is a sum of one term per position,
+    and so is a hand's field (:func:`_hand_terms`); fields that fit one word
+    add up together, each in its own bits: one load per position gives every
+    field's term in that word.
+
+    Parameters
+    ----------
+    terms : ndarray(int64, shape=(f, 6, 53))
+        Each field's term by position and card value.
+    sizes : list of int
+        A bound on each field's sum (its values are below it).
 
     Returns
     -------
-    (ndarray(int64, shape=(w, 6, 53)), ndarray(int64, shape=(w, 6)), ndarray(int64, shape=(t,)) x 3)
-        Each word's packed projection and the positions it reads; each
-        table's word, the shift of its field and the field's mask.
+    (ndarray(int64, shape=(w, 6, 53)), ndarray(int64, shape=(w, 6)), ndarray(int64, shape=(f,)) x 3)
+        Each word's packed terms and the positions it reads; each field's
+        word, shift and mask.
     """
     word_of, shift_of, mask_of = [], [], []
     used = _WORD_BITS  # start a new word at the first table
@@ -306,9 +350,9 @@ def _pack_words(projection: np.ndarray, sizes: list[int]) -> tuple:
         mask_of.append((1 << bits) - 1)
         used += bits
     n_words = word_of[-1] + 1 if word_of else 0
-    words = np.zeros((n_words, *projection.shape[1:]), np.int64)
-    for t, (word, shift) in enumerate(zip(word_of, shift_of)):
-        words[word] += projection[t].astype(np.int64) << shift
+    words = np.zeros((n_words, *terms.shape[1:]), np.int64)
+    for field, (word, shift) in enumerate(zip(word_of, shift_of)):
+        words[word] += terms[field] << shift
     return (words, (words != 0).any(axis=2).astype(np.int64), np.array(word_of, np.int64),
             np.array(shift_of, np.int64), np.array(mask_of, np.int64))
 

@@ -39,7 +39,8 @@ import numpy as np
 from .cards import N_CARD_IDS, N_RANKS, SUIT_BITS
 from .poker import RANK_FIELD_BITS, SUIT_SHIFT, VALUES, value
 
-__all__ = ["LETTERS", "MAX_HAND_CARDS", "NO_LETTER", "N_STATES", "StateTables", "letter_of", "state_tables"]
+__all__ = ["HAND_LETTER_BITS", "LETTERS", "MAX_HAND_CARDS", "NO_LETTER", "N_STATES", "SUIT_COUNT_BITS", "StateTables",
+           "letter_of", "state_tables"]
 
 #: Most cards of a hand (a round's six).
 MAX_HAND_CARDS = 6
@@ -47,6 +48,10 @@ MAX_HAND_CARDS = 6
 NO_LETTER = N_RANKS
 #: Letters: the ranks and no card.
 LETTERS = N_RANKS + 1
+#: A hand as the Monte Carlo kernels add it up from its cards (model/detail_tables._hand_terms): the index of its
+#: first four letters in ``first_four_state`` (14**4 < 2**16), then its cards' count in each suit (at most six).
+HAND_LETTER_BITS = 16
+SUIT_COUNT_BITS = 3
 
 
 def letter_of(card):
@@ -56,6 +61,8 @@ def letter_of(card):
 
 if letter_of(N_CARD_IDS) != NO_LETTER:  # no card is card value N_CARD_IDS (cardlevel.NONE)
     raise RuntimeError("internal error: no card's letter is not NO_LETTER")
+if LETTERS ** 4 > 1 << HAND_LETTER_BITS or MAX_HAND_CARDS >= 1 << SUIT_COUNT_BITS:
+    raise RuntimeError("internal error: a hand does not fit its field")
 
 
 def _state_keys() -> np.ndarray:

@@ -72,10 +72,11 @@ _SUIT_MASK = (1 << SUIT_BITS) - 1
 _L1, _L2, _L3 = LETTERS, LETTERS ** 2, LETTERS ** 3
 
 # A hand's field in a packed word (model/detail_tables._hand_terms): its letters' index, then a count a suit.
-_LETTER_BITS = HAND_LETTER_BITS
 _LETTER_MASK = (1 << HAND_LETTER_BITS) - 1
 _SUIT_COUNTS_MASK = (1 << (SUIT_COUNT_BITS * N_SUITS)) - 1
 _SUIT_COUNT_ONES = sum(1 << (SUIT_COUNT_BITS * suit) for suit in range(N_SUITS))
+if SUIT_COUNT_BITS != 3:  # count_batch ORs a count's bits with two shifts
+    raise RuntimeError("internal error: count_batch reads suit counts of 3 bits")
 
 #: Rounds in a batch: enough that a table's loop runs long, few enough that the batch stays in L2.
 BATCH_ROUNDS = 1024
@@ -181,7 +182,7 @@ def count_batch(batch, n, tables, counts):
     # was four times slower (numba's vectorised gathers of uint16).
     for h in range(n_hands):
         # The hand's field of its word: its first four cards' letters as an index (the letters it skips in
-        # hand_base), then its cards' count in each suit (3 bits a suit).
+        # hand_base), then its cards' count in each suit.
         state, word, shift, base = hands[h], packed[hand_word[h]], hand_shift[h], hand_base[h]
         for i in range(n):
             state[i] = first_four_state[np.uint64(base + ((word[i] >> shift) & _LETTER_MASK))]
@@ -191,8 +192,9 @@ def count_batch(batch, n, tables, counts):
                 for i in range(n):
                     state[i] = next_state[np.uint64(state[i] * LETTERS + _letter(third[i]))]
         for i in range(n):
-            suits = (word[i] >> (shift + _LETTER_BITS)) & _SUIT_COUNTS_MASK
-            some = (suits | (suits >> 1) | (suits >> 2)) & _SUIT_COUNT_ONES  # a bit per suit: a card of it
+            suits = (word[i] >> (shift + HAND_LETTER_BITS)) & _SUIT_COUNTS_MASK
+            # A bit per suit that has a card (the counts are SUIT_COUNT_BITS = 3 bits wide: any of their bits).
+            some = (suits | (suits >> 1) | (suits >> 2)) & _SUIT_COUNT_ONES
             state[i] = 2 * state[i] + ((some & (some - 1)) == 0)
     for d in range(n_values):
         value, state, of = values[d], hands[hand_of[d]], hand_value[which[d]]

@@ -216,6 +216,21 @@ def test_editing_an_inlined_helper_recompiles_the_kernels(tmp_path):
     assert edited == [0, 1], "a kernel was loaded from a cache older than the tableau it inlines"
 
 
+def test_every_model_module_a_kernel_imports_keys_the_kernel_cache():
+    # A kernel inlines the functions and constants it imports; the cache must change with each file they live in.
+    from baccarat_sim.kernels.jit import KERNEL_SOURCES
+
+    covered = {path.resolve() for pattern in KERNEL_SOURCES for path in PACKAGE.glob(pattern)}
+    for kernel in sorted((PACKAGE / "kernels").glob("*.py")):
+        for node in ast.walk(ast.parse(kernel.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 2 and (node.module or "").startswith("model"):
+                modules = ([node.module] if node.module != "model" else
+                           [f"model.{alias.name}" for alias in node.names])
+                for module in modules:
+                    source = (PACKAGE / (module.replace(".", "/") + ".py")).resolve()
+                    assert source in covered, f"{kernel.name} imports {module}, which KERNEL_SOURCES leaves out"
+
+
 def test_kernels_are_cached_in_the_users_cache_folder_unless_numba_cache_dir_says(tmp_path):
     root = tmp_path / "copy"
     shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))

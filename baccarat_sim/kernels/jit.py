@@ -49,7 +49,8 @@ __all__ = ["KERNEL_SOURCES", "cache_by_content", "inline_where_typed", "jit", "j
 _PACKAGE = Path(__file__).resolve().parent.parent
 _KERNELS = _PACKAGE / "kernels"
 #: Sources, relative to the package, that compiled kernels read: their helpers and constant tables.
-KERNEL_SOURCES = ("kernels/*.py", "model/cards.py", "model/codes.py", "model/poker.py", "model/tableau.py")
+KERNEL_SOURCES = ("kernels/*.py", "model/cards.py", "model/codes.py", "model/poker.py", "model/poker_states.py",
+                  "model/tableau.py")
 
 
 @functools.lru_cache(maxsize=4)

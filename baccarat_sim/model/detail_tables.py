@@ -336,7 +336,7 @@ def _pack_words(terms: np.ndarray, sizes: list[int]) -> tuple:
         word, shift and mask.
     """
     word_of, shift_of, mask_of = [], [], []
-    used = _WORD_BITS  # start a new word at the first table
+    used = _WORD_BITS  # start a new word at the first field
     for size in sizes:
         bits = max(1, int(size - 1).bit_length())
         if bits > _WORD_BITS:

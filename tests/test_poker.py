@@ -24,6 +24,9 @@ import pytest
 
 from baccarat_sim.errors import ConditionError
 from baccarat_sim.kernels.detail import _hand_state
+from baccarat_sim.kernels.hand import add_card as compiled_add_card
+from baccarat_sim.kernels.hand import rank_counts_only as compiled_rank_counts_only
+from baccarat_sim.kernels.hand import suits_settled as compiled_suits_settled
 from baccarat_sim.model import poker
 from baccarat_sim.model.conditions import compile_condition, evaluate, feature_table
 from baccarat_sim.model.poker_states import state_tables
@@ -140,6 +143,34 @@ def _kernel_values(cards, reads, which, tables):
     return out
 
 
+#: The catalogue's rank-only lines (catalogue-poker.toml: Dragon Dragon, Lucky Match) and the poker categories
+#: they stand for: the same hands wherever no flush or straight outranks the category.
+RANK_ONLY_CATEGORIES = {
+    "double_three_of_a_kind": lambda k, p, t: t == 2,
+    "four_of_a_kind": lambda k, p, t: k == 4,
+    "full_house": lambda k, p, t: (k == 3) & (p >= 2) & (t == 1),
+    "three_of_a_kind": lambda k, p, t: (k == 3) & (p == 1),
+}
+
+
+def test_rank_only_lines_are_the_poker_categories_over_every_hand_of_a_small_shoe():
+    # Every multiset of up to six cards of four ranks (the Ace and King among them: royals and straights) and two
+    # suits, each card id up to six times: every rank pattern, flushes, straights and straight flushes.
+    ids = [rank * 4 + suit for rank in (0, 1, 11, 12) for suit in (0, 1)]
+    hands = [combo for n in range(7) for combo in itertools.combinations_with_replacement(ids, n)]
+    cards = np.full((len(hands), 6), 52, np.int64)
+    for i, hand in enumerate(hands):
+        cards[i, :len(hand)] = hand
+    key = np.zeros(len(cards), np.int64)
+    for column in range(6):
+        key = poker.add_card(key, cards[:, column])
+    category = poker.category(key)
+    values = poker.kind(key), poker.pairs(key), poker.triples(key)
+    for name, line in RANK_ONLY_CATEGORIES.items():
+        np.testing.assert_array_equal(line(*values), category == poker.CATEGORY_BY_NAME[name], err_msg=name)
+        assert line(*values).any()
+
+
 def test_the_kernels_read_the_models_values_off_the_state_tables():
     # Random rounds (no third card in about a third of the positions) and hands over several sets of positions,
     # as the Monte Carlo kernels read them (kernels/detail.py): every value equals the model's.
@@ -158,6 +189,28 @@ def test_the_kernels_read_the_models_values_off_the_state_tables():
             key = poker.add_card(key, cards[:, column])
         expected = np.stack([poker.value(w, key) for w in which], axis=1)
         np.testing.assert_array_equal(got[:, h], expected, err_msg=f"hand over {read}")
+
+
+@numba.njit
+def _compiled_keys(cards):
+    out = np.zeros((cards.shape[0], 3), np.int64)
+    for i in range(cards.shape[0]):
+        key = np.int64(0)
+        for j in range(cards.shape[1]):
+            key = compiled_add_card(key, cards[i, j])
+        out[i] = key, compiled_rank_counts_only(key), compiled_suits_settled(key)
+    return out
+
+
+def test_the_exact_kernels_compile_the_models_hand_key():
+    # kernels/hand.py compiles the model's hand key for the exact enumeration: the same keys, bit for bit.
+    rng = np.random.default_rng(3)
+    cards = rng.integers(0, 53, size=(5_000, 6)).astype(np.int64)
+    key = np.zeros(len(cards), np.int64)
+    for column in range(6):
+        key = poker.add_card(key, cards[:, column])
+    expected = np.stack([key, poker.rank_counts_only(key), poker.suits_settled(key)], axis=1)
+    np.testing.assert_array_equal(_compiled_keys(cards), expected)
 
 
 def test_straights_and_royals_of_two_to_six_cards():

@@ -48,13 +48,13 @@ _HOLD = ("--seed", "1", "--quiet", "--format", "json")
 #: Each family: the command runs that compile it, as (command module, arguments). Ordered by compile time, longest
 #: first, so that ``--jobs`` starts the long ones first.
 FAMILIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
-    "fresh": (("rtp", ("--rounds", "1e4", *_RTP)),),
-    "dealt": (("rtp", ("--model", "dealt", "--rounds", "1e4", *_RTP)),),
-    "cards-fresh": (("rtp", ("--rules", _CARDS, "--rounds", "1e4", *_RTP)),),
-    "cards-dealt": (("rtp", ("--rules", _CARDS, "--model", "dealt", "--rounds", "1e4", *_RTP)),),
     "counting": (("rtp", ("--count", "perfect-play", "--shoes", "8", *_RTP)),
                  ("rtp", ("--rules", _CARDS, "--count", "colour-match-red-black", "--shoes", "8", *_RTP)),
                  ("rtp", ("--rules", "live-8deck-side-bets", "--count", "lucky6-derived", "--shoes", "8", *_RTP))),
+    "cards-fresh": (("rtp", ("--rules", _CARDS, "--rounds", "1e4", *_RTP)),),
+    "cards-dealt": (("rtp", ("--rules", _CARDS, "--model", "dealt", "--rounds", "1e4", *_RTP)),),
+    "dask": (("dask", ()),),
+    "dealt": (("rtp", ("--model", "dealt", "--rounds", "1e4", *_RTP)),),
     "sessions": (("hold", ("--slip", "banker=10", "--rounds", "100", "--bankroll", "100", "--stop-win", "100",
                            "--max-rounds", "100", "--sessions", "100", *_HOLD)),
                  ("hold", ("--model", "dealt", "--slip", "banker=10", "--rounds", "100", "--tables", "100",
@@ -62,8 +62,8 @@ FAMILIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                            *_HOLD)),
                  ("hold", ("--rules", _CARDS, "--model", "dealt", "--slip", "colour_match=10,super_tie_100_25_7=1",
                            "--rounds", "100", "--tables", "100", *_HOLD))),
+    "fresh": (("rtp", ("--rounds", "1e4", *_RTP)),),
     "leak": (("leak", ("--positions", "P1,B1,P2,B2", "--optimize", "--top", "1", "--format", "json", "--quiet")),),
-    "dask": (("dask", ()),),
 }
 
 

@@ -82,7 +82,7 @@ def _in_batches(ids, tables, n_cells):
                                   np.int64(e[5]))
         prefix, suffix, _ = round_parts(e0, e1, e2, e3, e4, e5)
         n = batch_round(batch, n, prefix, suffix, e0, e1, e2, e3, e4, e5, 0)
-        if n == batch.shape[1]:
+        if n == BATCH_ROUNDS:
             count_batch(batch, n, tables, counts)
             n = 0
     count_batch(batch, n, tables, counts)

@@ -39,7 +39,7 @@ from ..model import codes, tableau
 from ..model.cards import N_CARD_IDS, RANK_POINTS, SUIT_BITS
 from ..model.codes import N_PREFIXES, N_SUFFIXES
 from ..model.tableau import THIRD_CARD_PREFIX
-from .detail import NO_CARD, count_batch, detail_index
+from .detail import BATCH_ROUNDS, NO_CARD, count_batch, detail_index
 from .jit import inline_where_typed, jit
 from .outcome import banker_drew_of, code_of, player_drew_of, suffix_of, third_card_index
 from .rng import bounded, bounded2, bounded3, high32, low32, next_u64
@@ -594,7 +594,7 @@ def deal_rounds_groups(cards, cut_index, shoe_params, counts, tables, batch, n):
         row = min(rounds, last_row)
         counts[row, code_of(prefix, suffix)] += 1
         n = batch_round(batch, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row)
-        if n == batch.shape[1]:
+        if n == BATCH_ROUNDS:
             count_batch(batch, n, tables, counts)
             n = 0
         rounds += 1

@@ -42,7 +42,7 @@ from .dealing import (
     round_parts,
     start_shoe,
 )
-from .detail import count_batch, new_batch
+from .detail import BATCH_ROUNDS, count_batch, new_batch
 from .jit import jit, jit_parallel
 from .outcome import code_of
 from .rng import block_state
@@ -342,7 +342,7 @@ def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables
             prefix, suffix, _ = round_parts(e0, e1, e2, e3, e4, e5)
             row[suffix * N_PREFIXES + prefix] += 1
             n = batch_round(batch, n, prefix, suffix, e0, e1, e2, e3, e4, e5, 0)
-            if n == batch.shape[1]:
+            if n == BATCH_ROUNDS:
                 count_batch(batch, n, tables, lane)
                 n = 0
         count_batch(batch, n, tables, lane)  # before the lane can be flushed

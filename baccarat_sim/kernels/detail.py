@@ -35,8 +35,8 @@ lookup gives the group's detail. The tables come packed in one named tuple
 ``first_four_state``, ``next_state``, ``hand_value``: the poker state tables;
 ``words``       ``int64[w, 6, 53]``: the projections of several tables packed
                 side by side, each table's term in a field of its own, so that
-                one load per position gives every table's term;
-``wreads``      ``int64[w, 6]``: 1 at the positions a word projects;
+                one load per position gives every table's term (0 at a
+                position no table of the word reads);
 ``table_word``, ``table_shift``, ``table_mask`` ``int64[t]``: each table's
                 word and field;
 ``hand_word``, ``hand_shift``, ``hand_base`` ``int64[h]``: each hand's word
@@ -50,8 +50,8 @@ every code), or in a *batch* of rounds (:func:`count_batch`: the factored
 detail of the Monte Carlo lanes, many groups beside the outcome codes). A batch
 runs a step at a time over all its rounds: each hand's state once for all the
 values over it, one load per position for all the tables of a word, one pass
-per table from word to cell; 13-14 ns a round for twenty bets in three groups
-where round by round took 150-180 ns.
+per table from word to cell; about 10 ns a round for twenty bets in three
+groups (a microbenchmark over real rounds) where round by round took 150-180 ns.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from ..model.cards import N_CARD_IDS, N_SUITS, SUIT_BITS
 from ..model.poker_states import HAND_LETTER_BITS, LETTERS, NO_LETTER, SUIT_COUNT_BITS, letter_of
 from .jit import jit
 
-__all__ = ["BATCH_FIELDS", "BATCH_ROUNDS", "NO_CARD", "count_batch", "detail_index", "new_batch"]
+__all__ = ["BATCH_CARD_BITS", "BATCH_FIELDS", "BATCH_ROUNDS", "NO_CARD", "count_batch", "detail_index", "new_batch"]
 
 _P1, _B1, _P2, _B2, _P3, _B3 = (np.uint64(i) for i in range(6))
 #: The card value of a missing third card (see :data:`baccarat_sim.model.cardlevel.NONE`).
@@ -81,13 +81,23 @@ if SUIT_COUNT_BITS != 3:  # count_batch ORs a count's bits with two shifts
 #: Rounds in a batch: enough that a table's loop runs long, few enough that the batch stays in L2.
 BATCH_ROUNDS = 1024
 #: Each row of a batch is longer than its rounds by one cache line (8 int64): rows exactly 8 KB apart would put
-#: round ``i`` of every row in the same set of an 8-way L1 cache, so that a round's nine stores evicted one another
-#: (the 20-bet lane of bench_cardlevel ran 12% faster padded).
+#: round ``i`` of every row in the same set of an 8-way L1 cache, so that a round's stores, and count_batch's
+#: passes that read several rows at once, evict one another (with a row a card, nine rows, the 20-bet lane of
+#: bench_cardlevel ran 12% faster padded).
 _ROW_PADDING = 8
-#: The rows of a batch (:func:`new_batch`): the six card values (P1 B1 P2 B2 P3 B3, :data:`NO_CARD` for a third
-#: card not drawn), the prefix, the suffix and the histogram row of each round, then scratch rows.
-BATCH_FIELDS = 9
-_PREFIX, _SUFFIX, _ROW = 6, 7, 8
+#: The rows of a batch (:func:`new_batch`): the six card values of each round in one word (P1 B1 P2 B2 P3 B3 from
+#: the low byte up, :data:`NO_CARD` for a third card not drawn), its prefix, its suffix and its histogram row, then
+#: scratch rows. One word, not a row a card: a round is four stores in the dealing loop instead of nine, and
+#: count_batch reads its cards with one load.
+BATCH_FIELDS = 4
+_CARDS, _PREFIX, _SUFFIX, _ROW = 0, 1, 2, 3
+#: Bits of a card value in the cards' word.
+BATCH_CARD_BITS = 8
+_CARD_MASK = (1 << BATCH_CARD_BITS) - 1
+_U_MASK = np.uint64(_CARD_MASK)
+_U_SHIFT1, _U_SHIFT2, _U_SHIFT3, _U_SHIFT4, _U_SHIFT5 = (np.uint64(k * BATCH_CARD_BITS) for k in range(1, 6))
+if N_CARD_IDS > _CARD_MASK:
+    raise RuntimeError("internal error: a card value (up to NO_CARD) must fit in BATCH_CARD_BITS")
 
 
 @jit(inline="always")
@@ -175,16 +185,16 @@ def count_batch(batch, n, tables, counts):
     integer type); round ``i`` goes to row ``batch[8, i]``.
     """
     (which, projection, dstride, toffset, table, first_table, loffset, lookup, cell_of, cell_table, prefix_mult,
-     suffix_mult, hand_reads, hand_of, first_four_state, next_state, hand_value, words, wreads, table_word,
+     suffix_mult, hand_reads, hand_of, first_four_state, next_state, hand_value, words, table_word,
      table_shift, table_mask, hand_word, hand_shift, hand_base) = tables
     n_values, n_hands, n_words = which.shape[0], hand_reads.shape[0], words.shape[0]
-    cards = batch[:6]
+    cards = batch[_CARDS]
     values = batch[BATCH_FIELDS:BATCH_FIELDS + n_values]
     hands = batch[BATCH_FIELDS + n_values:BATCH_FIELDS + n_values + n_hands]
     packed = batch[BATCH_FIELDS + n_values + n_hands:BATCH_FIELDS + n_values + n_hands + n_words]
     index, combination, outcome = batch[-3], batch[-2], batch[-1]
     for w in range(n_words):
-        _word_terms(words[w], wreads[w], cards, n, packed[w])
+        _word_terms(words[w], cards, n, packed[w])
     # Each step a loop of its own over the batch: a loop that computes an index and loads from a table in one
     # was four times slower (numba's vectorised gathers of uint16).
     for h in range(n_hands):
@@ -195,9 +205,10 @@ def count_batch(batch, n, tables, counts):
             state[i] = first_four_state[np.uint64(base + ((word[i] >> shift) & _LETTER_MASK))]
         for p in (4, 5):
             if hand_reads[h, p]:
-                third = cards[p]
+                shift_p = p * BATCH_CARD_BITS
                 for i in range(n):
-                    state[i] = next_state[np.uint64(state[i] * LETTERS + _letter(third[i]))]
+                    third = (cards[i] >> shift_p) & _CARD_MASK
+                    state[i] = next_state[np.uint64(state[i] * LETTERS + _letter(third))]
         for i in range(n):
             suits = (word[i] >> (shift + HAND_LETTER_BITS)) & _SUIT_COUNTS_MASK
             # A bit per suit that has a card (the counts are SUIT_COUNT_BITS = 3 bits wide: any of their bits).
@@ -249,33 +260,15 @@ def count_batch(batch, n, tables, counts):
 
 
 @jit
-def _word_terms(projection, reads, cards, n, word):
-    """``word[i]``: the sum of the packed projections of round ``i``'s cards at the positions the word reads.
+def _word_terms(projection, cards, n, word):
+    """``word[i]``: the sum of the packed projections of round ``i``'s cards (one word, :data:`BATCH_FIELDS`).
 
-    The positions two by two: each pass over the batch reads and writes
-    ``word`` once (a pass per position was a third slower).
+    One pass over the batch, all six positions at once: a position the word
+    does not read projects every card to 0 (a load from a row of zeros), which
+    costs less than a pass of its own or a branch.
     """
-    read = np.empty(6, np.int64)
-    k = 0
-    for p in range(6):
-        if reads[p]:
-            read[k] = p
-            k += 1
-    if k == 0:
-        for i in range(n):
-            word[i] = 0
-        return
-    terms, column = projection[read[0]], cards[read[0]]
+    t0, t1, t2, t3, t4, t5 = projection[0], projection[1], projection[2], projection[3], projection[4], projection[5]
     for i in range(n):
-        word[i] = terms[np.uint64(column[i])]
-    j = 1
-    while j + 1 < k:
-        terms, column = projection[read[j]], cards[read[j]]
-        terms2, column2 = projection[read[j + 1]], cards[read[j + 1]]
-        for i in range(n):
-            word[i] += terms[np.uint64(column[i])] + terms2[np.uint64(column2[i])]
-        j += 2
-    if j < k:
-        terms, column = projection[read[j]], cards[read[j]]
-        for i in range(n):
-            word[i] += terms[np.uint64(column[i])]
+        x = np.uint64(cards[i])
+        word[i] = ((t0[x & _U_MASK] + t1[(x >> _U_SHIFT1) & _U_MASK]) + (t2[(x >> _U_SHIFT2) & _U_MASK]
+                   + t3[(x >> _U_SHIFT3) & _U_MASK]) + (t4[(x >> _U_SHIFT4) & _U_MASK] + t5[x >> _U_SHIFT5]))

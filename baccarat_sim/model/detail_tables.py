@@ -195,7 +195,6 @@ class KernelTables(NamedTuple):
     next_state: np.ndarray
     hand_value: np.ndarray
     words: np.ndarray
-    wreads: np.ndarray
     table_word: np.ndarray
     table_shift: np.ndarray
     table_mask: np.ndarray
@@ -264,7 +263,7 @@ def kernel_tables(detail: CardDetail | FactoredDetail) -> KernelTables:
             start, stop = table_offsets[first_table[g]], table_offsets[first_table[g]] + tables[first_table[g]].size
             cell_table[start:stop] = cell_of[lookup_offsets[g] + table[start:stop]]
     hand_terms, hand_base = _hand_terms(hand_reads)
-    words, wreads, field_word, field_shift, field_mask = _pack_words(
+    words, field_word, field_shift, field_mask = _pack_words(
         np.concatenate([projection.astype(np.int64), hand_terms]),
         [t.size for t in tables] + [1 << _HAND_FIELD_BITS] * len(hands))
     n_tables = len(tables)
@@ -274,7 +273,7 @@ def kernel_tables(detail: CardDetail | FactoredDetail) -> KernelTables:
         np.array(table_offsets, np.uint32), table.astype(np.uint32),
         np.array(first_table, np.int64), np.array(lookup_offsets, np.int64), np.concatenate(lookups),
         cell_of, cell_table, np.where(codes == 1, N_SUFFIXES, 1).astype(np.int64), codes, hand_reads, hand_of,
-        states.first_four_state, states.next_state, states.hand_value, words, wreads,
+        states.first_four_state, states.next_state, states.hand_value, words,
         field_word[:n_tables], field_shift[:n_tables], field_mask[:n_tables],
         field_word[n_tables:], field_shift[n_tables:], hand_base,
     )
@@ -331,9 +330,9 @@ def _pack_words(terms: np.ndarray, sizes: list[int]) -> tuple:
 
     Returns
     -------
-    (ndarray(int64, shape=(w, 6, 53)), ndarray(int64, shape=(w, 6)), ndarray(int64, shape=(f,)) x 3)
-        Each word's packed terms and the positions it reads; each field's
-        word, shift and mask.
+    (ndarray(int64, shape=(w, 6, 53)), ndarray(int64, shape=(f,)) x 3)
+        Each word's packed terms (0 at a position none of its fields
+        reads); each field's word, shift and mask.
     """
     word_of, shift_of, mask_of = [], [], []
     used = _WORD_BITS  # start a new word at the first field
@@ -353,8 +352,7 @@ def _pack_words(terms: np.ndarray, sizes: list[int]) -> tuple:
     words = np.zeros((n_words, *terms.shape[1:]), np.int64)
     for field, (word, shift) in enumerate(zip(word_of, shift_of)):
         words[word] += terms[field] << shift
-    return (words, (words != 0).any(axis=2).astype(np.int64), np.array(word_of, np.int64),
-            np.array(shift_of, np.int64), np.array(mask_of, np.int64))
+    return words, np.array(word_of, np.int64), np.array(shift_of, np.int64), np.array(mask_of, np.int64)
 
 
 # --------------------------------------------------------------------------- the exact enumeration

@@ -130,7 +130,6 @@ def test_every_pay_line_is_exercised_by_some_shoe():
             assert seen == set(range(len(oracle_bet.lines) + 1)), (set_name, oracle_bet.id, seen)
 
 
-@pytest.mark.slow
 def test_many_kinds_of_first_four_cards_on_8_decks_agree_with_each_atom_alone():
     # On 8 decks the atoms of 'many_classes' tell apart more kinds of first four cards than the exact
     # enumeration's scratch rows hold (see its comment), so its third-card stage runs every time the rows fill;

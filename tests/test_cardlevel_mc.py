@@ -199,7 +199,6 @@ def detail_failures(hist, exact) -> tuple[list[str], int]:
 # --------------------------------------------------------------------------- Monte Carlo against exact
 
 
-@pytest.mark.slow
 def test_fresh_run_agrees_with_exact_by_bet_and_by_card_detail():
     hist, exact = fresh_run(), exact_of(fresh_rules())
     assert hist.rounds == FRESH_ROUNDS and hist.detail.signature == exact.detail.signature
@@ -257,7 +256,6 @@ def test_checkpoint_and_resume_mid_run_is_bit_identical(model, tmp_path):
         np.testing.assert_array_equal(hist.by_position, whole.by_position)
 
 
-@pytest.mark.slow
 def test_dask_deals_the_local_histogram():
     pytest.importorskip("distributed")
     from baccarat_sim.engines.dask_backend import (  # needs dask

@@ -48,7 +48,6 @@ def test_lucky6_level1_count_matches_wizard_of_odds(wizard_rules):
     assert all(abs(v) < 3 for v in checks.values()), checks
 
 
-@pytest.mark.slow
 def test_lucky6_level2_count_matches_wizard_of_odds(wizard_rules):
     result = count_simulation(wizard_rules, load_strategy("lucky6-wizard-level2"), 200_000, seed=2024)
     row = count_frame(result).iloc[0]

@@ -26,7 +26,11 @@ The weight of a third card of class ``c`` after a prefix is ``N_c - r_c``,
 with ``r_c`` the prefix's own cards of that class, so a state needs only the
 sums over its prefixes of the weight ``w``, of ``w r_c`` and of
 ``w r_c r_d``: the third-card stage then runs once per state, not once per
-prefix.
+prefix. The last is kept as the sum of ``w`` over the prefix's *pairs* of
+cards (six of them) by their classes, the smaller first, from which
+``r_c r_d`` is the pairs of classes ``c`` and ``d`` for ``c != d`` and
+``r_c + 2 x`` (pairs) for ``c == d``: six additions a prefix instead of
+sixteen.
 
 Which cells can happen at all (:func:`exact_detail_reach`, the card detail's
 cells on a shoe that deals every sequence) needs no weights: the same states
@@ -104,22 +108,28 @@ def _group(pt, bt, counts, points, ids, n_ids, tclass, t_total, t_point, n_class
                 n0 = counts[c0]
                 if n0 == 0:
                     continue
+                t0 = tclass[c0]
                 for i1 in range(n_ids[b]):
                     c1 = ids[b, i1]
                     n1 = counts[c1] - (c1 == c0)
                     if n1 <= 0:
                         continue
+                    t1 = tclass[c1]
+                    w01 = n0 * n1
                     for i2 in range(n_ids[a2]):
                         c2 = ids[a2, i2]
                         n2 = counts[c2] - (c2 == c0) - (c2 == c1)
                         if n2 <= 0:
                             continue
+                        t2 = tclass[c2]
+                        w012 = w01 * n2
                         for i3 in range(n_ids[b2]):
                             c3 = ids[b2, i3]
                             n3 = counts[c3] - (c3 == c0) - (c3 == c1) - (c3 == c2)
                             if n3 <= 0:
                                 continue
-                            w = n0 * n1 * n2 * n3
+                            w = w012 * n3
+                            t3 = tclass[c3]
                             state = _prefix_state(c0, c1, c2, c3, first4, d_over, d_rank_only, d_keys, d_key_offset,
                                                   d_key_count, d_stride, d_state, reduced, reduced_offset, radix,
                                                   n_sets)
@@ -134,27 +144,17 @@ def _group(pt, bt, counts, points, ids, n_ids, tclass, t_total, t_point, n_class
                                 states[row] = state
                                 n_touched += 1
                             weight[row] += w
-                            t0, t1, t2, t3 = tclass[c0], tclass[c1], tclass[c2], tclass[c3]
                             r1[row, t0] += w
                             r1[row, t1] += w
                             r1[row, t2] += w
                             r1[row, t3] += w
-                            r2[row, t0, t0] += w
-                            r2[row, t0, t1] += w
-                            r2[row, t0, t2] += w
-                            r2[row, t0, t3] += w
-                            r2[row, t1, t0] += w
-                            r2[row, t1, t1] += w
-                            r2[row, t1, t2] += w
-                            r2[row, t1, t3] += w
-                            r2[row, t2, t0] += w
-                            r2[row, t2, t1] += w
-                            r2[row, t2, t2] += w
-                            r2[row, t2, t3] += w
-                            r2[row, t3, t0] += w
-                            r2[row, t3, t1] += w
-                            r2[row, t3, t2] += w
-                            r2[row, t3, t3] += w
+                            # Pairs of the four cards' classes, each unordered pair once (see _third_stage).
+                            r2[row, min(t0, t1), max(t0, t1)] += w
+                            r2[row, min(t0, t2), max(t0, t2)] += w
+                            r2[row, min(t0, t3), max(t0, t3)] += w
+                            r2[row, min(t1, t2), max(t1, t2)] += w
+                            r2[row, min(t1, t3), max(t1, t3)] += w
+                            r2[row, min(t2, t3), max(t2, t3)] += w
     _third_stage(pt, bt, n_touched, k, t_total, t_point, n_sets, n_cards, radix, third, rt, rt_offset, rt_width, slot,
                  states, weight, r1, r2, out)
 
@@ -194,8 +194,12 @@ def _third_stage(pt, bt, n_rows, k, t_total, t_point, n_sets, n_cards, radix, th
                     continue
                 for d in range(k):  # both drew: the sixth card is the Banker's third
                     delta = np.int64(c == d)
+                    # The sum of w r_c r_d from the sums of w by pair of classes (see the module's notes).
+                    pairs = r2[row, min(c, d), max(c, d)]
+                    if c == d:
+                        pairs = r1[row, c] + 2 * pairs
                     wd = (t_total[c] * (t_total[d] - delta) * w - t_total[c] * r1[row, d]
-                          - (t_total[d] - delta) * r1[row, c] + r2[row, c, d])
+                          - (t_total[d] - delta) * r1[row, c] + pairs)
                     if wd == 0:
                         continue
                     bits = _bits(state, c, d, n_sets, radix, third, rt, rt_offset, rt_width)

@@ -39,7 +39,7 @@ from ..model import codes, tableau
 from ..model.cards import N_CARD_IDS, RANK_POINTS, SUIT_BITS
 from ..model.codes import N_PREFIXES, N_SUFFIXES
 from ..model.tableau import THIRD_CARD_PREFIX
-from .detail import BATCH_CARD_BITS, BATCH_ROUNDS, NO_CARD, count_batch, detail_index
+from .detail import BATCH_ROUNDS, NO_CARD, count_batch, detail_index, put_round
 from .jit import inline_where_typed, jit
 from .outcome import banker_drew_of, code_of, player_drew_of, suffix_of, third_card_index
 from .rng import bounded, bounded2, bounded3, high32, low32, next_u64
@@ -81,7 +81,6 @@ CARDS_PER_ROUND = 6
 POINT_BITS = 5
 _POINT_MASK = (1 << POINT_BITS) - 1
 _U0, _U1, _U2, _U3, _U4, _U5 = (np.uint64(k) for k in range(6))
-_CARD2, _CARD3, _CARD4, _CARD5, _CARD6 = (np.int64(k * BATCH_CARD_BITS) for k in range(1, 6))
 #: Largest shoe for which the fresh model and the shuffle batch three draws
 #: into 32 random bits: the rejection guard then fires on at most
 #: ``600**3 / 2**32`` = 5% of batches; larger shoes batch two.
@@ -272,19 +271,13 @@ def batch_round(batch, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row):
     """Put a round (its encoded cards ``e0..e5``, prefix, suffix and histogram row) in ``batch`` at ``n``.
 
     Returns ``n + 1``. ``batch``: rounds waiting for their card detail
-    (:func:`baccarat_sim.kernels.detail.count_batch`), their card values
-    packed in one word, the third cards resolved
-    (:data:`~baccarat_sim.kernels.detail.NO_CARD` for a hand that stood).
+    (:func:`baccarat_sim.kernels.detail.count_batch`), by their card values,
+    the third cards resolved (:data:`~baccarat_sim.kernels.detail.NO_CARD`
+    for a hand that stood).
     """
     p3, b3 = _third_cards(prefix, e4, e5)
-    at = np.uint64(n)
-    # The six card values in one word, a byte each (BATCH_CARD_BITS): one store here, one load in count_batch.
-    batch[_U0, at] = ((e0 >> POINT_BITS) | ((e1 >> POINT_BITS) << _CARD2) | ((e2 >> POINT_BITS) << _CARD3)
-                      | ((e3 >> POINT_BITS) << _CARD4) | (p3 << _CARD5) | (b3 << _CARD6))
-    batch[_U1, at] = prefix
-    batch[_U2, at] = suffix
-    batch[_U3, at] = row
-    return n + 1
+    return put_round(batch, n, e0 >> POINT_BITS, e1 >> POINT_BITS, e2 >> POINT_BITS, e3 >> POINT_BITS, p3, b3, prefix,
+                     suffix, np.int64(row))
 
 
 @jit(inline="always")

@@ -62,7 +62,8 @@ from ..model.cards import N_CARD_IDS, N_SUITS, SUIT_BITS
 from ..model.poker_states import HAND_LETTER_BITS, LETTERS, NO_LETTER, SUIT_COUNT_BITS, letter_of
 from .jit import jit
 
-__all__ = ["BATCH_CARD_BITS", "BATCH_FIELDS", "BATCH_ROUNDS", "NO_CARD", "count_batch", "detail_index", "new_batch"]
+__all__ = ["BATCH_CARD_BITS", "BATCH_FIELDS", "BATCH_ROUNDS", "NO_CARD", "count_batch", "detail_index", "new_batch",
+           "put_round"]
 
 _P1, _B1, _P2, _B2, _P3, _B3 = (np.uint64(i) for i in range(6))
 #: The card value of a missing third card (see :data:`baccarat_sim.model.cardlevel.NONE`).
@@ -96,6 +97,9 @@ BATCH_CARD_BITS = 8
 _CARD_MASK = (1 << BATCH_CARD_BITS) - 1
 _U_MASK = np.uint64(_CARD_MASK)
 _U_SHIFT1, _U_SHIFT2, _U_SHIFT3, _U_SHIFT4, _U_SHIFT5 = (np.uint64(k * BATCH_CARD_BITS) for k in range(1, 6))
+_CARD_SHIFT1, _CARD_SHIFT2, _CARD_SHIFT3, _CARD_SHIFT4, _CARD_SHIFT5 = (
+    np.int64(k * BATCH_CARD_BITS) for k in range(1, 6))
+_U_CARDS, _U_PREFIX, _U_SUFFIX, _U_ROW = (np.uint64(k) for k in (_CARDS, _PREFIX, _SUFFIX, _ROW))
 if N_CARD_IDS > _CARD_MASK:
     raise RuntimeError("internal error: a card value (up to NO_CARD) must fit in BATCH_CARD_BITS")
 
@@ -177,12 +181,28 @@ def new_batch(tables):
     return np.zeros((BATCH_FIELDS + n_values + n_hands + n_words + 3, BATCH_ROUNDS + _ROW_PADDING), np.int64)
 
 
+@jit(inline="always")
+def put_round(batch, n, c0, c1, c2, c3, c4, c5, prefix, suffix, row):
+    """Put a round in ``batch`` at ``n`` (:data:`BATCH_FIELDS`); returns ``n + 1``.
+
+    ``c0..c5``: the card values of P1 B1 P2 B2 P3 B3 (:data:`NO_CARD` for a
+    third card not drawn); ``row``: the histogram row the round is counted in.
+    """
+    at = np.uint64(n)
+    batch[_U_CARDS, at] = (c0 | (c1 << _CARD_SHIFT1) | (c2 << _CARD_SHIFT2) | (c3 << _CARD_SHIFT3)
+                           | (c4 << _CARD_SHIFT4) | (c5 << _CARD_SHIFT5))
+    batch[_U_PREFIX, at] = prefix
+    batch[_U_SUFFIX, at] = suffix
+    batch[_U_ROW, at] = row
+    return n + 1
+
+
 @jit
 def count_batch(batch, n, tables, counts):
     """Count rounds ``0 .. n - 1`` of ``batch`` in every group's cell of their rows of ``counts``.
 
     ``counts``: C-contiguous histogram rows (``(n_positions, n_cells)``, any
-    integer type); round ``i`` goes to row ``batch[8, i]``.
+    integer type); round ``i`` goes to the row that :func:`put_round` gave it.
     """
     (which, projection, dstride, toffset, table, first_table, loffset, lookup, cell_of, cell_table, prefix_mult,
      suffix_mult, hand_reads, hand_of, first_four_state, next_state, hand_value, words, table_word,
@@ -261,7 +281,7 @@ def count_batch(batch, n, tables, counts):
 
 @jit
 def _word_terms(projection, cards, n, word):
-    """``word[i]``: the sum of the packed projections of round ``i``'s cards (one word, :data:`BATCH_FIELDS`).
+    """``word[i]``: the sum of the packed projections of round ``i``'s cards (their word: :func:`put_round`).
 
     One pass over the batch, all six positions at once: a position the word
     does not read projects every card to 0 (a load from a row of zeros), which

@@ -94,13 +94,11 @@ BATCH_FIELDS = 4
 _CARDS, _PREFIX, _SUFFIX, _ROW = 0, 1, 2, 3
 #: Bits of a card value in the cards' word.
 BATCH_CARD_BITS = 8
-_CARD_MASK = (1 << BATCH_CARD_BITS) - 1
-_U_MASK = np.uint64(_CARD_MASK)
+# Unsigned, as the kernels shift and index with them (numba makes a float of int64 mixed with uint64).
+_U_MASK = np.uint64((1 << BATCH_CARD_BITS) - 1)
 _U_SHIFT1, _U_SHIFT2, _U_SHIFT3, _U_SHIFT4, _U_SHIFT5 = (np.uint64(k * BATCH_CARD_BITS) for k in range(1, 6))
-_CARD_SHIFT1, _CARD_SHIFT2, _CARD_SHIFT3, _CARD_SHIFT4, _CARD_SHIFT5 = (
-    np.int64(k * BATCH_CARD_BITS) for k in range(1, 6))
 _U_CARDS, _U_PREFIX, _U_SUFFIX, _U_ROW = (np.uint64(k) for k in (_CARDS, _PREFIX, _SUFFIX, _ROW))
-if N_CARD_IDS > _CARD_MASK:
+if N_CARD_IDS >= 1 << BATCH_CARD_BITS:
     raise RuntimeError("internal error: a card value (up to NO_CARD) must fit in BATCH_CARD_BITS")
 
 
@@ -189,8 +187,8 @@ def put_round(batch, n, c0, c1, c2, c3, c4, c5, prefix, suffix, row):
     third card not drawn); ``row``: the histogram row the round is counted in.
     """
     at = np.uint64(n)
-    batch[_U_CARDS, at] = (c0 | (c1 << _CARD_SHIFT1) | (c2 << _CARD_SHIFT2) | (c3 << _CARD_SHIFT3)
-                           | (c4 << _CARD_SHIFT4) | (c5 << _CARD_SHIFT5))
+    batch[_U_CARDS, at] = (np.uint64(c0) | (np.uint64(c1) << _U_SHIFT1) | (np.uint64(c2) << _U_SHIFT2)
+                           | (np.uint64(c3) << _U_SHIFT3) | (np.uint64(c4) << _U_SHIFT4) | (np.uint64(c5) << _U_SHIFT5))
     batch[_U_PREFIX, at] = prefix
     batch[_U_SUFFIX, at] = suffix
     batch[_U_ROW, at] = row
@@ -225,9 +223,9 @@ def count_batch(batch, n, tables, counts):
             state[i] = first_four_state[np.uint64(base + ((word[i] >> shift) & _LETTER_MASK))]
         for p in (4, 5):
             if hand_reads[h, p]:
-                shift_p = p * BATCH_CARD_BITS
+                shift_p = np.uint64(p * BATCH_CARD_BITS)
                 for i in range(n):
-                    third = (cards[i] >> shift_p) & _CARD_MASK
+                    third = np.int64((np.uint64(cards[i]) >> shift_p) & _U_MASK)
                     state[i] = next_state[np.uint64(state[i] * LETTERS + _letter(third))]
         for i in range(n):
             suits = (word[i] >> (shift + HAND_LETTER_BITS)) & _SUIT_COUNTS_MASK

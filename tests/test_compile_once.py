@@ -8,6 +8,8 @@ dispatcher keeps one signature per compiled variant; a new one would be a compil
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -97,3 +99,66 @@ def test_the_compile_command_writes_the_packages_bytecode(tmp_path):
     assert write_bytecode(package)
     missing = [p for p in sources if not Path(importlib.util.cache_from_source(str(p))).is_file()]
     assert missing == []
+
+
+def test_a_stamped_cache_folder_is_ready_until_a_file_goes_or_shrinks(tmp_path):
+    from baccarat_sim.cli.compile import STAMP_NAME, stamp_key, stamped_ready, write_stamp
+
+    (tmp_path / "k.nbi").write_bytes(b"12345")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "h.nbc").write_bytes(b"1")
+    assert not stamped_ready(tmp_path)  # no stamp yet
+    write_stamp(tmp_path)
+    stamp = json.loads((tmp_path / STAMP_NAME).read_text())
+    assert stamp["files"] == {"k.nbi": 5, "tests/h.nbc": 1} and stamp["package"] == stamp_key()["package"]
+    assert stamped_ready(tmp_path)
+    (tmp_path / "k.nbi").write_bytes(b"123456")  # numba added a signature to the index: still ready
+    assert stamped_ready(tmp_path)
+    (tmp_path / "k.nbi").write_bytes(b"1")
+    assert not stamped_ready(tmp_path)
+    (tmp_path / "k.nbi").write_bytes(b"12345")
+    (tmp_path / "tests" / "h.nbc").unlink()
+    assert not stamped_ready(tmp_path)
+    write_stamp(tmp_path)
+    for field, other in (("package", "0" * 64), ("target", ["x86_64-unknown-linux-gnu", "other-cpu", ""]),
+                         ("families", {"fresh": []})):
+        (tmp_path / STAMP_NAME).write_text(json.dumps({**stamp, "files": {}, field: other}))
+        assert not stamped_ready(tmp_path), field
+    (tmp_path / STAMP_NAME).write_text("{not json")
+    assert not stamped_ready(tmp_path)
+
+
+def test_the_compile_command_skips_a_stamped_folder_unless_forced(tmp_path, monkeypatch, capsys):
+    from baccarat_sim.cli import compile as compile_command
+    from baccarat_sim.kernels.jit import kernel_cache_dir
+
+    # The real command in a process of its own, on a cache folder stamped for this package and machine: it
+    # starts no family (an empty cache would take minutes to compile).
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    folder = subprocess.run([sys.executable, "-c", "from baccarat_sim.kernels.jit import kernel_cache_dir as k; "
+                             "print(k())"], capture_output=True, text=True, env=env, check=True).stdout.strip()
+    Path(folder).mkdir(parents=True)
+    compile_command.write_stamp(Path(folder))
+    done = subprocess.run([sys.executable, "-m", "baccarat_sim.compile", "--jobs", "2"], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert done.returncode == 0 and "compiled before" in done.stderr and "ready in" not in done.stderr, done.stderr
+    # --force runs every family (here the families are counted, not compiled), and stamps again.
+    started = []
+
+    def families(names, jobs, say):
+        started.extend(names)
+        return 0
+
+    monkeypatch.setattr(compile_command, "_compile_in_processes", families)
+    monkeypatch.setattr(compile_command, "write_stamp", lambda folder: started.append(f"stamp {folder}"))
+    assert compile_command.main(["--force", "--quiet"]) == 0
+    assert started == [*FAMILIES, f"stamp {kernel_cache_dir()}"]
+    started.clear()
+
+    def one_fails(names, jobs, say):
+        started.extend(names)
+        return 1
+
+    monkeypatch.setattr(compile_command, "_compile_in_processes", one_fails)
+    assert compile_command.main(["--force", "--quiet"]) == 1  # a family failed: no stamp
+    assert started == list(FAMILIES)

@@ -13,6 +13,14 @@ each a few tiny runs. ``--jobs N`` compiles them in N processes at once
 (compilation is single-threaded): on two cores the wall time is about halved.
 With a warm cache every family only loads its kernels (a few CPU-seconds each).
 
+A run that compiled every family leaves a *stamp* in the cache folder
+(:func:`stamp_key`): the digest of the whole package's sources, the machine
+code's target as numba keys its cache on (CPU name and features), the families,
+and each cached file with its size. The next run that finds the same package,
+machine and families, and every one of those files still there at least as
+large (numba only adds to an index), has nothing to compile and says so
+without starting a family; ``--force`` loads every family all the same.
+
 It also writes the package's Python bytecode (:func:`write_bytecode`), which
 Python does not write itself where ``PYTHONDONTWRITEBYTECODE`` is set.
 """
@@ -21,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import io
+import json
 import os
 import subprocess
 import sys
@@ -114,6 +124,55 @@ def write_bytecode(package: Path | None = None) -> bool:
         return bool(compileall.compile_dir(str(package), quiet=2))
 
 
+#: The stamp a full compile leaves in :func:`baccarat_sim.kernels.jit.kernel_cache_dir`.
+STAMP_NAME = "compiled.json"
+
+
+def stamp_key() -> dict:
+    """What a full compile's stamp must match: the package's sources, the machine code's target, the families.
+
+    numba keys each cached kernel on its signature and on the target (triple, CPU name and features, which
+    ``NUMBA_CPU_NAME`` may set); the cache folder's name already holds the kernel sources' digest and the numba
+    and Python versions. The whole package's sources count, not only the kernels': code that calls a kernel
+    decides the argument types, so the signatures a family compiles.
+    """
+    from numba.core.registry import cpu_target
+
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(path.read_bytes())
+    return {"package": digest.hexdigest(), "target": list(cpu_target.target_context.codegen().magic_tuple()),
+            "families": json.loads(json.dumps(FAMILIES))}
+
+
+def _cached_files(folder: Path) -> dict[str, int]:
+    """Every file under ``folder`` but the stamp, relative name to size."""
+    return {path.relative_to(folder).as_posix(): path.stat().st_size for path in sorted(folder.rglob("*"))
+            if path.is_file() and path.name != STAMP_NAME}
+
+
+def stamped_ready(folder: Path) -> bool:
+    """Whether ``folder``'s stamp says every family was compiled for this package and machine, files still there."""
+    try:
+        stamp = json.loads((folder / STAMP_NAME).read_text())
+        if {name: stamp.get(name) for name in ("package", "target", "families")} != stamp_key():
+            return False
+        return all((folder / name).stat().st_size >= size for name, size in stamp["files"].items())
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return False  # no stamp, an unreadable one or a missing file: compile (or load) every family
+
+
+def write_stamp(folder: Path) -> None:
+    """Stamp ``folder`` after every family compiled (see :func:`stamped_ready`); a folder not writable is left."""
+    from ..storage.writing import atomic_write
+
+    stamp = {**stamp_key(), "files": _cached_files(folder)}
+    with contextlib.suppress(OSError):
+        atomic_write(folder / STAMP_NAME, lambda path: path.write_text(json.dumps(stamp, indent=1)))
+
+
 def _compile_in_processes(names: list[str], jobs: int, say) -> int:
     """Each family in a process of its own, ``jobs`` at a time; the number of families that failed."""
     def one(name: str) -> tuple[str, int, float, str]:
@@ -143,6 +202,9 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                         help="compile in N processes at once (default: 1; 2 on two cores halves the wall time)")
     parser.add_argument("--only", metavar="FAMILY[,FAMILY...]",
                         help=f"only these families, in this process: {', '.join(FAMILIES)} (default: all)")
+    parser.add_argument("--force", action="store_true",
+                        help="load (or compile) every family even where the cache folder's stamp says that all were "
+                             "compiled for this package and machine")
     add_quiet(parser, "print nothing but errors")
     add_debug(parser)
     return parser
@@ -165,17 +227,23 @@ def run(args: argparse.Namespace) -> int:
             print(text, file=sys.stderr, flush=True)
 
     started = time.perf_counter()
-    if args.only is None:  # each family in a process of its own: one failing does not stop the others
-        write_bytecode()
-        failed = _compile_in_processes(names, args.jobs, say)
-    else:
-        failed = 0
+    if args.only is not None:
         for name in names:
             _run_family(name)
-    if args.only is None:
-        from ..kernels.jit import kernel_cache_dir
+        return EXIT_OK
+    from ..kernels.jit import kernel_cache_dir
 
-        say(f"kernels ready in {time.perf_counter() - started:.1f} s, cached in {kernel_cache_dir()}")
+    folder = kernel_cache_dir()
+    write_bytecode()
+    if not args.force and stamped_ready(folder):
+        say(f"kernels ready: every family was compiled before for this package and machine (--force loads them "
+            f"all the same), cached in {folder}")
+        return EXIT_OK
+    # Each family in a process of its own: one failing does not stop the others.
+    failed = _compile_in_processes(names, args.jobs, say)
+    if not failed:
+        write_stamp(folder)
+    say(f"kernels ready in {time.perf_counter() - started:.1f} s, cached in {folder}")
     return EXIT_CHECK_FAILED if failed else EXIT_OK
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import io
 import json
 import os
@@ -138,12 +137,10 @@ def stamp_key() -> dict:
     """
     from numba.core.registry import cpu_target
 
-    package = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode())
-        digest.update(path.read_bytes())
-    return {"package": digest.hexdigest(), "target": list(cpu_target.target_context.codegen().magic_tuple()),
+    from ..kernels.jit import kernel_sources_digest
+
+    return {"package": kernel_sources_digest(("**/*.py",)),
+            "target": list(cpu_target.target_context.codegen().magic_tuple()),
             "families": json.loads(json.dumps(FAMILIES))}
 
 

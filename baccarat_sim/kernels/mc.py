@@ -75,36 +75,45 @@ def _flush_codes(lane, counts):
 
 
 @jit
-def _flush_slots(lane, counts, sparse):
+def _flush_slots(lane, counts):
     """Add a lane's counters (slot order) to ``counts`` (int64, code order) and clear them.
 
-    Rows the lane never reached (positions past the longest shoe) are skipped
-    after a read. ``sparse``: few counts per row (a short call), so only the
-    non-zero counters are visited; otherwise ``counts`` is walked in memory
-    order, the lane's row (28 KB as uint16) staying in cache.
+    Each row is first read as 64-bit words (four uint16 counters, or two
+    uint32), to count those that are not all zero. A row with few busy words
+    (a short chunk, or a position few shoes reach) visits those words alone;
+    a busier row is walked in the memory order of ``counts``. A run's every
+    chunk ends with a flush, whose cost a short chunk does not amortise:
+    visiting every counter of every row (1.5 M for 105 rows) cost 1.4 ms
+    where this costs 0.4-0.5 ms after a block of 16 shoes, and a chunk of
+    2,048 shoes with position rows takes 1.4 times as long as without them
+    instead of 1.6 times (the lane alone, 8 decks, 3 Dec 2026).
     """
     n_prefixes = lane.shape[1] // N_SUFFIXES  # N_PREFIXES per card detail
+    if n_prefixes % 4 != 0:
+        raise ValueError("internal error: a lane's 64-bit word would straddle two suffixes")
     for row in range(lane.shape[0]):
-        touched = False
-        for slot in range(lane.shape[1]):
-            if lane[row, slot] != 0:
-                touched = True
-                break
-        if not touched:
+        counters, into = lane[row], counts[row]
+        words = counters.view(np.uint64)
+        per_word = counters.shape[0] // words.shape[0]
+        busy = 0
+        for w in range(words.shape[0]):
+            busy += words[w] != 0
+        if busy == 0:
             continue
-        if sparse:
-            for suffix in range(N_SUFFIXES):
-                for prefix in range(n_prefixes):
-                    slot = suffix * n_prefixes + prefix
-                    if lane[row, slot] != 0:
-                        counts[row, code_of(prefix, suffix)] += lane[row, slot]
-                        lane[row, slot] = 0
-        else:
+        if busy * 8 > words.shape[0]:
             for prefix in range(n_prefixes):
                 for suffix in range(N_SUFFIXES):
-                    slot = suffix * n_prefixes + prefix
-                    counts[row, code_of(prefix, suffix)] += lane[row, slot]
-                    lane[row, slot] = 0
+                    into[code_of(prefix, suffix)] += counters[suffix * n_prefixes + prefix]
+            counters[:] = 0
+            continue
+        for w in range(words.shape[0]):
+            if words[w] != 0:
+                # Every counter of the word, zero or not: a test per counter mispredicts on a row's scattered counts.
+                # A word never straddles two suffixes (N_PREFIXES is a multiple of four).
+                suffix, first = divmod(w * per_word, n_prefixes)
+                for k in range(per_word):
+                    into[code_of(first + k, suffix)] += counters[w * per_word + k]
+                words[w] = 0
 
 
 @jit
@@ -137,7 +146,7 @@ def _deal_fresh(cards, state, units, lane, limit, counts, pending, detail):
     left = units
     while left > 0:  # in spans that fit the counters, so the round loop has no check
         if pending >= limit:
-            _flush_slots(lane, counts, False)
+            _flush_slots(lane, counts)
             pending = 0
         span = min(left, limit - pending)
         # One loop: a second, split by the shoe's size (how fresh_positions batches its random bits), was about
@@ -198,7 +207,7 @@ def _deal_dealt_rows(cards, state, units, shoe_params, lane, limit, counts, pend
     rounds = 0
     for _ in range(units):
         if pending + per_shoe > limit:  # never when lane is counts itself (code order)
-            _flush_slots(lane, counts, pending < N_CODES // 8)
+            _flush_slots(lane, counts)
             pending = 0
         cut_index, state = start_shoe(cards, state, shoe_params)
         rounds += deal_rounds(cards, cut_index, shoe_params, lane, slots, detail)
@@ -278,7 +287,7 @@ def _lane_fresh(lane, canonical, seed, first_block, n_blocks, stride, units_per_
         units = last_units if block == total_blocks - 1 else units_per_block
         pending, _ = _deal_fresh(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending, detail)
         totals[0] += units
-    _flush_slots(lane, counts, False)
+    _flush_slots(lane, counts)
 
 
 @jit
@@ -308,9 +317,7 @@ def _lane_dealt_rows(lane, canonical, seed, first_block, n_blocks, stride, units
                                               counts, pending, _SLOTS, detail)
         totals[0] += rounds
         totals[1] += units
-    # A row gets at most one round per shoe: with fewer shoes than an eighth
-    # of the codes, most counters are still zero.
-    _flush_slots(lane, counts, pending < N_CODES // 8)
+    _flush_slots(lane, counts)
 
 
 # --------------------------------------------------------------------------- card detail

@@ -13,7 +13,8 @@ Every engine that resolves a round is then held to it:
 * over ranks and suits of the first four cards: the pair and first-card suffix of the round function, of the
   reference dealer and of the kernels' compiled helper;
 * over every ordered six-card sequence of a small shoe: the exact kernel, the card-detail kernel (with atoms that
-  read the third cards) and the leak kernel (with the fifth card observed);
+  read the third cards), the third cards of the Monte Carlo lanes' batches and the leak kernel (with the fifth
+  card observed);
 * over the ranks of the first four cards and the points of the third cards: the possible codes.
 """
 
@@ -29,6 +30,7 @@ from baccarat_sim.engines.composition import _coefficients
 from baccarat_sim.engines.detail import exact_detail_weights
 from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.kernels import dealing as K
+from baccarat_sim.kernels import detail as D
 from baccarat_sim.kernels import exact as X
 from baccarat_sim.kernels.composition import BINOM, COLEX_TO_M
 from baccarat_sim.kernels.leak import leak_counts
@@ -301,6 +303,26 @@ def test_card_detail_kernel_reads_the_third_cards_of_the_tableau(small_shoe):
     by_bits = np.zeros_like(weights)
     np.add.at(by_bits, (bits, codes), 1)
     np.testing.assert_array_equal(weights, by_bits)
+
+
+def test_the_batch_of_the_monte_carlo_lanes_reads_the_third_cards_of_the_tableau(small_shoe):
+    # The lanes put each round in a batch with the two cards after the first four; count_batch's first pass makes
+    # them the hands' third cards by the round's prefix (model.tableau.third_cards, compiled): the fifth card for
+    # the Player, the sixth after a Player draw or the fifth after a stand for the Banker, none for a hand that stood.
+    _, sequences, codes, _ = small_shoe
+    rounds = tableau_round(*(reference_points(sequences[:, i]) for i in range(6)))
+    none = 52
+    p3 = np.where(rounds["player_cards"] == 1, sequences[:, 4], none)
+    b3 = np.where(rounds["banker_cards"] == 0, none, np.where(rounds["player_cards"] == 1, sequences[:, 5],
+                                                                sequences[:, 4]))
+    bits = D.BATCH_CARD_BITS
+    words = sum(sequences[:, i] << (bits * i) for i in range(6)).astype(np.int64)
+    D._resolve_third_cards(words, (codes // N_SUFFIXES).astype(np.int64), len(words))
+    np.testing.assert_array_equal(words >> (4 * bits) & ((1 << bits) - 1), p3)
+    np.testing.assert_array_equal(words >> (5 * bits), b3)
+    np.testing.assert_array_equal(words & ((1 << (4 * bits)) - 1),
+                                  sum(sequences[:, i] << (bits * i) for i in range(4)))
+    assert {none} < set(p3.tolist()) and {none} < set(b3.tolist())  # the shoe reaches draws and stands
 
 
 def _atom_values(atom, p3, b3) -> np.ndarray:

@@ -41,7 +41,7 @@ from ..model.codes import N_PREFIXES, N_SUFFIXES
 from ..model.tableau import THIRD_CARD_PREFIX
 from .detail import BATCH_ROUNDS, NO_CARD, count_batch, detail_index, put_round
 from .jit import inline_where_typed, jit
-from .outcome import banker_drew_of, code_of, player_drew_of, suffix_of, third_card_index
+from .outcome import banker_drew_of, code_of, player_drew_of, suffix_of, third_card_index, third_cards
 from .rng import bounded, bounded2, bounded3, high32, low32, next_u64
 
 __all__ = [
@@ -239,17 +239,9 @@ def round_parts(e0, e1, e2, e3, e4, e5):
 def _third_cards(prefix, e4, e5):
     """The third cards' card values ``(P3, B3)`` of a round with this prefix (``NO_CARD`` for a hand that stood).
 
-    ``prefix``'s two low bits say whether the Player and the Banker drew
-    (:mod:`baccarat_sim.model.codes`): the Player's third card is ``e4``; the
-    Banker's is ``e5`` after a Player draw, else ``e4``.
+    ``e4``, ``e5``: the encoded cards after the first four (:func:`~baccarat_sim.kernels.outcome.third_cards`).
     """
-    player_drew = player_drew_of(prefix)
-    banker_drew = banker_drew_of(prefix)
-    # Arithmetic, not branches: whether a hand draws is a coin toss to the branch predictor.
-    c4 = e4 >> POINT_BITS
-    p3 = NO_CARD + player_drew * (c4 - NO_CARD)
-    b3 = NO_CARD + banker_drew * (c4 + player_drew * ((e5 >> POINT_BITS) - c4) - NO_CARD)
-    return p3, b3
+    return third_cards(player_drew_of(prefix), banker_drew_of(prefix), e4 >> POINT_BITS, e5 >> POINT_BITS, NO_CARD)
 
 
 @inline_where_typed  # not in the plain kernels, whose `detail is not None` branch numba prunes
@@ -271,13 +263,12 @@ def batch_round(batch, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row):
     """Put a round (its encoded cards ``e0..e5``, prefix, suffix and histogram row) in ``batch`` at ``n``.
 
     Returns ``n + 1``. ``batch``: rounds waiting for their card detail
-    (:func:`baccarat_sim.kernels.detail.count_batch`), by their card values,
-    the third cards resolved (:data:`~baccarat_sim.kernels.detail.NO_CARD`
-    for a hand that stood).
+    (:func:`baccarat_sim.kernels.detail.count_batch`), by their card values:
+    the first four, then the next two cards as they lie in the shoe, which
+    count_batch turns into the third cards by the prefix.
     """
-    p3, b3 = _third_cards(prefix, e4, e5)
-    return put_round(batch, n, e0 >> POINT_BITS, e1 >> POINT_BITS, e2 >> POINT_BITS, e3 >> POINT_BITS, p3, b3, prefix,
-                     suffix, np.int64(row))
+    return put_round(batch, n, e0 >> POINT_BITS, e1 >> POINT_BITS, e2 >> POINT_BITS, e3 >> POINT_BITS,
+                     e4 >> POINT_BITS, e5 >> POINT_BITS, prefix, suffix, np.int64(row))
 
 
 @jit(inline="always")

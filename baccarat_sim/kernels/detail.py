@@ -61,6 +61,7 @@ import numpy as np
 from ..model.cards import N_CARD_IDS, N_SUITS, SUIT_BITS
 from ..model.poker_states import HAND_LETTER_BITS, LETTERS, NO_LETTER, SUIT_COUNT_BITS, letter_of
 from .jit import jit
+from .outcome import banker_drew_of, player_drew_of, third_cards
 
 __all__ = ["BATCH_CARD_BITS", "BATCH_FIELDS", "BATCH_ROUNDS", "NO_CARD", "count_batch", "detail_index", "new_batch",
            "put_round"]
@@ -87,9 +88,10 @@ BATCH_ROUNDS = 1024
 #: bench_cardlevel ran 12% faster padded).
 _ROW_PADDING = 8
 #: The rows of a batch (:func:`new_batch`): the six card values of each round in one word (P1 B1 P2 B2 P3 B3 from
-#: the low byte up, :data:`NO_CARD` for a third card not drawn), its prefix, its suffix and its histogram row, then
-#: scratch rows. One word, not a row a card: a round is four stores in the dealing loop instead of nine, and
-#: count_batch reads its cards with one load.
+#: the low byte up, :data:`NO_CARD` for a third card not drawn; put as the next two cards of the shoe, which
+#: count_batch's first pass makes the third cards), its prefix, its suffix and its histogram row, then scratch rows.
+#: One word, not a row a card: a round is four stores in the dealing loop instead of nine, and count_batch reads its
+#: cards with one load.
 BATCH_FIELDS = 4
 _CARDS, _PREFIX, _SUFFIX, _ROW = 0, 1, 2, 3
 #: Bits of a card value in the cards' word.
@@ -98,6 +100,10 @@ BATCH_CARD_BITS = 8
 _U_MASK = np.uint64((1 << BATCH_CARD_BITS) - 1)
 _U_SHIFT1, _U_SHIFT2, _U_SHIFT3, _U_SHIFT4, _U_SHIFT5 = (np.uint64(k * BATCH_CARD_BITS) for k in range(1, 6))
 _U_CARDS, _U_PREFIX, _U_SUFFIX, _U_ROW = (np.uint64(k) for k in (_CARDS, _PREFIX, _SUFFIX, _ROW))
+# The same in int64, for a word of card values below 128 (_resolve_third_cards): the third cards' shifts, a card's
+# mask, the first four cards' bits.
+_SHIFT4, _SHIFT5, _MASK = 4 * BATCH_CARD_BITS, 5 * BATCH_CARD_BITS, (1 << BATCH_CARD_BITS) - 1
+_LOW4 = (1 << _SHIFT4) - 1
 if N_CARD_IDS >= 1 << BATCH_CARD_BITS:
     raise RuntimeError("internal error: a card value (up to NO_CARD) must fit in BATCH_CARD_BITS")
 
@@ -183,8 +189,9 @@ def new_batch(tables):
 def put_round(batch, n, c0, c1, c2, c3, c4, c5, prefix, suffix, row):
     """Put a round in ``batch`` at ``n`` (:data:`BATCH_FIELDS`); returns ``n + 1``.
 
-    ``c0..c5``: the card values of P1 B1 P2 B2 P3 B3 (:data:`NO_CARD` for a
-    third card not drawn); ``row``: the histogram row the round is counted in.
+    ``c0..c5``: the card values of P1 B1 P2 B2, then of the next two cards
+    of the shoe (:func:`count_batch` makes them the third cards by
+    ``prefix``); ``row``: the histogram row the round is counted in.
     """
     at = np.uint64(n)
     batch[_U_CARDS, at] = (np.uint64(c0) | (np.uint64(c1) << _U_SHIFT1) | (np.uint64(c2) << _U_SHIFT2)
@@ -211,6 +218,8 @@ def count_batch(batch, n, tables, counts):
     hands = batch[BATCH_FIELDS + n_values:BATCH_FIELDS + n_values + n_hands]
     packed = batch[BATCH_FIELDS + n_values + n_hands:BATCH_FIELDS + n_values + n_hands + n_words]
     index, combination, outcome = batch[-3], batch[-2], batch[-1]
+    prefix, suffix, rows = batch[_PREFIX], batch[_SUFFIX], batch[_ROW]
+    _resolve_third_cards(cards, prefix, n)
     for w in range(n_words):
         _word_terms(words[w], cards, n, packed[w])
     # Each step a loop of its own over the batch: a loop that computes an index and loads from a table in one
@@ -238,7 +247,6 @@ def count_batch(batch, n, tables, counts):
             value[i] = of[np.uint64(state[i])]
     flat = counts.reshape(counts.size)
     n_cells = counts.shape[1]
-    prefix, suffix, rows = batch[_PREFIX], batch[_SUFFIX], batch[_ROW]
     per_prefix, per_suffix = np.int64(-1), np.int64(-1)
     for g in range(prefix_mult.shape[0]):
         if prefix_mult[g] != per_prefix or suffix_mult[g] != per_suffix:  # a round's place in the flat rows
@@ -275,6 +283,24 @@ def count_batch(batch, n, tables, counts):
             start = loffset[g]
             for i in range(n):
                 flat[cell_of[np.uint64(start + combination[i])] + outcome[i]] += 1
+
+
+@jit
+def _resolve_third_cards(cards, prefix, n):
+    """In each round's word, the two cards after the first four replaced by the hands' third cards.
+
+    :func:`put_round` is given the next two cards of the shoe; the prefix
+    says which of them each hand drew (:func:`~baccarat_sim.kernels.outcome.third_cards`).
+    One pass over the batch, which the compiler vectorises: done in the
+    dealing loop, the same arithmetic made a fresh lane with twenty
+    card-level bets about 10% slower (2.2 times the plain lane's time per
+    round instead of 2.0; a microbenchmark of the lanes, 3 Dec 2026).
+    """
+    for i in range(n):
+        word = cards[i]  # int64: the top card value is below 128
+        player_third, banker_third = third_cards(player_drew_of(prefix[i]), banker_drew_of(prefix[i]),
+                                                 (word >> _SHIFT4) & _MASK, word >> _SHIFT5, NO_CARD)
+        cards[i] = (word & _LOW4) | (player_third << _SHIFT4) | (banker_third << _SHIFT5)
 
 
 @jit

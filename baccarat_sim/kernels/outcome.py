@@ -7,7 +7,7 @@ in its loop, and there is still one copy of each rule. The tableau itself is
 read as its table, :data:`~baccarat_sim.model.tableau.THIRD_CARD_PREFIX`
 (a compile-time constant): which hand draws, and from which card, follows
 from the prefix it gives (:func:`cards_used_of`, :func:`player_drew_of`,
-:func:`banker_drew_of`).
+:func:`banker_drew_of`, :func:`third_cards`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ __all__ = [
     "suffix_of_cards",
     "third_card_index",
     "third_card_prefix",
+    "third_cards",
 ]
 
 _inline = jit(inline="always")
@@ -42,6 +43,7 @@ first_card_status = _inline(codes.first_card_status)
 suffix_of = _inline(codes.suffix_of)
 code_of = _inline(codes.code_of)
 third_card_index = _inline(tableau.third_card_index)
+third_cards = _inline(tableau.third_cards)
 
 
 @jit(inline="always")

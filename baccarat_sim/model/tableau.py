@@ -30,6 +30,7 @@ __all__ = [
     "player_draws",
     "resolve_round",
     "third_card_index",
+    "third_cards",
 ]
 
 #: ``PLAYER_DRAWS[t]``: the Player draws a third card on a two-card total ``t``
@@ -99,6 +100,20 @@ def resolve_round(player_total: int, banker_total: int, next_point: int, point_a
     if banker_draws(b, third_point):
         return p_final, (b + banker_card) % 10, player_drew, 1
     return p_final, b, player_drew, 0
+
+
+def third_cards(player_drew, banker_drew, next_card, card_after, no_card):
+    """The third cards ``(Player's, Banker's)`` of a round: whether each hand drew (0/1) and the next two cards.
+
+    As :func:`resolve_round` deals them: the Player's third card is the next
+    card; the Banker's is the card after it when the Player drew, the next
+    card when the Player stood; a hand that stood gets ``no_card``. Written
+    as arithmetic, not branches: the kernels work it out for every round,
+    where whether a hand draws is a coin toss to the branch predictor.
+    """
+    player_third = no_card + player_drew * (next_card - no_card)
+    banker_third = no_card + banker_drew * (next_card + player_drew * (card_after - next_card) - no_card)
+    return player_third, banker_third
 
 
 def third_card_index(player_total, banker_total, next_point, point_after):

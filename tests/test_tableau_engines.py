@@ -286,6 +286,19 @@ def test_exact_kernel_on_every_sequence_of_a_small_shoe(small_shoe):
     assert 2 in set(fields["player_pair"]) and 3 in set(fields["first_card"])
 
 
+def tableau_third_cards(sequences) -> tuple[np.ndarray, np.ndarray]:
+    """The third cards (the Player's, the Banker's; 52: none) of six-card sequences, by the tableau.
+
+    The Player's is the fifth card; the Banker's the sixth after a Player draw, the fifth after a stand.
+    """
+    rounds = tableau_round(*(reference_points(sequences[:, i]) for i in range(6)))
+    none = 52
+    p3 = np.where(rounds["player_cards"] == 1, sequences[:, 4], none)
+    b3 = np.where(rounds["banker_cards"] == 0, none, np.where(rounds["player_cards"] == 1, sequences[:, 5],
+                                                                sequences[:, 4]))
+    return p3, b3
+
+
 def test_card_detail_kernel_reads_the_third_cards_of_the_tableau(small_shoe):
     # Atoms on the third cards: the detail kernel must give each round its Player's and Banker's third card as the
     # tableau deals them (the fifth card, or the sixth after a Player draw).
@@ -294,11 +307,7 @@ def test_card_detail_kernel_reads_the_third_cards_of_the_tableau(small_shoe):
     atoms = tuple(compile_condition(text).atoms[0] for text in texts)
     weights = exact_detail_weights(atoms, shoe, 2)
     np.testing.assert_array_equal(weights.sum(axis=0), expected)
-    rounds = tableau_round(*(reference_points(sequences[:, i]) for i in range(6)))
-    none = 52
-    p3 = np.where(rounds["player_cards"] == 1, sequences[:, 4], none)
-    b3 = np.where(rounds["banker_cards"] == 0, none, np.where(rounds["player_cards"] == 1, sequences[:, 5],
-                                                                sequences[:, 4]))
+    p3, b3 = tableau_third_cards(sequences)
     bits = sum(_atom_values(atom, p3, b3) << i for i, atom in enumerate(atoms))
     by_bits = np.zeros_like(weights)
     np.add.at(by_bits, (bits, codes), 1)
@@ -307,14 +316,10 @@ def test_card_detail_kernel_reads_the_third_cards_of_the_tableau(small_shoe):
 
 def test_the_batch_of_the_monte_carlo_lanes_reads_the_third_cards_of_the_tableau(small_shoe):
     # The lanes put each round in a batch with the two cards after the first four; count_batch's first pass makes
-    # them the hands' third cards by the round's prefix (model.tableau.third_cards, compiled): the fifth card for
-    # the Player, the sixth after a Player draw or the fifth after a stand for the Banker, none for a hand that stood.
+    # them the hands' third cards by the round's prefix (model.tableau.third_cards, compiled).
     _, sequences, codes, _ = small_shoe
-    rounds = tableau_round(*(reference_points(sequences[:, i]) for i in range(6)))
+    p3, b3 = tableau_third_cards(sequences)
     none = 52
-    p3 = np.where(rounds["player_cards"] == 1, sequences[:, 4], none)
-    b3 = np.where(rounds["banker_cards"] == 0, none, np.where(rounds["player_cards"] == 1, sequences[:, 5],
-                                                                sequences[:, 4]))
     bits = D.BATCH_CARD_BITS
     words = sum(sequences[:, i] << (bits * i) for i in range(6)).astype(np.int64)
     D._resolve_third_cards(words, (codes // N_SUFFIXES).astype(np.int64), len(words))

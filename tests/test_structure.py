@@ -216,6 +216,36 @@ def test_editing_an_inlined_helper_recompiles_the_kernels(tmp_path):
     assert edited == [0, 1], "a kernel was loaded from a cache older than the tableau it inlines"
 
 
+def test_an_edit_recompiles_the_kernels_whose_files_import_it_and_no_others(tmp_path):
+    # Each kernel is stamped with its own file and every package file it imports, directly or through others
+    # (kernels/jit.closure_digest): dealing.py imports rng.py but not leak.py.
+    root = tmp_path / "copy"
+    shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "cache"
+    assert json.loads(_compile_in(root, cache)) == [0, 1]
+    kernels = root / "baccarat_sim" / "kernels"
+    for name, compiled in (("leak.py", [1, 0]), ("exact.py", [1, 0]), ("rng.py", [0, 1]), ("detail.py", [0, 1])):
+        source = kernels / name
+        source.write_text(source.read_text() + "\n# an edit that changes no rule\n")
+        assert json.loads(_compile_in(root, cache)) == compiled, f"after an edit to {name}"
+    # The versions before the edits are kept beside the new ones: the first copy still loads its own.
+    first = tmp_path / "first"
+    shutil.copytree(PACKAGE, first / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
+    assert json.loads(_compile_in(first, cache)) == [1, 0]
+
+
+def test_the_kernel_cache_reads_every_import_a_full_parse_finds():
+    # closure_digest reads only the lines that look like imports (kernels/jit._import_nodes): it must find exactly
+    # the imports that parsing the whole module finds, in every module of the package.
+    from baccarat_sim.kernels.jit import _import_nodes
+
+    for module in sorted(PACKAGE.rglob("*.py")):
+        text = module.read_text()
+        everywhere = sorted(ast.dump(node) for node in ast.walk(ast.parse(text))
+                            if isinstance(node, (ast.Import, ast.ImportFrom)))
+        assert sorted(ast.dump(node) for node in _import_nodes(text)) == everywhere, module.name
+
+
 def test_every_model_module_a_kernel_imports_keys_the_kernel_cache():
     # A kernel inlines the functions and constants it imports; the cache must change with each file they live in.
     from baccarat_sim.kernels.jit import KERNEL_SOURCES

@@ -11,25 +11,33 @@ only that one file's contents. Both fall short here:
 
 - the kernels inline helpers and constant tables from other files (the random
   streams, the dealing procedure, the tableau, the card points), so a cached
-  kernel must depend on all of them (:data:`KERNEL_SOURCES`);
+  kernel must depend on every file it imports, directly or through others;
 - a fresh checkout, a second worktree or a copy of the package at another
   path would compile every kernel again (minutes of a test run), although
   the code is the same.
 
 This package's kernels are therefore cached in :func:`kernel_cache_dir`, one
-folder per digest of every kernel source (and numba and Python version), in
-the user's cache folder (under ``$NUMBA_CACHE_DIR`` when that is set). Inside
-it numba keys each compiled kernel on its signature, the CPU it was compiled
-for and the function's bytecode. Editing any kernel source moves to a new
-folder, with no file to touch by hand; two checkouts with the same kernels
-share one cache. The folders can be deleted at any time.
+folder per numba and Python version, in the user's cache folder (under
+``$NUMBA_CACHE_DIR`` when that is set), each kernel stamped with the digest of
+every source it can read (:func:`closure_digest`): its own file and every
+package file that file imports, directly or through others. numba keys each
+compiled kernel on that stamp (in the index file's name too, so that two
+versions of a kernel are kept side by side), its signature, the CPU it was
+compiled for and the function's bytecode. Editing a kernel source compiles
+afresh exactly the kernels whose files import it, with no file to touch by
+hand (an edit to ``kernels/mc.py`` keeps the exact, counting and leak kernels);
+two checkouts with the same kernels share one cache, and checkouts with
+different kernels keep theirs side by side. The folder can be deleted at any
+time.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -43,12 +51,13 @@ import numba as nb
 # loads, at the first parallel region, after this import; a value the user has set is kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-__all__ = ["KERNEL_SOURCES", "cache_by_content", "inline_where_typed", "jit", "jit_parallel", "kernel_cache_dir",
-           "kernel_sources_digest"]
+__all__ = ["KERNEL_SOURCES", "cache_by_content", "closure_digest", "inline_where_typed", "jit", "jit_parallel",
+           "kernel_cache_dir", "kernel_sources_digest"]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 _KERNELS = _PACKAGE / "kernels"
-#: Sources, relative to the package, that compiled kernels read: their helpers and constant tables.
+#: Sources, relative to the package, that compiled kernels read: their helpers and constant tables (the stamp of
+#: compiled code outside the package that calls the kernels, and of a kernel whose imports cannot be resolved).
 KERNEL_SOURCES = ("kernels/*.py", "model/cards.py", "model/codes.py", "model/poker.py", "model/poker_states.py",
                   "model/tableau.py")
 
@@ -64,14 +73,109 @@ def kernel_sources_digest(patterns: tuple[str, ...] = KERNEL_SOURCES) -> str:
     return digest.hexdigest()
 
 
+_IMPORT_LINE = re.compile(r"\s*(from\s+\S+\s+import\b|import\s)")
+_IMPORTS = (ast.Import, ast.ImportFrom)
+
+
+def _import_nodes(text: str) -> list:
+    """The import statements of a module's source, wherever they are, as ``ast`` nodes.
+
+    Only the lines that read like imports are parsed (``ast.parse`` of whole
+    modules made a kernel's first load 40 ms slower). One that reads like an
+    import but does not parse is prose (a docstring's), unless it starts like
+    an import of this package (``from .``, ``from baccarat_sim``): then the
+    whole source is parsed instead.
+    """
+    lines = text.splitlines()
+    nodes, at = [], 0
+    while at < len(lines):
+        first = at
+        if _IMPORT_LINE.match(lines[at]):
+            statement = lines[at].strip()
+            while (statement.endswith("\\") or statement.count("(") > statement.count(")")) and at + 1 < len(lines):
+                at += 1
+                statement = statement.rstrip("\\") + " " + lines[at].strip()
+            try:
+                nodes.extend(node for node in ast.parse(statement).body if isinstance(node, _IMPORTS))
+            except SyntaxError:
+                if statement.startswith(("from .", f"from {_PACKAGE.name}")):
+                    return [node for node in ast.walk(ast.parse(text)) if isinstance(node, _IMPORTS)]
+                at = first  # prose: the lines it took in are read again
+        at += 1
+    return nodes
+
+
+@functools.cache
+def _imported_files(path: Path) -> frozenset[Path] | None:
+    """The package's files that the module at ``path`` imports (its package's ``__init__`` included).
+
+    None if an import of the package cannot be resolved to a file: the
+    caller then keys on every kernel source instead.
+    """
+    parts = path.relative_to(_PACKAGE).parent.parts
+    found: set[Path] = set()
+    for node in _import_nodes(path.read_text()):
+        if isinstance(node, ast.Import):
+            targets = [(alias.name.split(".")[1:], ()) for alias in node.names
+                       if alias.name.split(".")[0] == _PACKAGE.name]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                if (node.module or "").split(".")[0] != _PACKAGE.name:
+                    continue
+                base = node.module.split(".")[1:]
+            elif node.level - 1 > len(parts):
+                return None
+            else:
+                base = [*parts[:len(parts) - (node.level - 1)], *(node.module.split(".") if node.module else ())]
+            targets = [(base, tuple(alias.name for alias in node.names))]
+        else:
+            continue
+        for base, names in targets:
+            module = _PACKAGE.joinpath(*base)
+            for candidate in (module.with_suffix(".py"), module / "__init__.py"):
+                if candidate.is_file():
+                    found.add(candidate)
+                    break
+            else:
+                return None
+            found.update(module / f"{name}.py" for name in names if (module / f"{name}.py").is_file())
+    return frozenset(found)
+
+
+@functools.cache
+def closure_digest(py_file: str) -> str:
+    """SHA-256 (hex) of a kernel's file and every package file it imports, directly or through others.
+
+    What a compiled kernel can read: the helpers it inlines and calls and the
+    constant tables it folds in all come from modules its file imports. An
+    import that cannot be resolved to a file keys on every kernel source
+    (:func:`kernel_sources_digest`) as well.
+    """
+    start = Path(py_file).resolve()
+    seen, todo = {start}, [start]
+    while todo:
+        imported = _imported_files(todo.pop())
+        if imported is None:
+            return hashlib.sha256((kernel_sources_digest() + "".join(sorted(map(str, seen)))).encode()).hexdigest()
+        for path in imported - seen:
+            seen.add(path)
+            todo.append(path)
+    digest = hashlib.sha256()
+    for path in sorted(seen):
+        digest.update(path.relative_to(_PACKAGE).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def kernel_cache_dir() -> Path:
     """The folder this package's compiled kernels are cached in.
 
     ``$NUMBA_CACHE_DIR/baccarat_sim`` when numba's cache folder is set, else
     ``baccarat_sim/numba`` in the user's cache folder (``$XDG_CACHE_HOME``,
     else ``~/.cache``, where the run checkpoints go too); then one folder per
-    digest of the kernel sources, numba version and Python version. Nothing in
-    the name depends on where the package is.
+    numba and Python version. Nothing in the name depends on where the
+    package is, nor on its sources: each kernel carries its own stamp
+    (:func:`closure_digest`).
     """
     chosen = nb.config.CACHE_DIR
     if chosen:
@@ -79,7 +183,7 @@ def kernel_cache_dir() -> Path:
     else:
         root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "baccarat_sim" / "numba"
     version = f"numba{nb.__version__}-py{sys.version_info.major}{sys.version_info.minor}"
-    return root / f"kernels-{kernel_sources_digest()[:16]}-{version}"
+    return root / f"kernels-{version}"
 
 
 #: Folders whose numba functions are cached by content: the package's kernels, and those :func:`cache_by_content` adds.
@@ -131,7 +235,7 @@ def _cache_by_content() -> None:
         return
 
     class ContentCacheLocator(base):
-        """Caches a kernel of this package in :func:`kernel_cache_dir`, stamped with the kernel sources' digest."""
+        """Caches a kernel of this package in :func:`kernel_cache_dir`, stamped with what its file imports."""
 
         _baccarat_sim = True
 
@@ -141,17 +245,21 @@ def _cache_by_content() -> None:
             self._outside = _folder_of(py_file) != _KERNELS
             folder = kernel_cache_dir()
             self._cache_path = str(folder / _folder_of(py_file).name if self._outside else folder)
+            if self._outside:  # code that calls the kernels: every kernel source and its own file
+                self._stamp = hashlib.sha256((kernel_sources_digest() + hashlib.sha256(
+                    Path(py_file).read_bytes()).hexdigest()).encode()).hexdigest()
+            else:
+                self._stamp = closure_digest(str(py_file))
 
         def get_cache_path(self):
             return self._cache_path
 
         def get_source_stamp(self):
-            if self._outside:  # code that calls the kernels: their sources and its own file
-                return kernel_sources_digest(), hashlib.sha256(Path(self._py_file).read_bytes()).hexdigest()
-            return kernel_sources_digest()
+            return self._stamp
 
         def get_disambiguator(self):
-            return str(self._lineno)
+            # The stamp in the index file's name: another version of the kernel keeps its own entry.
+            return f"{self._lineno}-{self._stamp[:16]}"
 
         @classmethod
         def from_function(cls, py_func, py_file):

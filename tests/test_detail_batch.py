@@ -9,6 +9,9 @@ cards, over all six and over the third cards, and enough tables to fill several 
 
 from __future__ import annotations
 
+import ast
+import inspect
+
 import numba
 import numpy as np
 import pytest
@@ -117,3 +120,13 @@ def test_batches_count_every_group_cell_as_round_by_round(name, table_cells, mon
     got = _in_batches(ids, tables, n_cells)
     assert expected[0, cell_offset[0]:].sum() == n_rounds * len(groups)
     np.testing.assert_array_equal(got[0, cell_offset[0]:], expected[0, cell_offset[0]:])
+
+
+def test_count_batch_unpacks_the_kernel_tables_in_their_field_order():
+    # count_batch takes the tables apart by position; a kernel's cache stamp covers the files it imports
+    # (kernels/jit.closure_digest), not model/detail_tables.py, so a reordered KernelTables must fail here, not be
+    # served from the cache with its fields swapped.
+    tree = ast.parse(inspect.getsource(count_batch.py_func))
+    (unpacked,) = [node.targets[0] for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                   and isinstance(node.value, ast.Name) and node.value.id == "tables"]
+    assert tuple(name.id for name in unpacked.elts) == detail_tables.KernelTables._fields

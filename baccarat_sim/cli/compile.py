@@ -131,9 +131,9 @@ def stamp_key() -> dict:
     """What a full compile's stamp must match: the package's sources, the machine code's target, the families.
 
     numba keys each cached kernel on its signature and on the target (triple, CPU name and features, which
-    ``NUMBA_CPU_NAME`` may set); the cache folder's name already holds the kernel sources' digest and the numba
-    and Python versions. The whole package's sources count, not only the kernels': code that calls a kernel
-    decides the argument types, so the signatures a family compiles.
+    ``NUMBA_CPU_NAME`` may set); the cache folder's name holds the numba and Python versions, and each kernel's
+    stamp the sources it reads. The whole package's sources count, not only the kernels': code that calls a
+    kernel decides the argument types, so the signatures a family compiles.
     """
     from numba.core.registry import cpu_target
 

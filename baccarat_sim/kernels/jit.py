@@ -107,7 +107,7 @@ def _import_nodes(text: str) -> list:
 
 @functools.cache
 def _imported_files(path: Path) -> frozenset[Path] | None:
-    """The package's files that the module at ``path`` imports (its package's ``__init__`` included).
+    """The package's files that the module at ``path`` imports (a package imported as a whole: its ``__init__``).
 
     None if an import of the package cannot be resolved to a file: the
     caller then keys on every kernel source instead.
@@ -156,7 +156,8 @@ def closure_digest(py_file: str) -> str:
     while todo:
         imported = _imported_files(todo.pop())
         if imported is None:
-            return hashlib.sha256((kernel_sources_digest() + "".join(sorted(map(str, seen)))).encode()).hexdigest()
+            names = "".join(sorted(path.relative_to(_PACKAGE).as_posix() for path in seen))
+            return hashlib.sha256((kernel_sources_digest() + names).encode()).hexdigest()
         for path in imported - seen:
             seen.add(path)
             todo.append(path)

@@ -259,9 +259,11 @@ def count_batch(batch, n, tables, counts):
             poker = False
             for d in range(n_values):
                 poker |= dstride[t, d] != 0
+            # Every cell index below is unsigned: a signed one costs each increment numba's two-instruction test for
+            # a negative index (the twenty-bet fresh lane 2.05 -> 2.00 times the plain lane's time, 3 Dec 2026).
             if single and not poker:  # most tables: the field gives the cell
                 for i in range(n):
-                    flat[cell_table[np.uint64(offset + ((word[i] >> shift) & mask))] + outcome[i]] += 1
+                    flat[np.uint64(cell_table[np.uint64(offset + ((word[i] >> shift) & mask))] + outcome[i])] += 1
                 break
             for i in range(n):
                 index[i] = offset + ((word[i] >> shift) & mask)
@@ -273,7 +275,7 @@ def count_batch(batch, n, tables, counts):
                         index[i] += value[i] * stride
             if single:
                 for i in range(n):
-                    flat[cell_table[np.uint64(index[i])] + outcome[i]] += 1
+                    flat[np.uint64(cell_table[np.uint64(index[i])] + outcome[i])] += 1
                 break
             first = t == first_table[g]
             for i in range(n):
@@ -282,7 +284,7 @@ def count_batch(batch, n, tables, counts):
         if not single:
             start = loffset[g]
             for i in range(n):
-                flat[cell_of[np.uint64(start + combination[i])] + outcome[i]] += 1
+                flat[np.uint64(cell_of[np.uint64(start + combination[i])] + outcome[i])] += 1
 
 
 @jit

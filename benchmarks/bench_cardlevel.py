@@ -1,6 +1,6 @@
 """Speed of card-level bets (issue 13): exact pricing, Monte Carlo against the same run without them, compile.
 
-    python benchmarks/bench_cardlevel.py                 # 3 repeats, 5e7 Monte Carlo rounds, cold compile
+    python benchmarks/bench_cardlevel.py                 # 5 repeats, 5e7 Monte Carlo rounds, cold compile
     python benchmarks/bench_cardlevel.py --quick         # 1 repeat, 2e7 rounds, no cold compile
 
 Cases (compile excluded: every kernel is run once before the timings; each time is the best of the
@@ -34,6 +34,7 @@ import os
 import platform
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -330,7 +331,9 @@ def to_markdown(result: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=parse_rounds, default=50_000_000, help="Monte Carlo rounds per case")
-    parser.add_argument("--repeats", type=int, default=3, help="repeats of each case (the best counts)")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="repeats of each case (exact pricing: the best counts; Monte Carlo: the median of the "
+                             "back-to-back pairs)")
     parser.add_argument("--quick", action="store_true", help="1 repeat, 2e7 rounds, no cold compile")
     parser.add_argument("--no-compile", action="store_true", help="skip the cold-compile measurement")
     args = parser.parse_args()
@@ -339,7 +342,7 @@ def main() -> None:
     result = {
         "benchmark": "bench_cardlevel",
         "version": __version__,
-        "command": "python benchmarks/bench_cardlevel.py" + (" --quick" if args.quick else ""),
+        "command": " ".join(["python benchmarks/bench_cardlevel.py", *sys.argv[1:]]),
         "code": code_state(),
         "numba": numba.__version__,
         "threads": numba.get_num_threads(),

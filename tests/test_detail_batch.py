@@ -18,7 +18,7 @@ import pytest
 
 from baccarat_sim.engines.detail import rules_detail
 from baccarat_sim.kernels.dealing import ENCODED_CARD, POINT_BITS, _third_cards, batch_round, round_parts
-from baccarat_sim.kernels.detail import BATCH_ROUNDS, count_batch, group_detail, new_batch
+from baccarat_sim.kernels.detail import BATCH_ROUNDS, batch_cells, count_batch, group_detail, new_batch
 from baccarat_sim.model import detail_tables
 from baccarat_sim.model.codes import N_SUFFIXES
 from baccarat_sim.model.detail_tables import kernel_tables
@@ -78,13 +78,14 @@ def _in_batches(ids, tables, n_cells):
     """The same rounds through batches (count_batch), a short batch last."""
     counts = np.zeros((1, n_cells), np.int64)
     batch = new_batch(tables)
+    cells = batch_cells(batch)
     n = 0
     for i in range(ids.shape[0]):
         e = ENCODED_CARD[ids[i]]
         e0, e1, e2, e3, e4, e5 = (np.int64(e[0]), np.int64(e[1]), np.int64(e[2]), np.int64(e[3]), np.int64(e[4]),
                                   np.int64(e[5]))
         prefix, suffix, _ = round_parts(e0, e1, e2, e3, e4, e5)
-        n = batch_round(batch, n, prefix, suffix, e0, e1, e2, e3, e4, e5, 0)
+        n = batch_round(cells, n, prefix, suffix, e0, e1, e2, e3, e4, e5, 0)
         if n == BATCH_ROUNDS:
             count_batch(batch, n, tables, counts)
             n = 0

@@ -39,7 +39,7 @@ from ..model import codes, tableau
 from ..model.cards import N_CARD_IDS, RANK_POINTS, SUIT_BITS
 from ..model.codes import N_PREFIXES, N_SUFFIXES
 from ..model.tableau import THIRD_CARD_PREFIX
-from .detail import BATCH_ROUNDS, NO_CARD, count_batch, detail_index, put_round
+from .detail import BATCH_ROUNDS, NO_CARD, batch_cells, count_batch, detail_index, put_round
 from .jit import inline_where_typed, jit
 from .outcome import banker_drew_of, code_of, player_drew_of, suffix_of, third_card_index, third_cards
 from .rng import bounded, bounded2, bounded3, high32, low32, next_u64
@@ -259,15 +259,16 @@ def round_detail(prefix, e0, e1, e2, e3, e4, e5, detail):
 
 
 @jit(inline="always")
-def batch_round(batch, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row):
-    """Put a round (its encoded cards ``e0..e5``, prefix, suffix and histogram row) in ``batch`` at ``n``.
+def batch_round(cells, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row):
+    """Put a round (its encoded cards ``e0..e5``, prefix, suffix and histogram row) in a batch at ``n``.
 
-    Returns ``n + 1``. ``batch``: rounds waiting for their card detail
-    (:func:`baccarat_sim.kernels.detail.count_batch`), by their card values:
-    the first four, then the next two cards as they lie in the shoe, which
-    count_batch turns into the third cards by the prefix.
+    Returns ``n + 1``. ``cells``: the batch of rounds waiting for their card
+    detail (:func:`baccarat_sim.kernels.detail.count_batch`) as one flat
+    array (:func:`~baccarat_sim.kernels.detail.batch_cells`); a round goes in
+    by its card values: the first four, then the next two cards as they lie
+    in the shoe, which count_batch turns into the third cards by the prefix.
     """
-    return put_round(batch, n, e0 >> POINT_BITS, e1 >> POINT_BITS, e2 >> POINT_BITS, e3 >> POINT_BITS,
+    return put_round(cells, n, e0 >> POINT_BITS, e1 >> POINT_BITS, e2 >> POINT_BITS, e3 >> POINT_BITS,
                      e4 >> POINT_BITS, e5 >> POINT_BITS, prefix, suffix, np.int64(row))
 
 
@@ -566,6 +567,7 @@ def deal_rounds_groups(cards, cut_index, shoe_params, counts, tables, batch, n):
     rounds dealt and the rounds left in ``batch``.
     """
     last_row = counts.shape[0] - 1
+    cells = batch_cells(batch)
     position = first_round_position(cards, shoe_params)
     rounds = 0
     extra_left = -1
@@ -576,7 +578,7 @@ def deal_rounds_groups(cards, cut_index, shoe_params, counts, tables, batch, n):
         prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
         row = min(rounds, last_row)
         counts[row, code_of(prefix, suffix)] += 1
-        n = batch_round(batch, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row)
+        n = batch_round(cells, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row)
         if n == BATCH_ROUNDS:
             count_batch(batch, n, tables, counts)
             n = 0

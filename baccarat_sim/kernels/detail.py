@@ -63,8 +63,8 @@ from ..model.poker_states import HAND_LETTER_BITS, LETTERS, NO_LETTER, SUIT_COUN
 from .jit import jit
 from .outcome import banker_drew_of, player_drew_of, third_cards
 
-__all__ = ["BATCH_CARD_BITS", "BATCH_FIELDS", "BATCH_ROUNDS", "NO_CARD", "count_batch", "detail_index", "new_batch",
-           "put_round"]
+__all__ = ["BATCH_CARD_BITS", "BATCH_FIELDS", "BATCH_ROUNDS", "NO_CARD", "batch_cells", "count_batch", "detail_index",
+           "new_batch", "put_round"]
 
 _P1, _B1, _P2, _B2, _P3, _B3 = (np.uint64(i) for i in range(6))
 #: The card value of a missing third card (see :data:`baccarat_sim.model.cardlevel.NONE`).
@@ -87,6 +87,8 @@ BATCH_ROUNDS = 1024
 #: passes that read several rows at once, evict one another (with a row a card, nine rows, the 20-bet lane of
 #: bench_cardlevel ran 12% faster padded).
 _ROW_PADDING = 8
+_ROW_LENGTH = BATCH_ROUNDS + _ROW_PADDING
+_U_ROW_LENGTH = np.uint64(_ROW_LENGTH)
 #: The rows of a batch (:func:`new_batch`): the six card values of each round in one word (P1 B1 P2 B2 P3 B3 from
 #: the low byte up, :data:`NO_CARD` for a third card not drawn; put as the next two cards of the shoe, which
 #: count_batch's first pass makes the third cards), its prefix, its suffix and its histogram row, then scratch rows.
@@ -182,23 +184,32 @@ def new_batch(tables):
     It holds :data:`BATCH_ROUNDS` rounds (its rows are a little longer: see ``_ROW_PADDING``).
     """
     n_values, n_hands, n_words = tables.which.shape[0], tables.hand_reads.shape[0], tables.words.shape[0]
-    return np.zeros((BATCH_FIELDS + n_values + n_hands + n_words + 3, BATCH_ROUNDS + _ROW_PADDING), np.int64)
+    return np.zeros((BATCH_FIELDS + n_values + n_hands + n_words + 3, _ROW_LENGTH), np.int64)
 
 
 @jit(inline="always")
-def put_round(batch, n, c0, c1, c2, c3, c4, c5, prefix, suffix, row):
-    """Put a round in ``batch`` at ``n`` (:data:`BATCH_FIELDS`); returns ``n + 1``.
+def batch_cells(batch):
+    """``batch`` as one flat array, for :func:`put_round` (a view, made once before a dealing loop)."""
+    return batch.reshape(batch.size)
+
+
+@jit(inline="always")
+def put_round(cells, n, c0, c1, c2, c3, c4, c5, prefix, suffix, row):
+    """Put a round at ``n`` of a batch, given flat (:func:`batch_cells`; :data:`BATCH_FIELDS`); returns ``n + 1``.
 
     ``c0..c5``: the card values of P1 B1 P2 B2, then of the next two cards
     of the shoe (:func:`count_batch` makes them the third cards by
     ``prefix``); ``row``: the histogram row the round is counted in.
+    Flat, because the rows' offsets are then constants of the machine code:
+    the dealing loop keeps one pointer for the batch, not one a row.
     """
     at = np.uint64(n)
-    batch[_U_CARDS, at] = (np.uint64(c0) | (np.uint64(c1) << _U_SHIFT1) | (np.uint64(c2) << _U_SHIFT2)
-                           | (np.uint64(c3) << _U_SHIFT3) | (np.uint64(c4) << _U_SHIFT4) | (np.uint64(c5) << _U_SHIFT5))
-    batch[_U_PREFIX, at] = prefix
-    batch[_U_SUFFIX, at] = suffix
-    batch[_U_ROW, at] = row
+    cells[_U_CARDS * _U_ROW_LENGTH + at] = (
+        np.uint64(c0) | (np.uint64(c1) << _U_SHIFT1) | (np.uint64(c2) << _U_SHIFT2) | (np.uint64(c3) << _U_SHIFT3)
+        | (np.uint64(c4) << _U_SHIFT4) | (np.uint64(c5) << _U_SHIFT5))
+    cells[_U_PREFIX * _U_ROW_LENGTH + at] = prefix
+    cells[_U_SUFFIX * _U_ROW_LENGTH + at] = suffix
+    cells[_U_ROW * _U_ROW_LENGTH + at] = row
     return n + 1
 
 

@@ -42,7 +42,7 @@ from .dealing import (
     round_parts,
     start_shoe,
 )
-from .detail import BATCH_ROUNDS, count_batch, new_batch
+from .detail import BATCH_ROUNDS, batch_cells, count_batch, new_batch
 from .jit import jit, jit_parallel
 from .outcome import code_of
 from .rng import block_state
@@ -335,6 +335,7 @@ def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables
     counter at most). Returns ``(pending, state)``.
     """
     row = lane[0]
+    cells = batch_cells(batch)
     left = units
     n = np.int64(0)
     while left > 0:  # in spans that fit the counters, so the round loop has no check
@@ -348,7 +349,7 @@ def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables
             e3, e4, e5 = np.int64(cards[j3]), np.int64(cards[j4]), np.int64(cards[j5])
             prefix, suffix, _ = round_parts(e0, e1, e2, e3, e4, e5)
             row[suffix * N_PREFIXES + prefix] += 1
-            n = batch_round(batch, n, prefix, suffix, e0, e1, e2, e3, e4, e5, 0)
+            n = batch_round(cells, n, prefix, suffix, e0, e1, e2, e3, e4, e5, 0)
             if n == BATCH_ROUNDS:
                 count_batch(batch, n, tables, lane)
                 n = 0

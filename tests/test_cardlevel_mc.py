@@ -231,6 +231,18 @@ def test_one_and_two_threads_deal_the_same_histogram(model):
         np.testing.assert_array_equal(one.by_position, many.by_position)
 
 
+def test_position_rows_and_the_one_row_lane_deal_the_same_rounds_with_card_detail():
+    # With rows the codes and cells count straight into int64 rows; with one row through a uint32 lane whose codes
+    # are in slot order: the same rounds, so the same histogram, batch by batch, on one thread and on several.
+    rows = simulate(dealt_rules(), 1 << 20, SEED + 2, threads=MANY_THREADS, by_position=True)
+    for threads in (1, MANY_THREADS):
+        flat = simulate(dealt_rules(), 1 << 20, SEED + 2, threads=threads, by_position=False)
+        assert flat.by_position is None and flat.detail.signature == rows.detail.signature
+        np.testing.assert_array_equal(flat.counts, rows.counts)
+        np.testing.assert_array_equal(flat.counts, rows.by_position.sum(axis=0))
+        np.testing.assert_array_equal(flat.batches, rows.batches)
+
+
 @pytest.mark.parametrize("model", ["fresh", "dealt"])
 def test_checkpoint_and_resume_mid_run_is_bit_identical(model, tmp_path):
     rules = fresh_rules() if model == "fresh" else dealt_rules()

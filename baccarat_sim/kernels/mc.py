@@ -370,10 +370,36 @@ def _deal_dealt_groups(cards, state, units, shoe_params, counts, tables, batch):
     n = np.int64(0)
     for _ in range(units):
         cut_index, state = start_shoe(cards, state, shoe_params)
-        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, counts, tables, batch, n)
+        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, counts, _CODES, tables, batch, n)
         rounds += dealt
     count_batch(batch, n, tables, counts)
     return rounds, state
+
+
+@jit
+def _deal_dealt_groups_lane(cards, state, units, shoe_params, lane, limit, counts, pending, tables, batch):
+    """Deal ``units`` dealt shoes into a one-row ``lane`` (the codes in slot order, then the groups' cells).
+
+    As :func:`_deal_fresh_groups` does for fresh rounds: the codes' busy
+    counters stay in the L1 cache. A shoe adds at most ``N // 4`` rounds to
+    a counter; ``lane`` is flushed into ``counts`` before it could pass
+    ``limit``, the batch counted first. Returns ``(rounds, pending, state)``.
+    """
+    per_shoe = cards.shape[0] // 4
+    rounds = 0
+    n = np.int64(0)
+    for _ in range(units):
+        if pending + per_shoe > limit:
+            count_batch(batch, n, tables, lane)
+            n = 0
+            _flush_groups(lane, counts)
+            pending = 0
+        cut_index, state = start_shoe(cards, state, shoe_params)
+        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, lane, _SLOTS, tables, batch, n)
+        rounds += dealt
+        pending += per_shoe
+    count_batch(batch, n, tables, lane)
+    return rounds, pending, state
 
 
 @jit
@@ -403,10 +429,25 @@ def _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per
                        shoe_params, counts, totals, tables):
     """Dealt-model blocks ``first_block, first_block + stride, ...`` with a factored card detail, into ``counts``.
 
-    The shoes count straight into the int64 rows ``counts``: a small-counter
-    copy of many rows would have to be cleared and folded back on every call.
+    With per-position rows the shoes count straight into the int64 rows
+    ``counts``: a small-counter copy of many rows would have to be cleared
+    and folded back on every call (the uint16 rows of the plain lanes cost
+    more than they saved here). One row counts in a uint32 lane, the codes in
+    slot order, folded into ``counts`` at the end, as the fresh lane does.
     """
     batch = new_batch(tables)
+    if counts.shape[0] == 1:
+        lane = np.zeros(counts.shape, np.uint32)
+        pending = np.int64(0)
+        for block in range(first_block, first_block + n_blocks, stride):
+            units = last_units if block == total_blocks - 1 else units_per_block
+            cards = encode_shoe(canonical)  # every block starts from the canonical order
+            rounds, pending, _ = _deal_dealt_groups_lane(cards, block_state(seed, block), units, shoe_params, lane,
+                                                         _LIMIT32, counts, pending, tables, batch)
+            totals[0] += rounds
+            totals[1] += units
+        _flush_groups(lane, counts)
+        return
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
         cards = encode_shoe(canonical)  # every block starts from the canonical order

@@ -370,7 +370,7 @@ def _deal_dealt_groups(cards, state, units, shoe_params, counts, tables, batch):
     n = np.int64(0)
     for _ in range(units):
         cut_index, state = start_shoe(cards, state, shoe_params)
-        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, counts, _CODES, tables, batch, n)
+        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, counts, _CODES, counts, tables, batch, n)
         rounds += dealt
     count_batch(batch, n, tables, counts)
     return rounds, state
@@ -395,10 +395,38 @@ def _deal_dealt_groups_lane(cards, state, units, shoe_params, lane, limit, count
             _flush_groups(lane, counts)
             pending = 0
         cut_index, state = start_shoe(cards, state, shoe_params)
-        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, lane, _SLOTS, tables, batch, n)
+        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, lane, _SLOTS, lane, tables, batch, n)
         rounds += dealt
         pending += per_shoe
     count_batch(batch, n, tables, lane)
+    return rounds, pending, state
+
+
+@jit
+def _deal_dealt_groups_rows(cards, state, units, shoe_params, codes, limit, counts, pending, tables, batch):
+    """Deal ``units`` dealt shoes into position rows: the codes in ``codes``, the groups' cells in ``counts``.
+
+    ``codes``: uint16 rows of the codes in slot order, as the plain lanes
+    keep them (:func:`_deal_dealt_rows`: a row's busy counters are a few KB
+    instead of tens of KB of int64 in code order), flushed into ``counts``
+    before a counter could pass ``limit``; ``counts``: the int64 rows, which
+    take each group's cells through ``batch`` (counted in full before the
+    return). Returns ``(rounds, pending, state)``.
+    """
+    n_cards = cards.shape[0]
+    last_row = codes.shape[0] - 1
+    per_shoe = 1 if last_row + 1 > n_cards // 4 else n_cards // 4
+    rounds = 0
+    n = np.int64(0)
+    for _ in range(units):
+        if pending + per_shoe > limit:
+            _flush_slots(codes, counts)
+            pending = 0
+        cut_index, state = start_shoe(cards, state, shoe_params)
+        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, codes, _SLOTS, counts, tables, batch, n)
+        rounds += dealt
+        pending += per_shoe
+    count_batch(batch, n, tables, counts)
     return rounds, pending, state
 
 
@@ -429,11 +457,12 @@ def _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per
                        shoe_params, counts, totals, tables):
     """Dealt-model blocks ``first_block, first_block + stride, ...`` with a factored card detail, into ``counts``.
 
-    With per-position rows the shoes count straight into the int64 rows
-    ``counts``: a small-counter copy of many rows would have to be cleared
-    and folded back on every call (the uint16 rows of the plain lanes cost
-    more than they saved here). One row counts in a uint32 lane, the codes in
-    slot order, folded into ``counts`` at the end, as the fresh lane does.
+    With per-position rows the codes count in uint16 rows in slot order, as
+    the plain lanes count them, folded into ``counts`` at the end, and the
+    groups' cells straight into the int64 rows ``counts`` (their cells too in
+    small counters cost more to fold than they saved). One row counts in a
+    uint32 lane, the codes in slot order and the groups' cells after them,
+    folded into ``counts`` at the end, as the fresh lane does.
     """
     batch = new_batch(tables)
     if counts.shape[0] == 1:
@@ -448,12 +477,16 @@ def _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per
             totals[1] += units
         _flush_groups(lane, counts)
         return
+    codes = np.zeros((counts.shape[0], N_CODES), np.uint16)
+    pending = np.int64(0)
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
         cards = encode_shoe(canonical)  # every block starts from the canonical order
-        rounds, _ = _deal_dealt_groups(cards, block_state(seed, block), units, shoe_params, counts, tables, batch)
+        rounds, pending, _ = _deal_dealt_groups_rows(cards, block_state(seed, block), units, shoe_params, codes,
+                                                     _LIMIT16, counts, pending, tables, batch)
         totals[0] += rounds
         totals[1] += units
+    _flush_slots(codes, counts)
 
 
 @jit

@@ -377,57 +377,65 @@ def _deal_dealt_groups(cards, state, units, shoe_params, counts, tables, batch):
 
 
 @jit
-def _deal_dealt_groups_lane(cards, state, units, shoe_params, lane, limit, counts, pending, tables, batch):
-    """Deal ``units`` dealt shoes into a one-row ``lane`` (the codes in slot order, then the groups' cells).
+def _fold_small(codes, counts):
+    """Add small counters to ``counts`` and clear them: a one-row lane with the groups' cells, or rows of codes."""
+    if codes.shape[1] > N_CODES:
+        _flush_groups(codes, counts)
+    else:
+        _flush_slots(codes, counts)
 
-    As :func:`_deal_fresh_groups` does for fresh rounds: the codes' busy
-    counters stay in the L1 cache. A shoe adds at most ``N // 4`` rounds to
-    a counter; ``lane`` is flushed into ``counts`` before it could pass
-    ``limit``, the batch counted first. Returns ``(rounds, pending, state)``.
+
+@jit
+def _deal_dealt_groups_small(cards, state, units, shoe_params, codes, cells, limit, counts, pending, tables, batch):
+    """Deal ``units`` dealt shoes, their codes in the small counters ``codes``; returns ``(rounds, pending, state)``.
+
+    ``codes`` counts the codes in slot order, so that their busy counters
+    stay in cache, and the groups' cells go through ``batch`` into ``cells``
+    (counted in full before the return). Two layouts (:func:`_lane_dealt_groups`):
+
+    * one row: ``codes`` and ``cells`` are one uint32 lane, the groups' cells
+      after the codes, folded into ``counts`` whole as the fresh lane's is;
+    * position rows: ``codes`` holds uint16 rows of the codes alone, as the
+      plain lanes' (:func:`_deal_dealt_rows`), and ``cells`` is the int64
+      rows ``counts`` itself: the groups' cells in small counters too cost
+      more to fold than they saved.
+
+    A shoe adds at most one round to a row's counter (``N // 4`` where one
+    row takes every round); ``codes`` is folded into ``counts``
+    (:func:`_fold_small`) before a counter could pass ``limit``.
     """
-    per_shoe = cards.shape[0] // 4
+    n_cards = cards.shape[0]
+    per_shoe = 1 if codes.shape[0] > n_cards // 4 else n_cards // 4
     rounds = 0
     n = np.int64(0)
     for _ in range(units):
         if pending + per_shoe > limit:
-            count_batch(batch, n, tables, lane)
+            count_batch(batch, n, tables, cells)  # a one-row lane's cells are folded too
             n = 0
-            _flush_groups(lane, counts)
+            _fold_small(codes, counts)
             pending = 0
         cut_index, state = start_shoe(cards, state, shoe_params)
-        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, lane, _SLOTS, lane, tables, batch, n)
+        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, codes, _SLOTS, cells, tables, batch, n)
         rounds += dealt
         pending += per_shoe
-    count_batch(batch, n, tables, lane)
+    count_batch(batch, n, tables, cells)
     return rounds, pending, state
 
 
 @jit
-def _deal_dealt_groups_rows(cards, state, units, shoe_params, codes, limit, counts, pending, tables, batch):
-    """Deal ``units`` dealt shoes into position rows: the codes in ``codes``, the groups' cells in ``counts``.
-
-    ``codes``: uint16 rows of the codes in slot order, as the plain lanes
-    keep them (:func:`_deal_dealt_rows`: a row's busy counters are a few KB
-    instead of tens of KB of int64 in code order), flushed into ``counts``
-    before a counter could pass ``limit``; ``counts``: the int64 rows, which
-    take each group's cells through ``batch`` (counted in full before the
-    return). Returns ``(rounds, pending, state)``.
-    """
-    n_cards = cards.shape[0]
-    last_row = codes.shape[0] - 1
-    per_shoe = 1 if last_row + 1 > n_cards // 4 else n_cards // 4
-    rounds = 0
-    n = np.int64(0)
-    for _ in range(units):
-        if pending + per_shoe > limit:
-            _flush_slots(codes, counts)
-            pending = 0
-        cut_index, state = start_shoe(cards, state, shoe_params)
-        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, codes, _SLOTS, counts, tables, batch, n)
-        rounds += dealt
-        pending += per_shoe
-    count_batch(batch, n, tables, counts)
-    return rounds, pending, state
+def _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                         shoe_params, codes, cells, limit, counts, totals, tables):
+    """:func:`_lane_dealt_groups`' blocks through the small counters ``codes`` (:func:`_deal_dealt_groups_small`)."""
+    batch = new_batch(tables)
+    pending = np.int64(0)
+    for block in range(first_block, first_block + n_blocks, stride):
+        units = last_units if block == total_blocks - 1 else units_per_block
+        cards = encode_shoe(canonical)  # every block starts from the canonical order
+        rounds, pending, _ = _deal_dealt_groups_small(cards, block_state(seed, block), units, shoe_params, codes,
+                                                      cells, limit, counts, pending, tables, batch)
+        totals[0] += rounds
+        totals[1] += units
+    _fold_small(codes, counts)
 
 
 @jit
@@ -458,35 +466,20 @@ def _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per
     """Dealt-model blocks ``first_block, first_block + stride, ...`` with a factored card detail, into ``counts``.
 
     With per-position rows the codes count in uint16 rows in slot order, as
-    the plain lanes count them, folded into ``counts`` at the end, and the
-    groups' cells straight into the int64 rows ``counts`` (their cells too in
-    small counters cost more to fold than they saved). One row counts in a
-    uint32 lane, the codes in slot order and the groups' cells after them,
-    folded into ``counts`` at the end, as the fresh lane does.
+    the plain lanes count them, and the groups' cells straight into the
+    int64 rows ``counts``; one row counts in a uint32 lane, the codes in
+    slot order and the groups' cells after them, as the fresh lane does
+    (:func:`_deal_dealt_groups_small`). The small counters are folded into
+    ``counts`` at the end.
     """
-    batch = new_batch(tables)
     if counts.shape[0] == 1:
         lane = np.zeros(counts.shape, np.uint32)
-        pending = np.int64(0)
-        for block in range(first_block, first_block + n_blocks, stride):
-            units = last_units if block == total_blocks - 1 else units_per_block
-            cards = encode_shoe(canonical)  # every block starts from the canonical order
-            rounds, pending, _ = _deal_dealt_groups_lane(cards, block_state(seed, block), units, shoe_params, lane,
-                                                         _LIMIT32, counts, pending, tables, batch)
-            totals[0] += rounds
-            totals[1] += units
-        _flush_groups(lane, counts)
-        return
-    codes = np.zeros((counts.shape[0], N_CODES), np.uint16)
-    pending = np.int64(0)
-    for block in range(first_block, first_block + n_blocks, stride):
-        units = last_units if block == total_blocks - 1 else units_per_block
-        cards = encode_shoe(canonical)  # every block starts from the canonical order
-        rounds, pending, _ = _deal_dealt_groups_rows(cards, block_state(seed, block), units, shoe_params, codes,
-                                                     _LIMIT16, counts, pending, tables, batch)
-        totals[0] += rounds
-        totals[1] += units
-    _flush_slots(codes, counts)
+        _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                             shoe_params, lane, lane, _LIMIT32, counts, totals, tables)
+    else:
+        _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                             shoe_params, np.zeros((counts.shape[0], N_CODES), np.uint16), counts, _LIMIT16, counts,
+                             totals, tables)
 
 
 @jit

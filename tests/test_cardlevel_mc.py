@@ -39,10 +39,12 @@ from baccarat_sim.cli.rtp import main
 from baccarat_sim.engines.checkpoint import load_checkpoint, save_checkpoint
 from baccarat_sim.engines.detail import rules_detail
 from baccarat_sim.engines.exact import exact_histogram
+from baccarat_sim.engines.montecarlo import detail_tables, kernel_args
 from baccarat_sim.engines.plan import plan_run
 from baccarat_sim.engines.simulation import simulate
 from baccarat_sim.engines.state import RunState
-from baccarat_sim.model.codes import decode
+from baccarat_sim.kernels import mc as MC
+from baccarat_sim.model.codes import N_CODES, decode
 from baccarat_sim.model.rules import parse_rules
 
 from .cardlevel_oracle import deal_table, every_ordering, red, shoe_of, suit
@@ -241,6 +243,39 @@ def test_position_rows_and_the_one_row_lane_deal_the_same_rounds_with_card_detai
         np.testing.assert_array_equal(flat.counts, rows.counts)
         np.testing.assert_array_equal(flat.counts, rows.by_position.sum(axis=0))
         np.testing.assert_array_equal(flat.batches, rows.batches)
+
+
+@pytest.mark.parametrize("limit", [50, (1 << 16) - 1])
+def test_every_small_counter_layout_of_a_dealt_card_level_lane_counts_the_same(limit):
+    # The uint16 rows with the groups' cells beside the codes, the codes alone in them (a rule set whose cells would
+    # make the rows too large), one uint32 row, and the int64 rows of deal_block: the same blocks, the same counts. A
+    # limit of 50 folds the small counters every few shoes, the batch counted first.
+    plan = plan_run(dealt_rules(), 1 << 18, SEED + 3, model="dealt")
+    canonical, _, seed = kernel_args(plan)
+    params, tables, n_blocks = np.array(plan.shoe_params, np.int64), detail_tables(plan), 6
+    limit = np.int64(limit)
+
+    def blocks(codes, cells, counts):
+        totals = np.zeros(2, np.int64)
+        MC._dealt_groups_blocks(canonical, seed, 0, n_blocks, 1, 16, 16, n_blocks, params, codes, cells, limit,
+                                counts, totals, tables)
+        return totals
+
+    by_position = np.zeros((plan.n_positions, plan.n_cells), np.int64)
+    rows = np.zeros(by_position.shape, np.uint16)
+    totals = blocks(rows, rows, by_position)
+    assert totals[1] == 16 * n_blocks and by_position.sum() == totals[0] * (1 + len(rules_detail(dealt_rules()).groups))
+    codes_alone = np.zeros(by_position.shape, np.int64)
+    blocks(np.zeros((plan.n_positions, N_CODES), np.uint16), codes_alone, codes_alone)
+    np.testing.assert_array_equal(codes_alone, by_position)
+    straight = np.zeros(by_position.shape, np.int64)
+    for block in range(n_blocks):
+        MC.deal_block(canonical, MC.MODEL_DEALT, seed, block, 16, params, straight, tables)
+    np.testing.assert_array_equal(straight, by_position)
+    one_row = np.zeros((1, plan.n_cells), np.int64)
+    lane = np.zeros(one_row.shape, np.uint32)
+    blocks(lane, lane, one_row)
+    np.testing.assert_array_equal(one_row[0], by_position.sum(axis=0))
 
 
 @pytest.mark.parametrize("model", ["fresh", "dealt"])

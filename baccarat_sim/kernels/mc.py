@@ -62,6 +62,10 @@ _LIMIT16 = np.int64(np.iinfo(np.uint16).max)
 _LIMIT32 = np.int64(np.iinfo(np.uint32).max)
 _NO_LIMIT = np.int64(1 << 62)
 _SLOTS = np.bool_(True)
+#: Most bytes of a dealt card-level lane's uint16 position rows that hold the groups' cells beside the codes (beyond,
+#: the rows hold the codes alone and the cells go straight to the int64 rows: a rule set with many card-level bets
+#: would clear and fold hundreds of MB a chunk).
+_SMALL_ROWS_BYTES = np.int64(32 << 20)
 _CODES = np.bool_(False)
 
 
@@ -76,21 +80,24 @@ def _flush_codes(lane, counts):
 
 @jit
 def _flush_slots(lane, counts):
-    """Add a lane's counters (slot order) to ``counts`` (int64, code order) and clear them.
+    """Add a lane's counters to ``counts`` (int64, code order) and clear them.
 
-    Each row is first read as 64-bit words (four uint16 counters, or two
-    uint32), to count those that are not all zero. A row with few busy words
-    (a short chunk, or a position few shoes reach) visits those words alone;
-    a busier row is walked in the memory order of ``counts``. A run's every
-    chunk ends with a flush, whose cost a short chunk does not amortise:
-    visiting every counter of every row (1.5 M for 105 rows) cost 1.4 ms
-    where this costs 0.4-0.5 ms after a block of 16 shoes, and a chunk of
-    2,048 shoes with position rows takes 1.4 times as long as without them
-    instead of 1.6 times (the lane alone, 8 decks, 3 Dec 2026).
+    A lane's row holds the outcome codes in slot order (``suffix *
+    N_PREFIXES + prefix``), then, with card detail, the groups' cells in the
+    order of ``counts``. Each row is first read as 64-bit words (four uint16
+    counters, or two uint32), to count those that are not all zero. A row
+    with few busy words (a short chunk, or a position few shoes reach)
+    visits those words alone; a busier row is walked in the memory order of
+    ``counts``. A run's every chunk ends with a flush, whose cost a short
+    chunk does not amortise: visiting every counter of every row (1.5 M for
+    105 rows) cost 1.4 ms where this costs 0.4-0.5 ms after a block of 16
+    shoes, and a chunk of 2,048 shoes with position rows takes 1.4 times as
+    long as without them instead of 1.6 times (the lane alone, 8 decks, 3 Dec
+    2026).
     """
-    n_prefixes = lane.shape[1] // N_SUFFIXES  # N_PREFIXES per card detail
-    if n_prefixes % 4 != 0:
-        raise ValueError("internal error: a lane's 64-bit word would straddle two suffixes")
+    # N_PREFIXES, read off the lane's shape: as a constant of the machine code it made LLVM turn the walks below into
+    # vector gathers, and the flush 7 times slower.
+    n_prefixes = min(lane.shape[1], N_CODES) // N_SUFFIXES
     for row in range(lane.shape[0]):
         counters, into = lane[row], counts[row]
         words = counters.view(np.uint64)
@@ -104,30 +111,27 @@ def _flush_slots(lane, counts):
             for prefix in range(n_prefixes):
                 for suffix in range(N_SUFFIXES):
                     into[code_of(prefix, suffix)] += counters[suffix * n_prefixes + prefix]
+            for cell in range(N_CODES, counters.shape[0]):
+                into[cell] += counters[cell]
             counters[:] = 0
             continue
         for w in range(words.shape[0]):
             if words[w] != 0:
                 # Every counter of the word, zero or not: a test per counter mispredicts on a row's scattered counts.
-                # A word never straddles two suffixes (N_PREFIXES is a multiple of four).
-                suffix, first = divmod(w * per_word, n_prefixes)
-                for k in range(per_word):
-                    into[code_of(first + k, suffix)] += counters[w * per_word + k]
+                # A word never straddles two suffixes or the codes' end (N_PREFIXES is a multiple of four).
+                first = w * per_word
+                if first < N_CODES:
+                    suffix, prefix = divmod(first, n_prefixes)
+                    for k in range(per_word):
+                        into[code_of(prefix + k, suffix)] += counters[first + k]
+                else:
+                    for k in range(per_word):
+                        into[first + k] += counters[first + k]
                 words[w] = 0
 
 
-@jit
-def _flush_groups(lane, counts):
-    """Add a one-row lane (the codes in slot order, then a card detail's cells) to ``counts`` and clear it."""
-    row, into = lane[0], counts[0]
-    for prefix in range(N_PREFIXES):
-        for suffix in range(N_SUFFIXES):
-            slot = suffix * N_PREFIXES + prefix
-            into[code_of(prefix, suffix)] += row[slot]
-            row[slot] = 0
-    for cell in range(N_CODES, row.shape[0]):
-        into[cell] += row[cell]
-        row[cell] = 0
+if N_PREFIXES % 4 != 0:
+    raise RuntimeError("internal error: a lane's 64-bit word would straddle two suffixes")
 
 
 @jit
@@ -255,7 +259,7 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts, detail
         if model == MODEL_FRESH:
             lane = np.zeros(counts.shape, np.int64)  # codes in slot order, folded into counts' code order
             _deal_fresh_groups(cards, state, units, lane, _NO_LIMIT, counts, np.int64(0), detail, batch)
-            _flush_groups(lane, counts)
+            _flush_slots(lane, counts)
         else:
             rounds, shoes = _deal_dealt_groups(cards, state, units, shoe_params, counts, detail, batch)[0], units
     elif model == MODEL_FRESH:
@@ -340,7 +344,7 @@ def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables
     n = np.int64(0)
     while left > 0:  # in spans that fit the counters, so the round loop has no check
         if pending >= limit:
-            _flush_groups(lane, counts)
+            _flush_slots(lane, counts)
             pending = 0
         span = min(left, limit - pending)
         for _ in range(span):
@@ -377,32 +381,18 @@ def _deal_dealt_groups(cards, state, units, shoe_params, counts, tables, batch):
 
 
 @jit
-def _fold_small(codes, counts):
-    """Add small counters to ``counts`` and clear them: a one-row lane with the groups' cells, or rows of codes."""
-    if codes.shape[1] > N_CODES:
-        _flush_groups(codes, counts)
-    else:
-        _flush_slots(codes, counts)
-
-
-@jit
 def _deal_dealt_groups_small(cards, state, units, shoe_params, codes, cells, limit, counts, pending, tables, batch):
     """Deal ``units`` dealt shoes, their codes in the small counters ``codes``; returns ``(rounds, pending, state)``.
 
     ``codes`` counts the codes in slot order, so that their busy counters
     stay in cache, and the groups' cells go through ``batch`` into ``cells``
-    (counted in full before the return). Two layouts (:func:`_lane_dealt_groups`):
-
-    * one row: ``codes`` and ``cells`` are one uint32 lane, the groups' cells
-      after the codes, folded into ``counts`` whole as the fresh lane's is;
-    * position rows: ``codes`` holds uint16 rows of the codes alone, as the
-      plain lanes' (:func:`_deal_dealt_rows`), and ``cells`` is the int64
-      rows ``counts`` itself: the groups' cells in small counters too cost
-      more to fold than they saved.
+    (counted in full before the return): ``codes`` itself, whose rows then
+    hold the cells after the codes, or the int64 rows ``counts``
+    (:func:`_lane_dealt_groups` says which).
 
     A shoe adds at most one round to a row's counter (``N // 4`` where one
     row takes every round); ``codes`` is folded into ``counts``
-    (:func:`_fold_small`) before a counter could pass ``limit``.
+    (:func:`_flush_slots`) before a counter could pass ``limit``.
     """
     n_cards = cards.shape[0]
     per_shoe = 1 if codes.shape[0] > n_cards // 4 else n_cards // 4
@@ -412,7 +402,7 @@ def _deal_dealt_groups_small(cards, state, units, shoe_params, codes, cells, lim
         if pending + per_shoe > limit:
             count_batch(batch, n, tables, cells)  # a one-row lane's cells are folded too
             n = 0
-            _fold_small(codes, counts)
+            _flush_slots(codes, counts)
             pending = 0
         cut_index, state = start_shoe(cards, state, shoe_params)
         dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, codes, _SLOTS, cells, tables, batch, n)
@@ -435,7 +425,7 @@ def _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_p
                                                       cells, limit, counts, pending, tables, batch)
         totals[0] += rounds
         totals[1] += units
-    _fold_small(codes, counts)
+    _flush_slots(codes, counts)
 
 
 @jit
@@ -457,7 +447,7 @@ def _lane_fresh_groups(canonical, seed, first_block, n_blocks, stride, units_per
         pending, _ = _deal_fresh_groups(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending,
                                         tables, batch)
         totals[0] += units
-    _flush_groups(lane, counts)
+    _flush_slots(lane, counts)
 
 
 @jit
@@ -465,17 +455,24 @@ def _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per
                        shoe_params, counts, totals, tables):
     """Dealt-model blocks ``first_block, first_block + stride, ...`` with a factored card detail, into ``counts``.
 
-    With per-position rows the codes count in uint16 rows in slot order, as
-    the plain lanes count them, and the groups' cells straight into the
-    int64 rows ``counts``; one row counts in a uint32 lane, the codes in
-    slot order and the groups' cells after them, as the fresh lane does
-    (:func:`_deal_dealt_groups_small`). The small counters are folded into
-    ``counts`` at the end.
+    The rounds count in small counters, the codes in slot order and the
+    groups' cells after them, folded into ``counts`` at the end
+    (:func:`_deal_dealt_groups_small`): one row in a uint32 lane, as the
+    fresh lane does; position rows in uint16 rows, as the plain lanes count
+    them, or, where those would pass ``_SMALL_ROWS_BYTES``, the codes alone
+    in uint16 rows and the groups' cells straight into the int64 rows.
+    Four card-level bets with position rows (a lane of 6,400 shoes, over the
+    plain lane's time): 2.4-3.0 with the codes and cells in int64 rows, 1.9
+    with the codes alone in uint16 rows, 1.8 with both (3 Dec 2026).
     """
     if counts.shape[0] == 1:
         lane = np.zeros(counts.shape, np.uint32)
         _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
                              shoe_params, lane, lane, _LIMIT32, counts, totals, tables)
+    elif counts.size * 2 <= _SMALL_ROWS_BYTES:
+        rows = np.zeros(counts.shape, np.uint16)
+        _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                             shoe_params, rows, rows, _LIMIT16, counts, totals, tables)
     else:
         _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
                              shoe_params, np.zeros((counts.shape[0], N_CODES), np.uint16), counts, _LIMIT16, counts,

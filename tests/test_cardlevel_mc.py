@@ -44,7 +44,7 @@ from baccarat_sim.engines.plan import plan_run
 from baccarat_sim.engines.simulation import simulate
 from baccarat_sim.engines.state import RunState
 from baccarat_sim.kernels import mc as MC
-from baccarat_sim.model.codes import N_CODES, decode
+from baccarat_sim.model.codes import decode
 from baccarat_sim.model.rules import parse_rules
 
 from .cardlevel_oracle import deal_table, every_ordering, red, shoe_of, suit
@@ -247,9 +247,8 @@ def test_position_rows_and_the_one_row_lane_deal_the_same_rounds_with_card_detai
 
 @pytest.mark.parametrize("limit", [50, (1 << 16) - 1])
 def test_every_small_counter_layout_of_a_dealt_card_level_lane_counts_the_same(limit):
-    # The uint16 rows with the groups' cells beside the codes, the codes alone in them (a rule set whose cells would
-    # make the rows too large), one uint32 row, and the int64 rows of deal_block: the same blocks, the same counts. A
-    # limit of 50 folds the small counters every few shoes, the batch counted first.
+    # The uint16 rows with the groups' cells beside the codes, one uint32 row, and the int64 rows of deal_block: the
+    # same blocks, the same counts. A limit of 50 folds the small counters every few shoes, the batch counted first.
     plan = plan_run(dealt_rules(), 1 << 18, SEED + 3, model="dealt")
     canonical, _, seed = kernel_args(plan)
     params, tables, n_blocks = np.array(plan.shoe_params, np.int64), detail_tables(plan), 6
@@ -265,9 +264,6 @@ def test_every_small_counter_layout_of_a_dealt_card_level_lane_counts_the_same(l
     rows = np.zeros(by_position.shape, np.uint16)
     totals = blocks(rows, rows, by_position)
     assert totals[1] == 16 * n_blocks and by_position.sum() == totals[0] * (1 + len(rules_detail(dealt_rules()).groups))
-    codes_alone = np.zeros(by_position.shape, np.int64)
-    blocks(np.zeros((plan.n_positions, N_CODES), np.uint16), codes_alone, codes_alone)
-    np.testing.assert_array_equal(codes_alone, by_position)
     straight = np.zeros(by_position.shape, np.int64)
     for block in range(n_blocks):
         MC.deal_block(canonical, MC.MODEL_DEALT, seed, block, 16, params, straight, tables)

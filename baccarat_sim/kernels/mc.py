@@ -62,10 +62,6 @@ _LIMIT16 = np.int64(np.iinfo(np.uint16).max)
 _LIMIT32 = np.int64(np.iinfo(np.uint32).max)
 _NO_LIMIT = np.int64(1 << 62)
 _SLOTS = np.bool_(True)
-#: Most bytes of a dealt card-level lane's uint16 position rows that hold the groups' cells beside the codes (beyond,
-#: the rows hold the codes alone and the cells go straight to the int64 rows: a rule set with many card-level bets
-#: would clear and fold hundreds of MB a chunk).
-_SMALL_ROWS_BYTES = np.int64(32 << 20)
 _CODES = np.bool_(False)
 
 
@@ -386,9 +382,9 @@ def _deal_dealt_groups_small(cards, state, units, shoe_params, codes, cells, lim
 
     ``codes`` counts the codes in slot order, so that their busy counters
     stay in cache, and the groups' cells go through ``batch`` into ``cells``
-    (counted in full before the return): ``codes`` itself, whose rows then
-    hold the cells after the codes, or the int64 rows ``counts``
-    (:func:`_lane_dealt_groups` says which).
+    (counted in full before the return): ``codes`` itself, whose rows hold
+    the cells after the codes (:func:`_lane_dealt_groups`), or any other
+    rows of the same shape.
 
     A shoe adds at most one round to a row's counter (``N // 4`` where one
     row takes every round); ``codes`` is folded into ``counts``
@@ -459,24 +455,19 @@ def _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per
     groups' cells after them, folded into ``counts`` at the end
     (:func:`_deal_dealt_groups_small`): one row in a uint32 lane, as the
     fresh lane does; position rows in uint16 rows, as the plain lanes count
-    them, or, where those would pass ``_SMALL_ROWS_BYTES``, the codes alone
-    in uint16 rows and the groups' cells straight into the int64 rows.
-    Four card-level bets with position rows (a lane of 6,400 shoes, over the
-    plain lane's time): 2.4-3.0 with the codes and cells in int64 rows, 1.9
-    with the codes alone in uint16 rows, 1.8 with both (3 Dec 2026).
+    them (a quarter more memory than the int64 rows themselves). Four
+    card-level bets with position rows (a lane of 6,400 shoes, over the plain
+    lane's time): 2.4-3.0 with the codes and cells in int64 rows, 1.9 with
+    the codes alone in uint16 rows, 1.8 with both (3 Dec 2026).
     """
     if counts.shape[0] == 1:
         lane = np.zeros(counts.shape, np.uint32)
         _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
                              shoe_params, lane, lane, _LIMIT32, counts, totals, tables)
-    elif counts.size * 2 <= _SMALL_ROWS_BYTES:
+    else:
         rows = np.zeros(counts.shape, np.uint16)
         _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
                              shoe_params, rows, rows, _LIMIT16, counts, totals, tables)
-    else:
-        _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                             shoe_params, np.zeros((counts.shape[0], N_CODES), np.uint16), counts, _LIMIT16, counts,
-                             totals, tables)
 
 
 @jit

@@ -125,14 +125,15 @@ def test_position_rows_and_the_one_row_path_deal_the_same_rounds(dealt_rules):
 
 
 def test_lane_counters_are_flushed_before_they_overflow(dealt_rules):
-    """A lane counts position rows in uint16: past 65,535 shoes it must have added them to int64."""
+    """A lane counts position rows in uint8, each wrap carried to int64 at once: the counts must be deal_block's."""
     plan = plan_run(dealt_rules, 1, SEED)
     shoe, canonical = np.array(plan.shoe_params, np.int64), canonical_cards(plan.shoe)
-    blocks, per_block = 4_200, 16  # 67,200 shoes through one lane: one flush half way
+    blocks, per_block = 4_200, 16  # 67,200 shoes through one lane
     lanes, totals = np.zeros((1, plan.n_positions, N_CODES), np.int64), np.zeros((1, 2), np.int64)
     MC.deal_blocks(canonical, MC.MODEL_DEALT, np.uint64(3), 0, blocks, per_block, per_block, blocks, shoe, lanes,
                   totals)
     assert lanes[0, 0].sum() == blocks * per_block > 65_535
+    assert lanes[0].max() > 256  # some counter wrapped
     direct = np.zeros((plan.n_positions, N_CODES), np.int64)
     for block in range(blocks):
         MC.deal_block(canonical, MC.MODEL_DEALT, np.uint64(3), block, per_block, shoe, direct)

@@ -536,8 +536,11 @@ def cell(prefix, suffix, slots, n_prefixes):
 
 
 @jit
-def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail):
-    """The dealing loop of :func:`deal_through`: each round added to ``counts`` as documented there."""
+def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail, carry=None):
+    """The dealing loop of :func:`deal_through`: each round added to ``counts`` as documented there.
+
+    ``carry``: int64 rows in code order that take 256 whenever a uint8 counter of ``counts`` wraps (None: no wrap).
+    """
     n_cards = cards.shape[0]
     last_row = counts.shape[0] - 1
     n_prefixes = N_PREFIXES  # a constant where the histogram has no card detail
@@ -548,7 +551,14 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail):
     extra_left = -1
     while another_round(position, n_cards, extra_left):
         prefix, suffix, used = round_at(cards, position, detail)
-        counts[np.uint64(min(rounds, last_row)), np.uint64(cell(prefix, suffix, slots, n_prefixes))] += 1
+        if carry is None:
+            counts[np.uint64(min(rounds, last_row)), np.uint64(cell(prefix, suffix, slots, n_prefixes))] += 1
+        else:
+            r, c = np.uint64(min(rounds, last_row)), np.uint64(cell(prefix, suffix, slots, n_prefixes))
+            v = np.int64(counts[r, c]) + 1
+            counts[r, c] = v
+            if v == 256:
+                carry[r, np.uint64(code_of(prefix, suffix))] += 256
         rounds += 1
         position += used
         extra_left = after_round(position, cut_index, extra_left, shoe_params)

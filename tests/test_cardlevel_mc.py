@@ -234,8 +234,8 @@ def test_one_and_two_threads_deal_the_same_histogram(model):
 
 
 def test_position_rows_and_the_one_row_lane_deal_the_same_rounds_with_card_detail():
-    # With rows the codes and cells count straight into int64 rows; with one row through a uint32 lane whose codes
-    # are in slot order: the same rounds, so the same histogram, batch by batch, on one thread and on several.
+    # With rows the codes and cells count in uint16 rows, with one row in a uint32 lane (each folded into the int64
+    # counts): the same rounds, so the same histogram, batch by batch, on one thread and on several.
     rows = simulate(dealt_rules(), 1 << 20, SEED + 2, threads=MANY_THREADS, by_position=True)
     for threads in (1, MANY_THREADS):
         flat = simulate(dealt_rules(), 1 << 20, SEED + 2, threads=threads, by_position=False)

@@ -254,23 +254,21 @@ def test_every_small_counter_layout_of_a_dealt_card_level_lane_counts_the_same(l
     params, tables, n_blocks = np.array(plan.shoe_params, np.int64), detail_tables(plan), 6
     limit = np.int64(limit)
 
-    def blocks(codes, cells, counts):
+    def blocks(small, counts):
         totals = np.zeros(2, np.int64)
-        MC._dealt_groups_blocks(canonical, seed, 0, n_blocks, 1, 16, 16, n_blocks, params, codes, cells, limit,
-                                counts, totals, tables)
+        MC._dealt_groups_blocks(canonical, seed, 0, n_blocks, 1, 16, 16, n_blocks, params, small, limit, counts, totals,
+                                tables)
         return totals
 
     by_position = np.zeros((plan.n_positions, plan.n_cells), np.int64)
-    rows = np.zeros(by_position.shape, np.uint16)
-    totals = blocks(rows, rows, by_position)
+    totals = blocks(np.zeros(by_position.shape, np.uint16), by_position)
     assert totals[1] == 16 * n_blocks and by_position.sum() == totals[0] * (1 + len(rules_detail(dealt_rules()).groups))
     straight = np.zeros(by_position.shape, np.int64)
     for block in range(n_blocks):
         MC.deal_block(canonical, MC.MODEL_DEALT, seed, block, 16, params, straight, tables)
     np.testing.assert_array_equal(straight, by_position)
     one_row = np.zeros((1, plan.n_cells), np.int64)
-    lane = np.zeros(one_row.shape, np.uint32)
-    blocks(lane, lane, one_row)
+    blocks(np.zeros(one_row.shape, np.uint32), one_row)
     np.testing.assert_array_equal(one_row[0], by_position.sum(axis=0))
 
 

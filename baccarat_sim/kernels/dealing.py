@@ -566,19 +566,18 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail, carry=None
 
 
 @jit
-def deal_rounds_groups(cards, cut_index, shoe_params, codes, slots, counts, tables, batch, n):
+def deal_rounds_groups(cards, cut_index, shoe_params, counts, slots, tables, batch, n):
     """The dealing loop of :func:`deal_through`, each round counted by code and in every group of ``tables``.
 
-    Round ``k`` goes to row ``k`` (the last row also taking every later
-    round): its code at once, in ``codes`` (``(n_positions, >= N_CODES)``,
-    in slot order if ``slots``, see :func:`cell`), its groups' cells in
-    ``counts`` (``(n_positions, n_cells)``, the codes' columns first, then
-    the groups' cells; it may be ``codes`` itself) through ``batch``, which
-    holds ``n`` rounds and is counted whenever it fills
+    ``counts`` (``(n_positions, n_cells)``, the outcome codes first, in slot
+    order if ``slots`` (see :func:`cell`), then the groups' cells): round
+    ``k`` goes to row ``k``, the last row also taking every later round. A
+    round's code is counted at once, its groups' cells through ``batch``,
+    which holds ``n`` rounds and is counted whenever it fills
     (:func:`baccarat_sim.kernels.detail.count_batch`). Returns the rounds
     dealt and the rounds left in ``batch``.
     """
-    last_row = codes.shape[0] - 1
+    last_row = counts.shape[0] - 1
     cells = batch_cells(batch)
     position = first_round_position(cards, shoe_params)
     rounds = 0
@@ -589,7 +588,7 @@ def deal_rounds_groups(cards, cut_index, shoe_params, codes, slots, counts, tabl
         e3, e4, e5 = np.int64(cards[at + _U3]), np.int64(cards[at + _U4]), np.int64(cards[at + _U5])
         prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
         row = min(rounds, last_row)
-        codes[np.uint64(row), np.uint64(cell(prefix, suffix, slots, N_PREFIXES))] += 1
+        counts[np.uint64(row), np.uint64(cell(prefix, suffix, slots, N_PREFIXES))] += 1
         n = batch_round(cells, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row)
         if n == BATCH_ROUNDS:
             count_batch(batch, n, tables, counts)

@@ -369,58 +369,55 @@ def _deal_dealt_groups(cards, state, units, shoe_params, counts, tables, batch):
     n = np.int64(0)
     for _ in range(units):
         cut_index, state = start_shoe(cards, state, shoe_params)
-        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, counts, _CODES, counts, tables, batch, n)
+        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, counts, _CODES, tables, batch, n)
         rounds += dealt
     count_batch(batch, n, tables, counts)
     return rounds, state
 
 
 @jit
-def _deal_dealt_groups_small(cards, state, units, shoe_params, codes, cells, limit, counts, pending, tables, batch):
-    """Deal ``units`` dealt shoes, their codes in the small counters ``codes``; returns ``(rounds, pending, state)``.
+def _deal_dealt_groups_small(cards, state, units, shoe_params, small, limit, counts, pending, tables, batch):
+    """Deal ``units`` dealt shoes into the small counters ``small``; returns ``(rounds, pending, state)``.
 
-    ``codes`` counts the codes in slot order, so that their busy counters
-    stay in cache, and the groups' cells go through ``batch`` into ``cells``
-    (counted in full before the return): ``codes`` itself, whose rows hold
-    the cells after the codes (:func:`_lane_dealt_groups`), or any other
-    rows of the same shape.
-
+    ``small``'s rows hold the codes in slot order, so that their busy
+    counters stay in cache, then the groups' cells, which go through
+    ``batch`` (counted in full before the return; see :func:`_lane_dealt_groups`).
     A shoe adds at most one round to a row's counter (``N // 4`` where one
-    row takes every round); ``codes`` is folded into ``counts``
+    row takes every round); ``small`` is folded into ``counts``
     (:func:`_flush_slots`) before a counter could pass ``limit``.
     """
     n_cards = cards.shape[0]
-    per_shoe = 1 if codes.shape[0] > n_cards // 4 else n_cards // 4
+    per_shoe = 1 if small.shape[0] > n_cards // 4 else n_cards // 4
     rounds = 0
     n = np.int64(0)
     for _ in range(units):
         if pending + per_shoe > limit:
-            count_batch(batch, n, tables, cells)  # a one-row lane's cells are folded too
+            count_batch(batch, n, tables, small)  # its cells are folded too
             n = 0
-            _flush_slots(codes, counts)
+            _flush_slots(small, counts)
             pending = 0
         cut_index, state = start_shoe(cards, state, shoe_params)
-        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, codes, _SLOTS, cells, tables, batch, n)
+        dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, small, _SLOTS, tables, batch, n)
         rounds += dealt
         pending += per_shoe
-    count_batch(batch, n, tables, cells)
+    count_batch(batch, n, tables, small)
     return rounds, pending, state
 
 
 @jit
 def _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                         shoe_params, codes, cells, limit, counts, totals, tables):
-    """:func:`_lane_dealt_groups`' blocks through the small counters ``codes`` (:func:`_deal_dealt_groups_small`)."""
+                         shoe_params, small, limit, counts, totals, tables):
+    """:func:`_lane_dealt_groups`' blocks through the small counters ``small`` (:func:`_deal_dealt_groups_small`)."""
     batch = new_batch(tables)
     pending = np.int64(0)
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
         cards = encode_shoe(canonical)  # every block starts from the canonical order
-        rounds, pending, _ = _deal_dealt_groups_small(cards, block_state(seed, block), units, shoe_params, codes,
-                                                      cells, limit, counts, pending, tables, batch)
+        rounds, pending, _ = _deal_dealt_groups_small(cards, block_state(seed, block), units, shoe_params, small,
+                                                      limit, counts, pending, tables, batch)
         totals[0] += rounds
         totals[1] += units
-    _flush_slots(codes, counts)
+    _flush_slots(small, counts)
 
 
 @jit
@@ -462,11 +459,10 @@ def _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per
     if counts.shape[0] == 1:
         lane = np.zeros(counts.shape, np.uint32)
         _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                             shoe_params, lane, lane, _LIMIT32, counts, totals, tables)
+                             shoe_params, lane, _LIMIT32, counts, totals, tables)
     else:
-        rows = np.zeros(counts.shape, np.uint16)
         _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                             shoe_params, rows, rows, _LIMIT16, counts, totals, tables)
+                             shoe_params, np.zeros(counts.shape, np.uint16), _LIMIT16, counts, totals, tables)
 
 
 @jit

@@ -10,9 +10,10 @@ back to back with its baseline, many times over, in one process (compile exclude
 * **card-level bets**: nanoseconds a round of the fresh lane with bench_cardlevel's twenty card-level bets
   (``kernels/mc._lane_fresh_groups``) over those of the plain fresh lane (``_lane_fresh``), 2^22 rounds a
   call; the figure is the median of the per-pair ratios (issue 22's target: at most 2, i.e. half the speed);
-* **position rows**: the dealt lane with per-position rows (``_deal_lane_dealt`` with 105 rows) over the same
-  shoes without them (one row), for one block of 16 shoes (the fold's fixed cost dominates), one chunk of a
-  2*10^7-round run (2,048 shoes: 128 blocks) and one of a long run (107,200 shoes: 6,700 blocks).
+* **position rows**: the dealt lane with per-position rows (``_deal_lane_dealt`` with 105 rows, and the read of
+  its per-code totals that closes a run's batch) over the same shoes without them (one row), for one block of 16
+  shoes, one chunk of a 2*10^7-round run (2,048 shoes: 128 blocks) and one of a long run (107,200 shoes: 6,700
+  blocks).
 
 Writes ``results/bench_lanes.json`` and ``results/bench_lanes.md``.
 """
@@ -75,10 +76,15 @@ def dealt_lanes(blocks: int) -> dict:
         params = np.array(plan.shoe_params, np.int64)
         counts = np.zeros((plan.n_positions, plan.n_cells), np.int64)
         totals = np.zeros(2, np.int64)
+        small, carried = (lanes[0] for lanes in mc.small_lanes(counts[None], mc.MODEL_DEALT))
+        code_totals = np.zeros(plan.n_cells, np.int64)
 
-        def call(counts=counts, totals=totals, canonical=canonical, seed=seed, params=params):
+        def call(counts=counts, totals=totals, canonical=canonical, seed=seed, params=params, small=small,
+                 carried=carried, code_totals=code_totals):
+            # As a run's chunk: the rows stay in their small counters; the per-code totals of its batch are read.
             mc._deal_lane_dealt(canonical, seed, 0, blocks, 1, SHOES_PER_BLOCK, SHOES_PER_BLOCK, 10**6, params,
-                                counts, totals, None)
+                                counts, totals, None, small, carried)
+            mc.add_code_totals(small, code_totals)
         calls[name] = call
     return calls
 

@@ -148,6 +148,38 @@ def test_lane_counters_are_flushed_before_they_overflow(dealt_rules):
     assert big_totals[0, 0] == 140_000
 
 
+def test_kept_small_lanes_give_every_call_its_per_code_totals_and_the_same_rows_when_folded(dealt_rules):
+    """A run's dealer keeps the uint8 position rows from one call to the next, as LocalDealer does.
+
+    After every call the carried sums plus the small rows' totals are the per-code totals of all shoes dealt so
+    far (what a batch's close reads), and the rows folded at the end are deal_block's, shoe for shoe.
+    """
+    plan = plan_run(dealt_rules, 1, SEED)
+    shoe, canonical = np.array(plan.shoe_params, np.int64), canonical_cards(plan.shoe)
+    per_block, calls, blocks_a_call = 16, 6, 700  # 67,200 shoes through two lanes: counters wrap
+    lanes, totals = np.zeros((2, plan.n_positions, N_CODES), np.int64), np.zeros((2, 2), np.int64)
+    small, carried = MC.small_lanes(lanes, MC.MODEL_DEALT)
+    assert small.shape == lanes.shape and small.dtype == np.uint8 and carried.shape == (2, N_CODES)
+    direct = np.zeros((plan.n_positions, N_CODES), np.int64)
+    for call in range(calls):
+        first = call * blocks_a_call
+        MC.deal_blocks(canonical, MC.MODEL_DEALT, np.uint64(3), first, blocks_a_call, per_block, per_block,
+                       calls * blocks_a_call, shoe, lanes, totals, None, (small, carried))
+        for block in range(first, first + blocks_a_call):
+            MC.deal_block(canonical, MC.MODEL_DEALT, np.uint64(3), block, per_block, shoe, direct)
+        np.testing.assert_array_equal(carried, lanes.sum(axis=1))
+        by_code = carried.sum(axis=0)
+        for lane in small:
+            MC.add_code_totals(lane, by_code)
+        np.testing.assert_array_equal(by_code, direct.sum(axis=0))
+    assert carried.any()  # some counter wrapped and was carried
+    for lane in range(2):
+        MC.fold_lane(small[lane], lanes[lane])
+    assert not small.any()
+    np.testing.assert_array_equal(lanes.sum(axis=0), direct)
+    assert totals[:, 1].sum() == calls * blocks_a_call * per_block
+
+
 # --- the reference dealer, in distribution ----------------------------------------------------------------------
 
 def z_two_means(a, b):

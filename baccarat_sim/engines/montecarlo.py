@@ -14,7 +14,15 @@ import time
 
 import numpy as np
 
-from ..kernels.mc import MODEL_DEALT, MODEL_FRESH, deal_blocks, deal_blocks_serial
+from ..kernels.mc import (
+    MODEL_DEALT,
+    MODEL_FRESH,
+    add_code_totals,
+    deal_blocks,
+    deal_blocks_serial,
+    fold_lane,
+    small_lanes,
+)
 from ..model.detail_tables import kernel_tables
 from ..model.shoe import canonical_cards
 from .checkpoint import save_checkpoint
@@ -139,24 +147,27 @@ class LocalDealer:
 
     Chunks of one batch are dealt into the lane arrays and moved into the
     state together: moving costs a pass over ``lanes x positions x cells``
-    counts (12 MB a lane for 8 decks, dealt model), so it happens at batch
-    boundaries (totals only, :meth:`close_batch`), checkpoints and the end
-    (everything, :meth:`commit`), not after every chunk. Lanes that would
-    take more than :data:`LANE_BYTES` together are fewer than asked.
+    counts (12 MB a lane for 8 decks, dealt model), so it happens at
+    checkpoints and the end (everything, :meth:`commit`); at batch
+    boundaries only the per-code totals are read (:meth:`close_batch`). A
+    dealt run's position rows stay in the kernel's small counters until then
+    (:func:`~baccarat_sim.kernels.mc.small_lanes`). Lanes that would take
+    more than :data:`LANE_BYTES` together are fewer than asked.
     """
 
     def __init__(self, plan: RunPlan, lanes: int):
         self.plan = plan
-        lanes = max(1, min(lanes, LANE_BYTES // (8 * plan.n_positions * plan.n_cells)))
+        lanes = max(1, min(lanes, LANE_BYTES // (9 * plan.n_positions * plan.n_cells)))
         self.lane_counts = np.zeros((lanes, plan.n_positions, plan.n_cells), np.int64)
         self.lane_totals = np.zeros((lanes, 2), np.int64)
-        # Per-cell totals of lane_counts already credited to batches (see close_batch).
+        # Per-cell totals of the lanes already credited to batches (see close_batch).
         self.credited = np.zeros(plan.n_cells, np.int64)
         self.batch: int | None = None  # the batch of the chunks whose totals are not yet in the state
         self.kernel_seconds = 0.0
         self._args = kernel_args(plan)
         self._params = np.array(plan.shoe_params, np.int64)
         self._tables = detail_tables(plan)
+        self.lane_small, self.lane_carried = small_lanes(self.lane_counts, self._args[1], self._tables)
 
     @property
     def pending(self) -> int:
@@ -172,7 +183,8 @@ class LocalDealer:
         first_block, n_blocks = self.plan.chunk_blocks(chunk)
         started = time.perf_counter()
         deal_blocks(*self._args, first_block, n_blocks, self.plan.units_per_block, self.plan.last_units,
-                    self.plan.total_blocks, self._params, self.lane_counts, self.lane_totals, self._tables)
+                    self.plan.total_blocks, self._params, self.lane_counts, self.lane_totals, self._tables,
+                    (self.lane_small, self.lane_carried))
         seconds = time.perf_counter() - started
         self.kernel_seconds += seconds
         state.kernel_seconds += seconds
@@ -182,12 +194,18 @@ class LocalDealer:
         """Credit the rounds dealt since the last call (all in one batch) to that batch, rounds and shoes.
 
         The lanes keep their per-position rows: the batch's totals need one
-        read of them. ``credited`` holds the per-code totals of the lanes
-        already credited to batches.
+        read of them (of their small counters and carried sums, where a
+        dealt run keeps its rows in them). ``credited`` holds the per-code
+        totals of the lanes already credited to batches.
         """
         if self.batch is None:
             return
-        now = self.lane_counts.sum(axis=(0, 1))
+        if self.lane_small.size:
+            now = self.lane_carried.sum(axis=0)
+            for small in self.lane_small:
+                add_code_totals(small, now)
+        else:
+            now = self.lane_counts.sum(axis=(0, 1))
         state.batches[self.batch] += now - self.credited
         self.credited[:] = now
         totals = self.lane_totals.sum(axis=0)
@@ -200,8 +218,12 @@ class LocalDealer:
         """Close the pending batch and move everything the lanes hold into ``state``."""
         self.close_batch(state)
         if self.credited.any():  # the lanes hold rounds that are not in state.by_position yet
-            state.by_position += self.lane_counts.sum(axis=0)
+            for small, counts in zip(self.lane_small, self.lane_counts):
+                fold_lane(small, counts)
+            for counts in self.lane_counts:  # lane by lane: no temporary of the rows' size
+                state.by_position += counts
             self.lane_counts[:] = 0
+            self.lane_carried[:] = 0
             self.credited[:] = 0
 
 

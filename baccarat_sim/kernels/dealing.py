@@ -536,10 +536,11 @@ def cell(prefix, suffix, slots, n_prefixes):
 
 
 @jit
-def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail, carry=None):
+def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail, carry=None, carried=None):
     """The dealing loop of :func:`deal_through`: each round added to ``counts`` as documented there.
 
-    ``carry``: int64 rows in code order that take 256 whenever a uint8 counter of ``counts`` wraps (None: no wrap).
+    ``carry``: int64 rows in code order that take 256 whenever a uint8 counter of ``counts`` wraps (None: no wrap);
+    ``carried`` (int64, by code) takes the same 256 beside them, so that it always holds ``carry``'s rows summed.
     """
     n_cards = cards.shape[0]
     last_row = counts.shape[0] - 1
@@ -558,7 +559,9 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail, carry=None
             v = np.int64(counts[r, c]) + 1
             counts[r, c] = v
             if v == 256:
-                carry[r, np.uint64(code_of(prefix, suffix))] += 256
+                code = np.uint64(code_of(prefix, suffix))
+                carry[r, code] += 256
+                carried[code] += 256
         rounds += 1
         position += used
         extra_left = after_round(position, cut_index, extra_left, shoe_params)

@@ -42,7 +42,15 @@ lookup gives the group's detail. The tables come packed in one named tuple
 ``hand_word``, ``hand_shift``, ``hand_base`` ``int64[h]``: each hand's word
                 and field (its first four cards' letters as an index into
                 ``first_four_state``, less ``hand_base``, then its cards'
-                count in each suit).
+                count in each suit);
+``first_term``  ``int64[t + 1]``: the *terms* of table ``t`` are
+                ``first_term[t] .. first_term[t + 1] - 1``, one per hand whose
+                poker values the table reads;
+``term_hand``   ``int64[k]``: the hand of each term;
+``term_table``  ``uint32[k, s]``: by the hand's ``2 * state + one_suit``, what
+                its values add to the table's index (each value times its
+                stride, summed), so that a batch reads a hand's values for a
+                table in one lookup.
 
 A round is evaluated on its own (:func:`detail_index`: the joint detail of the
 counting and sessions kernels and of the Monte Carlo lanes that count it with
@@ -179,12 +187,12 @@ def detail_index(c0, c1, c2, c3, c4, c5, tables):
 
 @jit
 def new_batch(tables):
-    """An empty batch for ``tables``: :data:`BATCH_FIELDS` rows, a row per poker value, hand and word, 3 of scratch.
+    """An empty batch for ``tables``: :data:`BATCH_FIELDS` rows, a row per hand and word, 3 of scratch.
 
     It holds :data:`BATCH_ROUNDS` rounds (its rows are a little longer: see ``_ROW_PADDING``).
     """
-    n_values, n_hands, n_words = tables.which.shape[0], tables.hand_reads.shape[0], tables.words.shape[0]
-    return np.zeros((BATCH_FIELDS + n_values + n_hands + n_words + 3, _ROW_LENGTH), np.int64)
+    n_hands, n_words = tables.hand_reads.shape[0], tables.words.shape[0]
+    return np.zeros((BATCH_FIELDS + n_hands + n_words + 3, _ROW_LENGTH), np.int64)
 
 
 @jit(inline="always")
@@ -222,22 +230,22 @@ def count_batch(batch, n, tables, counts):
     """
     (which, projection, dstride, toffset, table, first_table, loffset, lookup, cell_of, cell_table, prefix_mult,
      suffix_mult, hand_reads, hand_of, first_four_state, next_state, hand_value, words, table_word,
-     table_shift, table_mask, hand_word, hand_shift, hand_base) = tables
-    n_values, n_hands, n_words = which.shape[0], hand_reads.shape[0], words.shape[0]
+     table_shift, table_mask, hand_word, hand_shift, hand_base, first_term, term_hand, term_table) = tables
+    n_hands, n_words = hand_reads.shape[0], words.shape[0]
     cards = batch[_CARDS]
-    values = batch[BATCH_FIELDS:BATCH_FIELDS + n_values]
-    hands = batch[BATCH_FIELDS + n_values:BATCH_FIELDS + n_values + n_hands]
-    packed = batch[BATCH_FIELDS + n_values + n_hands:BATCH_FIELDS + n_values + n_hands + n_words]
+    hands = batch[BATCH_FIELDS:BATCH_FIELDS + n_hands]
+    packed = batch[BATCH_FIELDS + n_hands:BATCH_FIELDS + n_hands + n_words]
     index, combination, outcome = batch[-3], batch[-2], batch[-1]
     prefix, suffix, rows = batch[_PREFIX], batch[_SUFFIX], batch[_ROW]
     _resolve_third_cards(cards, prefix, n)
     for w in range(n_words):
         _word_terms(words[w], cards, n, packed[w])
     # Each step a loop of its own over the batch: a loop that computes an index and loads from a table in one
-    # was four times slower (numba's vectorised gathers of uint16).
+    # was four times slower (numba's vectorised gathers of uint16); a hand's state and suits in one loop, and a
+    # poker table's term looked up in its increment loop, made the twenty-bet lane 2-5% slower (3 Dec 2026).
     for h in range(n_hands):
         # The hand's field of its word: its first four cards' letters as an index (the letters it skips in
-        # hand_base), then its cards' count in each suit.
+        # hand_base), then its cards' count in each suit; its row of the batch: 2 * state + one_suit.
         state, word, shift, base = hands[h], packed[hand_word[h]], hand_shift[h], hand_base[h]
         for i in range(n):
             state[i] = first_four_state[np.uint64(base + ((word[i] >> shift) & _LETTER_MASK))]
@@ -248,14 +256,7 @@ def count_batch(batch, n, tables, counts):
                     third = np.int64((np.uint64(cards[i]) >> shift_p) & _U_MASK)
                     state[i] = next_state[np.uint64(state[i] * LETTERS + _letter(third))]
         for i in range(n):
-            suits = (word[i] >> (shift + HAND_LETTER_BITS)) & _SUIT_COUNTS_MASK
-            # A bit per suit that has a card (the counts are SUIT_COUNT_BITS = 3 bits wide: any of their bits).
-            some = (suits | (suits >> 1) | (suits >> 2)) & _SUIT_COUNT_ONES
-            state[i] = 2 * state[i] + ((some & (some - 1)) == 0)
-    for d in range(n_values):
-        value, state, of = values[d], hands[hand_of[d]], hand_value[which[d]]
-        for i in range(n):
-            value[i] = of[np.uint64(state[i])]
+            state[i] = 2 * state[i] + _one_suit_of_counts(word[i] >> (shift + HAND_LETTER_BITS))
     flat = counts.reshape(counts.size)
     n_cells = counts.shape[1]
     per_prefix, per_suffix = np.int64(-1), np.int64(-1)
@@ -267,23 +268,19 @@ def count_batch(batch, n, tables, counts):
         single = first_table[g + 1] - first_table[g] == 1
         for t in range(first_table[g], first_table[g + 1]):
             word, shift, mask, offset = packed[table_word[t]], table_shift[t], table_mask[t], np.int64(toffset[t])
-            poker = False
-            for d in range(n_values):
-                poker |= dstride[t, d] != 0
+            n_terms = first_term[t + 1] - first_term[t]
             # Every cell index below is unsigned: a signed one costs each increment numba's two-instruction test for
             # a negative index (the twenty-bet fresh lane 2.05 -> 2.00 times the plain lane's time, 3 Dec 2026).
-            if single and not poker:  # most tables: the field gives the cell
+            if single and n_terms == 0:  # most tables: the field gives the cell
                 for i in range(n):
                     flat[np.uint64(cell_table[np.uint64(offset + ((word[i] >> shift) & mask))] + outcome[i])] += 1
                 break
             for i in range(n):
                 index[i] = offset + ((word[i] >> shift) & mask)
-            for d in range(n_values):
-                stride = np.int64(dstride[t, d])
-                if stride != 0:
-                    value = values[d]
-                    for i in range(n):
-                        index[i] += value[i] * stride
+            for k in range(first_term[t], first_term[t + 1]):  # each hand's poker values in one lookup
+                terms, state = term_table[k], hands[term_hand[k]]
+                for i in range(n):
+                    index[i] += terms[np.uint64(state[i])]
             if single:
                 for i in range(n):
                     flat[np.uint64(cell_table[np.uint64(index[i])] + outcome[i])] += 1
@@ -296,6 +293,15 @@ def count_batch(batch, n, tables, counts):
             start = loffset[g]
             for i in range(n):
                 flat[np.uint64(cell_of[np.uint64(start + combination[i])] + outcome[i])] += 1
+
+
+@jit(inline="always")
+def _one_suit_of_counts(counts):
+    """1 if a hand's count of cards in each suit (its field's top bits, 3 a suit) shows one suit, or none."""
+    suits = counts & _SUIT_COUNTS_MASK
+    # A bit per suit that has a card (the counts are SUIT_COUNT_BITS = 3 bits wide: any of their bits).
+    some = (suits | (suits >> 1) | (suits >> 2)) & _SUIT_COUNT_ONES
+    return np.int64((some & (some - 1)) == 0)
 
 
 @jit

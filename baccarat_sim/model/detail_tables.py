@@ -201,6 +201,9 @@ class KernelTables(NamedTuple):
     hand_word: np.ndarray
     hand_shift: np.ndarray
     hand_base: np.ndarray
+    first_term: np.ndarray
+    term_hand: np.ndarray
+    term_table: np.ndarray
 
 
 def kernel_tables(detail: CardDetail | FactoredDetail) -> KernelTables:
@@ -267,6 +270,7 @@ def kernel_tables(detail: CardDetail | FactoredDetail) -> KernelTables:
         np.concatenate([projection.astype(np.int64), hand_terms]),
         [t.size for t in tables] + [1 << _HAND_FIELD_BITS] * len(hands))
     n_tables = len(tables)
+    first_term, term_hand, term_table = _hand_value_terms(stride_table, hand_of, which, states.hand_value)
     # uint32: the tables stay small in cache; the kernel indexes them unsigned.
     packed = KernelTables(
         which, projection.astype(np.uint32), stride_table.astype(np.uint32),
@@ -275,11 +279,36 @@ def kernel_tables(detail: CardDetail | FactoredDetail) -> KernelTables:
         cell_of, cell_table, np.where(codes == 1, N_SUFFIXES, 1).astype(np.int64), codes, hand_reads, hand_of,
         states.first_four_state, states.next_state, states.hand_value, words,
         field_word[:n_tables], field_shift[:n_tables], field_mask[:n_tables],
-        field_word[n_tables:], field_shift[n_tables:], hand_base,
+        field_word[n_tables:], field_shift[n_tables:], hand_base, first_term, term_hand, term_table,
     )
     for array in packed:
         array.setflags(write=False)
     return packed
+
+
+def _hand_value_terms(stride_table: np.ndarray, hand_of: np.ndarray, which: np.ndarray,
+                      hand_value: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each table's terms: for each hand whose poker values it reads, what they add to its index, by hand state.
+
+    Returns ``first_term`` (``int64[t + 1]``), ``term_hand`` (``int64[k]``)
+    and ``term_table`` (``uint32[k, s]``, by ``2 * state + one_suit``: the
+    sum of the hand's values times their strides in the table). A state the
+    hand can reach has a term below :data:`TABLE_CELLS`; the others (more
+    cards than the hand reads) are never looked up, and can be larger.
+    """
+    first_term, term_hand, terms = [0], [], []
+    for strides in stride_table:
+        for hand in dict.fromkeys(hand_of[strides[:len(hand_of)] != 0].tolist()):
+            term = np.zeros(hand_value.shape[1], np.int64)
+            for d in np.flatnonzero((hand_of == hand) & (strides[:len(hand_of)] != 0)):
+                term += hand_value[which[d]].astype(np.int64) * strides[d]
+            term_hand.append(hand)
+            terms.append(term)
+        first_term.append(len(terms))
+    term_table = np.array(terms, np.int64).reshape(len(terms), hand_value.shape[1])
+    if term_table.size and term_table.max() > np.iinfo(np.uint32).max:
+        raise RuntimeError("internal error: a table's poker term does not fit in 32 bits")
+    return np.array(first_term, np.int64), np.array(term_hand, np.int64), term_table.astype(np.uint32)
 
 
 #: Bits of a packed word of table indices (:func:`_pack_words`): a sum of fields never reaches the sign bit.

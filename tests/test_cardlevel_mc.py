@@ -249,26 +249,38 @@ def test_position_rows_and_the_one_row_lane_deal_the_same_rounds_with_card_detai
 def test_every_small_counter_layout_of_a_dealt_card_level_lane_counts_the_same(limit):
     # The uint16 rows with the groups' cells beside the codes, one uint32 row, and the int64 rows of deal_block: the
     # same blocks, the same counts. A limit of 50 folds the small counters every few shoes, the batch counted first.
+    # The rows are kept from one call to the next, as a run's dealer keeps them, and folded at the end; after each
+    # call the sums of what was folded plus the small rows' totals are the per-cell totals of every shoe so far.
     plan = plan_run(dealt_rules(), 1 << 18, SEED + 3, model="dealt")
     canonical, _, seed = kernel_args(plan)
     params, tables, n_blocks = np.array(plan.shoe_params, np.int64), detail_tables(plan), 6
     limit = np.int64(limit)
 
-    def blocks(small, counts):
+    def blocks(small, counts, carried, first, n):
         totals = np.zeros(2, np.int64)
-        MC._dealt_groups_blocks(canonical, seed, 0, n_blocks, 1, 16, 16, n_blocks, params, small, limit, counts, totals,
-                                tables)
+        MC._dealt_groups_blocks(canonical, seed, first, n, 1, 16, 16, n_blocks, params, small, limit, counts, totals,
+                                tables, carried)
         return totals
 
     by_position = np.zeros((plan.n_positions, plan.n_cells), np.int64)
-    totals = blocks(np.zeros(by_position.shape, np.uint16), by_position)
-    assert totals[1] == 16 * n_blocks and by_position.sum() == totals[0] * (1 + len(rules_detail(dealt_rules()).groups))
+    small, carried = np.zeros(by_position.shape, np.uint16), np.zeros(plan.n_cells, np.int64)
     straight = np.zeros(by_position.shape, np.int64)
-    for block in range(n_blocks):
-        MC.deal_block(canonical, MC.MODEL_DEALT, seed, block, 16, params, straight, tables)
+    dealt = np.zeros(2, np.int64)
+    for first, n in ((0, 2), (2, n_blocks - 2)):
+        dealt += blocks(small, by_position, carried, first, n)
+        for block in range(first, first + n):
+            MC.deal_block(canonical, MC.MODEL_DEALT, seed, block, 16, params, straight, tables)
+        np.testing.assert_array_equal(carried, by_position.sum(axis=0))
+        so_far = carried.copy()
+        MC.add_code_totals(small, so_far)
+        np.testing.assert_array_equal(so_far, straight.sum(axis=0))
+    assert carried.any() == (limit == 50)  # folded mid-run only under the low limit
+    MC.fold_lane(small, by_position)
+    assert dealt[1] == 16 * n_blocks and by_position.sum() == dealt[0] * (1 + len(rules_detail(dealt_rules()).groups))
     np.testing.assert_array_equal(straight, by_position)
-    one_row = np.zeros((1, plan.n_cells), np.int64)
-    blocks(np.zeros(one_row.shape, np.uint32), one_row)
+    one_row, lane = np.zeros((1, plan.n_cells), np.int64), np.zeros((1, plan.n_cells), np.uint32)
+    blocks(lane, one_row, carried[:0], 0, n_blocks)
+    MC.fold_lane(lane, one_row)
     np.testing.assert_array_equal(one_row[0], by_position.sum(axis=0))
 
 

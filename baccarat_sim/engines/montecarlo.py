@@ -33,8 +33,8 @@ from .state import RunState
 __all__ = ["HistogramJob", "LocalDealer", "detail_tables", "kernel_args", "warm_up"]
 
 
-#: Most bytes of a local run's per-thread lanes together (int64 per cell and round position): a rule set with
-#: card-level bets deals over fewer threads rather than run out of memory.
+#: Most bytes of a local run's per-thread lanes together (int64 and small counters per cell and round position): a
+#: rule set with card-level bets deals over fewer threads rather than run out of memory.
 LANE_BYTES = 1 << 30
 
 
@@ -157,17 +157,18 @@ class LocalDealer:
 
     def __init__(self, plan: RunPlan, lanes: int):
         self.plan = plan
-        lanes = max(1, min(lanes, LANE_BYTES // (9 * plan.n_positions * plan.n_cells)))
+        self._args = kernel_args(plan)
+        self._params = np.array(plan.shoe_params, np.int64)
+        self._tables = detail_tables(plan)
+        # A lane's int64 rows and its small counters (at most 2 bytes a cell: see small_lanes).
+        lanes = max(1, min(lanes, LANE_BYTES // (10 * plan.n_positions * plan.n_cells)))
         self.lane_counts = np.zeros((lanes, plan.n_positions, plan.n_cells), np.int64)
         self.lane_totals = np.zeros((lanes, 2), np.int64)
+        self.lane_small, self.lane_carried = small_lanes(self.lane_counts, self._args[1], self._tables)
         # Per-cell totals of the lanes already credited to batches (see close_batch).
         self.credited = np.zeros(plan.n_cells, np.int64)
         self.batch: int | None = None  # the batch of the chunks whose totals are not yet in the state
         self.kernel_seconds = 0.0
-        self._args = kernel_args(plan)
-        self._params = np.array(plan.shoe_params, np.int64)
-        self._tables = detail_tables(plan)
-        self.lane_small, self.lane_carried = small_lanes(self.lane_counts, self._args[1], self._tables)
 
     @property
     def pending(self) -> int:

@@ -63,8 +63,6 @@ MODEL_DEALT = 1
 _LIMIT16 = np.int64(np.iinfo(np.uint16).max)
 _LIMIT32 = np.int64(np.iinfo(np.uint32).max)
 _NO_LIMIT = np.int64(1 << 62)
-#: uint8 counters that a uint16 sum holds (257 * 255 = 65,535).
-_ROWS16 = np.int64(np.iinfo(np.uint16).max // np.iinfo(np.uint8).max)
 _SLOTS = np.bool_(True)
 _CODES = np.bool_(False)
 
@@ -88,12 +86,11 @@ def _flush_slots(lane, counts):
     counters, four uint16 or two uint32), to count those that are not all zero. A row
     with few busy words (a short chunk, or a position few shoes reach)
     visits those words alone; a busier row is walked in the memory order of
-    ``counts``. A run's every chunk ends with a flush, whose cost a short
-    chunk does not amortise: visiting every counter of every row (1.5 M for
-    105 rows) cost 1.4 ms where this costs 0.4-0.5 ms after a block of 16
-    shoes, and a chunk of 2,048 shoes with position rows takes 1.4 times as
-    long as without them instead of 1.6 times (the lane alone, 8 decks, 3 Dec
-    2026).
+    ``counts``. A short call of a lane that is folded at its end does not
+    amortise the fold: visiting every counter of every row (1.5 M for 105
+    rows) cost 1.4 ms where this costs 0.4-0.5 ms after a block of 16 shoes
+    (8 decks, 3 Dec 2026). (A run's position rows are now folded only when
+    it reads them: :func:`small_lanes`.)
     """
     # N_PREFIXES, read off the lane's shape: as a constant of the machine code it made LLVM turn the walks below into
     # vector gathers, and the flush 7 times slower.
@@ -337,22 +334,24 @@ def fold_lane(lane, counts):
 
 @jit
 def add_code_totals(lane, totals):
-    """Add a lane's small counters, summed over its rows, to ``totals`` (int64, by code); the lane is only read.
+    """Add a lane's small counters, summed over its rows, to ``totals`` (int64, in the histogram's order).
 
-    With the lane's ``carried`` sums (:func:`_lane_dealt_rows`) this gives
-    the per-code totals of everything the lane dealt since it was last
-    folded, at a read of its uint8 rows (1.5 MB for 8 decks) instead of
+    The lane (uint8 or uint16 rows: the codes in slot order, then any
+    groups' cells) is only read. With the lane's ``carried`` sums
+    (:func:`_lane_dealt_rows`, :func:`_fold_carrying`) this gives the
+    per-code totals of everything the lane dealt since it was last folded,
+    at a read of its small rows (1.5 MB of uint8 for 8 decks) instead of
     its int64 rows (12 MB).
     """
     if lane.shape[0] == 0:
         return
     summed = np.zeros(lane.shape[1], np.int64)
-    # Summed in uint16 first, _ROWS16 rows at a time (their uint8 counters cannot pass 65,535): the compiler adds
-    # four times as many counters an instruction as in int64 (0.06-0.08 ms for 105 rows of random counters where
-    # an int64 sum took 0.13 ms, 3 Dec 2026).
-    partial = np.zeros(lane.shape[1], np.uint16)
-    for first in range(0, lane.shape[0], _ROWS16):
-        for row in range(first, min(first + _ROWS16, lane.shape[0])):
+    # Summed in uint32 first, as many rows at a time as their counters cannot overflow: the compiler adds twice as
+    # many counters an instruction as in int64 (105 rows of random uint8 counters: 0.06-0.08 ms against 0.13 ms).
+    rows_a_sum = np.int64(np.iinfo(np.uint32).max) // ((np.int64(1) << (8 * lane.itemsize)) - 1)
+    partial = np.zeros(lane.shape[1], np.uint32)
+    for first in range(0, lane.shape[0], rows_a_sum):
+        for row in range(first, min(first + rows_a_sum, lane.shape[0])):
             counters = lane[row]
             for slot in range(lane.shape[1]):
                 partial[slot] += counters[slot]
@@ -362,6 +361,19 @@ def add_code_totals(lane, totals):
     for prefix in range(N_PREFIXES):
         for suffix in range(N_SUFFIXES):
             totals[code_of(prefix, suffix)] += summed[suffix * N_PREFIXES + prefix]
+    for cell in range(N_CODES, lane.shape[1]):
+        totals[cell] += summed[cell]
+
+
+@jit
+def _fold_carrying(lane, counts, carried):
+    """Fold a lane's small counters into its int64 rows ``counts``, their per-code sums also into ``carried``.
+
+    ``carried`` empty: nothing keeps the sums (a lane folded at every call's end).
+    """
+    if carried.shape[0] != 0:
+        add_code_totals(lane, carried)
+    _flush_slots(lane, counts)
 
 
 # --------------------------------------------------------------------------- card detail
@@ -421,15 +433,16 @@ def _deal_dealt_groups(cards, state, units, shoe_params, counts, tables, batch):
 
 
 @jit
-def _deal_dealt_groups_small(cards, state, units, shoe_params, small, limit, counts, pending, tables, batch):
+def _deal_dealt_groups_small(cards, state, units, shoe_params, small, limit, counts, pending, tables, batch, carried):
     """Deal ``units`` dealt shoes into the small counters ``small``; returns ``(rounds, pending, state)``.
 
     ``small``'s rows hold the codes in slot order, so that their busy
     counters stay in cache, then the groups' cells, which go through
     ``batch`` (counted in full before the return; see :func:`_lane_dealt_groups`).
     A shoe adds at most one round to a row's counter (``N // 4`` where one
-    row takes every round); ``small`` is folded into ``counts``
-    (:func:`_flush_slots`) before a counter could pass ``limit``.
+    row takes every round); ``small`` is folded into ``counts``, and its
+    sums into ``carried`` (:func:`_fold_carrying`), before a counter could
+    pass ``limit``.
     """
     n_cards = cards.shape[0]
     per_shoe = 1 if small.shape[0] > n_cards // 4 else n_cards // 4
@@ -439,7 +452,7 @@ def _deal_dealt_groups_small(cards, state, units, shoe_params, small, limit, cou
         if pending + per_shoe > limit:
             count_batch(batch, n, tables, small)  # its cells are folded too
             n = 0
-            _flush_slots(small, counts)
+            _fold_carrying(small, counts, carried)
             pending = 0
         cut_index, state = start_shoe(cards, state, shoe_params)
         dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, small, _SLOTS, tables, batch, n)
@@ -451,18 +464,25 @@ def _deal_dealt_groups_small(cards, state, units, shoe_params, small, limit, cou
 
 @jit
 def _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                         shoe_params, small, limit, counts, totals, tables):
-    """:func:`_lane_dealt_groups`' blocks through the small counters ``small`` (:func:`_deal_dealt_groups_small`)."""
+                         shoe_params, small, limit, counts, totals, tables, carried):
+    """:func:`_lane_dealt_groups`' blocks through the small counters ``small`` (:func:`_deal_dealt_groups_small`).
+
+    ``small`` may hold rounds of earlier calls: the rounds its first row
+    counts (every shoe deals a first round; one row takes every round)
+    bound each of its counters.
+    """
     batch = new_batch(tables)
     pending = np.int64(0)
+    first_row = small[0]
+    for slot in range(N_CODES):
+        pending += first_row[slot]
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
         cards = encode_shoe(canonical)  # every block starts from the canonical order
         rounds, pending, _ = _deal_dealt_groups_small(cards, block_state(seed, block), units, shoe_params, small,
-                                                      limit, counts, pending, tables, batch)
+                                                      limit, counts, pending, tables, batch, carried)
         totals[0] += rounds
         totals[1] += units
-    _flush_slots(small, counts)
 
 
 @jit
@@ -489,14 +509,15 @@ def _lane_fresh_groups(canonical, seed, first_block, n_blocks, stride, units_per
 
 @jit
 def _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                       shoe_params, counts, totals, tables):
+                       shoe_params, counts, totals, tables, small, carried):
     """Dealt-model blocks ``first_block, first_block + stride, ...`` with a factored card detail, into ``counts``.
 
     The rounds count in small counters, the codes in slot order and the
-    groups' cells after them, folded into ``counts`` at the end
-    (:func:`_deal_dealt_groups_small`): one row in a uint32 lane, as the
-    fresh lane does; position rows in uint16 rows, as the plain lanes count
-    them (a quarter more memory than the int64 rows themselves). Four
+    groups' cells after them (:func:`_deal_dealt_groups_small`): one row in
+    a uint32 lane, as the fresh lane does, folded into ``counts`` at the
+    end; position rows in the caller's uint16 rows ``small``, left unfolded
+    as the plain lane's uint8 rows are (:func:`_lane_dealt_rows`), each fold
+    before a counter could pass 65,535 summed into ``carried``. Four
     card-level bets with position rows (a lane of 6,400 shoes, over the plain
     lane's time): 2.4-3.0 with the codes and cells in int64 rows, 1.9 with
     the codes alone in uint16 rows, 1.8 with both (3 Dec 2026).
@@ -504,10 +525,11 @@ def _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per
     if counts.shape[0] == 1:
         lane = np.zeros(counts.shape, np.uint32)
         _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                             shoe_params, lane, _LIMIT32, counts, totals, tables)
+                             shoe_params, lane, _LIMIT32, counts, totals, tables, carried[:0])
+        _flush_slots(lane, counts)
     else:
         _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                             shoe_params, np.zeros(counts.shape, np.uint16), _LIMIT16, counts, totals, tables)
+                             shoe_params, small, _LIMIT16, counts, totals, tables, carried)
 
 
 @jit
@@ -529,13 +551,13 @@ def _deal_lane_dealt(canonical, seed, first_block, n_blocks, stride, units_per_b
                      shoe_params, counts, totals, detail, small, carried):
     """Dealt-model blocks ``first_block, first_block + stride, ...`` below ``first_block + n_blocks``.
 
-    ``small``, ``carried``: the uint8 rows and their carried sums of a lane
-    with position rows (:func:`_lane_dealt_rows`), left unfolded; empty for
-    any other lane.
+    ``small``, ``carried``: the small rows and their carried sums of a lane
+    with position rows (:func:`_lane_dealt_rows`, :func:`_lane_dealt_groups`),
+    left unfolded; empty for any other lane.
     """
-    if detail is not None:  # a factored card detail: its own loop, straight into the int64 rows
+    if detail is not None:  # a factored card detail: its own loop
         _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units,
-                           total_blocks, shoe_params, counts, totals, detail)
+                           total_blocks, shoe_params, counts, totals, detail, small, carried)
     elif counts.shape[0] > 1:  # None, not `detail`: see _deal_lane_fresh
         _lane_dealt_rows(small, canonical, seed, first_block, n_blocks, stride, units_per_block, last_units,
                          total_blocks, shoe_params, counts, totals, carried)
@@ -580,15 +602,16 @@ def _dealt_blocks(canonical, seed, first_block, n_blocks, units_per_block, last_
 def small_lanes(lane_counts, model, detail=None):
     """The small counters a dealt run's lanes keep beside their int64 rows: ``(lane_small, lane_carried)``.
 
-    Position rows of a run without card detail deal into uint8 rows (slot
-    order) that stay unfolded from one call of :func:`deal_blocks` to the
-    next, and into ``lane_carried``, the per-code sums of what they carried
-    to the int64 rows (see :func:`_lane_dealt_rows`); any other lane gets
-    empty arrays of the same types (one compiled driver).
+    Position rows deal into small rows (slot order; uint8, or uint16 with
+    card detail) that stay unfolded from one call of :func:`deal_blocks` to
+    the next, and into ``lane_carried``, the per-code sums of what they
+    carried or folded to the int64 rows (see :func:`_lane_dealt_rows`,
+    :func:`_lane_dealt_groups`); any other lane gets empty arrays of the
+    same types (one compiled driver).
     """
     lanes, positions, cells = lane_counts.shape
-    rows = model != MODEL_FRESH and positions > 1 and detail is None
-    return (np.zeros((lanes, positions, cells) if rows else (lanes, 0, 0), np.uint8),
+    rows = model != MODEL_FRESH and positions > 1
+    return (np.zeros((lanes, positions, cells) if rows else (lanes, 0, 0), np.uint8 if detail is None else np.uint16),
             np.zeros((lanes, cells if rows else 0), np.int64))
 
 
@@ -622,7 +645,6 @@ def deal_blocks(canonical, model, seed, first_block, n_blocks, units_per_block, 
 DRIVERS = {MODEL_FRESH: _fresh_blocks, MODEL_DEALT: _dealt_blocks}
 
 
-@jit
 def deal_blocks_serial(canonical, model, seed, first_block, n_blocks, units_per_block, last_units, total_blocks,
                        shoe_params, counts, totals, detail=None):
     """Deal blocks ``first_block .. first_block + n_blocks - 1`` one after another on the calling thread.
@@ -636,8 +658,15 @@ def deal_blocks_serial(canonical, model, seed, first_block, n_blocks, units_per_
     ``totals`` (rounds, shoes) are added to, block by block, exactly as one
     lane of :func:`deal_blocks` would.
     """
-    rows = model != MODEL_FRESH and counts.shape[0] > 1 and detail is None
-    small = np.zeros(counts.shape if rows else (0, 0), np.uint8)
+    small, carried = small_lanes(counts[None], model, detail)
+    _serial_blocks(canonical, model, seed, first_block, n_blocks, units_per_block, last_units, total_blocks,
+                   shoe_params, counts, totals, detail, small[0], carried[0])
+    fold_lane(small[0], counts)
+
+
+@jit
+def _serial_blocks(canonical, model, seed, first_block, n_blocks, units_per_block, last_units, total_blocks,
+                   shoe_params, counts, totals, detail, small, carried):
+    """:func:`deal_blocks_serial`'s kernel: one lane, its small rows left to the caller to fold."""
     _deal_lane(canonical, model, seed, first_block, n_blocks, 1, units_per_block, last_units, total_blocks,
-               shoe_params, counts, totals, detail, small, np.zeros(counts.shape[1] if rows else 0, np.int64))
-    fold_lane(small, counts)
+               shoe_params, counts, totals, detail, small, carried)

@@ -44,7 +44,7 @@ from baccarat_sim.engines.plan import plan_run
 from baccarat_sim.engines.simulation import simulate
 from baccarat_sim.engines.state import RunState
 from baccarat_sim.kernels import mc as MC
-from baccarat_sim.model.codes import decode
+from baccarat_sim.model.codes import N_CODES, decode
 from baccarat_sim.model.rules import parse_rules
 
 from .cardlevel_oracle import deal_table, every_ordering, red, shoe_of, suit
@@ -247,41 +247,62 @@ def test_position_rows_and_the_one_row_lane_deal_the_same_rounds_with_card_detai
 
 @pytest.mark.parametrize("limit", [50, (1 << 16) - 1])
 def test_every_small_counter_layout_of_a_dealt_card_level_lane_counts_the_same(limit):
-    # The uint16 rows with the groups' cells beside the codes, one uint32 row, and the int64 rows of deal_block: the
-    # same blocks, the same counts. A limit of 50 folds the small counters every few shoes, the batch counted first.
-    # The rows are kept from one call to the next, as a run's dealer keeps them, and folded at the end; after each
-    # call the sums of what was folded plus the small rows' totals are the per-cell totals of every shoe so far.
+    # uint16 rows with the groups' cells beside the codes, one uint32 row (the lane without position rows), and the
+    # int64 rows of deal_block: the same blocks, the same counts. A limit of 50 folds the small counters every few
+    # shoes, the batch counted first.
     plan = plan_run(dealt_rules(), 1 << 18, SEED + 3, model="dealt")
     canonical, _, seed = kernel_args(plan)
     params, tables, n_blocks = np.array(plan.shoe_params, np.int64), detail_tables(plan), 6
     limit = np.int64(limit)
 
-    def blocks(small, counts, carried, first, n):
+    def blocks(small, counts):
         totals = np.zeros(2, np.int64)
-        MC._dealt_groups_blocks(canonical, seed, first, n, 1, 16, 16, n_blocks, params, small, limit, counts, totals,
-                                tables, carried)
+        MC._dealt_groups_blocks(canonical, seed, 0, n_blocks, 1, 16, 16, n_blocks, params, small, limit, counts, totals,
+                                tables)
         return totals
 
     by_position = np.zeros((plan.n_positions, plan.n_cells), np.int64)
-    small, carried = np.zeros(by_position.shape, np.uint16), np.zeros(plan.n_cells, np.int64)
+    totals = blocks(np.zeros(by_position.shape, np.uint16), by_position)
+    assert totals[1] == 16 * n_blocks and by_position.sum() == totals[0] * (1 + len(rules_detail(dealt_rules()).groups))
+    straight = np.zeros(by_position.shape, np.int64)
+    for block in range(n_blocks):
+        MC.deal_block(canonical, MC.MODEL_DEALT, seed, block, 16, params, straight, tables)
+    np.testing.assert_array_equal(straight, by_position)
+    one_row = np.zeros((1, plan.n_cells), np.int64)
+    blocks(np.zeros(one_row.shape, np.uint32), one_row)
+    np.testing.assert_array_equal(one_row[0], by_position.sum(axis=0))
+
+
+def test_card_level_position_rows_in_uint8_carry_their_wraps_and_are_kept_from_call_to_call():
+    # A run's dealer keeps a lane's uint8 rows from one call to the next and folds them when it reads them; every
+    # wrap of a code's or a cell's counter goes to the int64 rows and their per-cell sums at once. After each call the
+    # sums plus the small rows' totals are the per-cell totals of every shoe so far (what a batch's close reads), and
+    # the rows folded at the end are deal_block's, shoe for shoe.
+    plan = plan_run(dealt_rules(), 1 << 18, SEED + 3, model="dealt")
+    canonical, _, seed = kernel_args(plan)
+    params, tables = np.array(plan.shoe_params, np.int64), detail_tables(plan)
+    calls, blocks_a_call = 3, 2_100  # 100,800 shoes: the busiest code and cell counters of the first rows wrap
+    by_position = np.zeros((plan.n_positions, plan.n_cells), np.int64)
+    small, carried = (lanes[0] for lanes in MC.small_lanes(by_position[None], MC.MODEL_DEALT))
+    assert small.dtype == np.uint8 and small.shape == by_position.shape
     straight = np.zeros(by_position.shape, np.int64)
     dealt = np.zeros(2, np.int64)
-    for first, n in ((0, 2), (2, n_blocks - 2)):
-        dealt += blocks(small, by_position, carried, first, n)
-        for block in range(first, first + n):
+    for call in range(calls):
+        first = call * blocks_a_call
+        MC._dealt_groups_rows(canonical, seed, first, blocks_a_call, 1, 16, 16, calls * blocks_a_call, params, small,
+                              by_position, dealt, tables, carried)
+        for block in range(first, first + blocks_a_call):
             MC.deal_block(canonical, MC.MODEL_DEALT, seed, block, 16, params, straight, tables)
         np.testing.assert_array_equal(carried, by_position.sum(axis=0))
         so_far = carried.copy()
         MC.add_code_totals(small, so_far)
         np.testing.assert_array_equal(so_far, straight.sum(axis=0))
-    assert carried.any() == (limit == 50)  # folded mid-run only under the low limit
+    assert carried[:N_CODES].any() and carried[N_CODES:].any()  # codes and cells both wrapped
     MC.fold_lane(small, by_position)
-    assert dealt[1] == 16 * n_blocks and by_position.sum() == dealt[0] * (1 + len(rules_detail(dealt_rules()).groups))
+    assert not small.any()
     np.testing.assert_array_equal(straight, by_position)
-    one_row, lane = np.zeros((1, plan.n_cells), np.int64), np.zeros((1, plan.n_cells), np.uint32)
-    blocks(lane, one_row, carried[:0], 0, n_blocks)
-    MC.fold_lane(lane, one_row)
-    np.testing.assert_array_equal(one_row[0], by_position.sum(axis=0))
+    assert dealt[1] == 16 * blocks_a_call * calls
+    assert by_position.sum() == dealt[0] * (1 + len(rules_detail(dealt_rules()).groups))
 
 
 @pytest.mark.parametrize("model", ["fresh", "dealt"])

@@ -160,11 +160,11 @@ class LocalDealer:
         self._args = kernel_args(plan)
         self._params = np.array(plan.shoe_params, np.int64)
         self._tables = detail_tables(plan)
-        # A lane's int64 rows and its small counters (at most 2 bytes a cell: see small_lanes).
-        lanes = max(1, min(lanes, LANE_BYTES // (10 * plan.n_positions * plan.n_cells)))
+        # A lane's int64 rows and its small counters (a byte a cell: see small_lanes).
+        lanes = max(1, min(lanes, LANE_BYTES // (9 * plan.n_positions * plan.n_cells)))
         self.lane_counts = np.zeros((lanes, plan.n_positions, plan.n_cells), np.int64)
         self.lane_totals = np.zeros((lanes, 2), np.int64)
-        self.lane_small, self.lane_carried = small_lanes(self.lane_counts, self._args[1], self._tables)
+        self.lane_small, self.lane_carried = small_lanes(self.lane_counts, self._args[1])
         # Per-cell totals of the lanes already credited to batches (see close_batch).
         self.credited = np.zeros(plan.n_cells, np.int64)
         self.batch: int | None = None  # the batch of the chunks whose totals are not yet in the state

@@ -569,7 +569,7 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail, carry=None
 
 
 @jit
-def deal_rounds_groups(cards, cut_index, shoe_params, counts, slots, tables, batch, n):
+def deal_rounds_groups(cards, cut_index, shoe_params, counts, slots, tables, batch, n, carry=None, carried=None):
     """The dealing loop of :func:`deal_through`, each round counted by code and in every group of ``tables``.
 
     ``counts`` (``(n_positions, n_cells)``, the outcome codes first, in slot
@@ -577,8 +577,10 @@ def deal_rounds_groups(cards, cut_index, shoe_params, counts, slots, tables, bat
     ``k`` goes to row ``k``, the last row also taking every later round. A
     round's code is counted at once, its groups' cells through ``batch``,
     which holds ``n`` rounds and is counted whenever it fills
-    (:func:`baccarat_sim.kernels.detail.count_batch`). Returns the rounds
-    dealt and the rounds left in ``batch``.
+    (:func:`baccarat_sim.kernels.detail.count_batch`). ``carry``,
+    ``carried``: as for :func:`deal_rounds` (uint8 ``counts`` whose wraps go
+    to the int64 rows ``carry`` and their per-cell sums; None: no wrap).
+    Returns the rounds dealt and the rounds left in ``batch``.
     """
     last_row = counts.shape[0] - 1
     cells = batch_cells(batch)
@@ -591,10 +593,19 @@ def deal_rounds_groups(cards, cut_index, shoe_params, counts, slots, tables, bat
         e3, e4, e5 = np.int64(cards[at + _U3]), np.int64(cards[at + _U4]), np.int64(cards[at + _U5])
         prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
         row = min(rounds, last_row)
-        counts[np.uint64(row), np.uint64(cell(prefix, suffix, slots, N_PREFIXES))] += 1
+        r, c = np.uint64(row), np.uint64(cell(prefix, suffix, slots, N_PREFIXES))
+        if carry is None:
+            counts[r, c] += 1
+        else:
+            v = np.int64(counts[r, c]) + 1
+            counts[r, c] = v
+            if v == 256:
+                code = np.uint64(code_of(prefix, suffix))
+                carry[r, code] += 256
+                carried[code] += 256
         n = batch_round(cells, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row)
         if n == BATCH_ROUNDS:
-            count_batch(batch, n, tables, counts)
+            count_batch(batch, n, tables, counts, carry, carried)
             n = 0
         rounds += 1
         position += used

@@ -222,11 +222,14 @@ def put_round(cells, n, c0, c1, c2, c3, c4, c5, prefix, suffix, row):
 
 
 @jit
-def count_batch(batch, n, tables, counts):
+def count_batch(batch, n, tables, counts, carry=None, carried=None):
     """Count rounds ``0 .. n - 1`` of ``batch`` in every group's cell of their rows of ``counts``.
 
     ``counts``: C-contiguous histogram rows (``(n_positions, n_cells)``, any
     integer type); round ``i`` goes to the row that :func:`put_round` gave it.
+    ``carry``, ``carried``: for uint8 ``counts``, the int64 rows of the same
+    shape that take 256 whenever a counter wraps, and their per-cell sums
+    (None: the counters do not wrap).
     """
     (which, projection, dstride, toffset, table, first_table, loffset, lookup, cell_of, cell_table, prefix_mult,
      suffix_mult, hand_reads, hand_of, first_four_state, next_state, hand_value, words, table_word,
@@ -274,7 +277,11 @@ def count_batch(batch, n, tables, counts):
             # a negative index (the twenty-bet fresh lane 2.05 -> 2.00 times the plain lane's time, 3 Dec 2026).
             if single and n_terms == 0:  # most tables: the field gives the cell
                 for i in range(n):
-                    flat[np.uint64(cell_table[np.uint64(offset + ((word[i] >> shift) & mask))] + outcome[i])] += 1
+                    at = np.uint64(cell_table[np.uint64(offset + ((word[i] >> shift) & mask))] + outcome[i])
+                    if carry is None:
+                        flat[at] += 1
+                    else:
+                        _add_one_carrying(flat, at, n_cells, carry, carried)
                 break
             for i in range(n):
                 index[i] = offset + ((word[i] >> shift) & mask)
@@ -284,7 +291,11 @@ def count_batch(batch, n, tables, counts):
                     index[i] += terms[np.uint64(state[i])]
             if single:
                 for i in range(n):
-                    flat[np.uint64(cell_table[np.uint64(index[i])] + outcome[i])] += 1
+                    at = np.uint64(cell_table[np.uint64(index[i])] + outcome[i])
+                    if carry is None:
+                        flat[at] += 1
+                    else:
+                        _add_one_carrying(flat, at, n_cells, carry, carried)
                 break
             first = t == first_table[g]
             for i in range(n):
@@ -293,7 +304,22 @@ def count_batch(batch, n, tables, counts):
         if not single:
             start = loffset[g]
             for i in range(n):
-                flat[np.uint64(cell_of[np.uint64(start + combination[i])] + outcome[i])] += 1
+                at = np.uint64(cell_of[np.uint64(start + combination[i])] + outcome[i])
+                if carry is None:
+                    flat[at] += 1
+                else:
+                    _add_one_carrying(flat, at, n_cells, carry, carried)
+
+
+@jit(inline="always")
+def _add_one_carrying(flat, at, n_cells, carry, carried):
+    """Add one to uint8 counter ``at`` of ``flat``; when it wraps, 256 to the int64 rows ``carry`` and ``carried``."""
+    v = np.int64(flat[at]) + 1
+    flat[at] = v
+    if v == 256:  # once in 256 increments of a counter
+        cell = at % np.uint64(n_cells)
+        carry[at // np.uint64(n_cells), cell] += 256
+        carried[cell] += 256
 
 
 @jit(inline="always")

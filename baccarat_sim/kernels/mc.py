@@ -60,7 +60,6 @@ MODEL_DEALT = 1
 # each wrap to them as it happens). The constants are
 # numpy scalars rather than Python ints: numba types them as plain int64 and
 # bool, not as literals, so each callee compiles once, not once per constant.
-_LIMIT16 = np.int64(np.iinfo(np.uint16).max)
 _LIMIT32 = np.int64(np.iinfo(np.uint32).max)
 _NO_LIMIT = np.int64(1 << 62)
 _SLOTS = np.bool_(True)
@@ -337,9 +336,9 @@ def fold_lane(lane, counts):
 def add_code_totals(lane, totals):
     """Add a lane's small counters, summed over its rows, to ``totals`` (int64, in the histogram's order).
 
-    The lane (uint8 or uint16 rows: the codes in slot order, then any
-    groups' cells) is only read. With the lane's ``carried`` sums
-    (:func:`_lane_dealt_rows`, :func:`_fold_carrying`) this gives the
+    The lane (uint8 rows: the codes in slot order, then any groups' cells)
+    is only read. With the lane's ``carried`` sums
+    (:func:`_lane_dealt_rows`, :func:`_dealt_groups_rows`) this gives the
     per-code totals of everything the lane dealt since it was last folded,
     at a read of its small rows (1.5 MB of uint8 for 8 decks) instead of
     its int64 rows (12 MB).
@@ -364,20 +363,6 @@ def add_code_totals(lane, totals):
             totals[code_of(prefix, suffix)] += summed[suffix * N_PREFIXES + prefix]
     for cell in range(N_CODES, lane.shape[1]):
         totals[cell] += summed[cell]
-
-
-@jit
-def _fold_carrying(lane, counts, carried):
-    """Fold a lane's small counters into its int64 rows ``counts``, their per-code sums also into ``carried``.
-
-    ``carried`` empty: nothing keeps the sums (a lane folded at every call's end).
-    """
-    if carried.shape[0] != 0:
-        add_code_totals(lane, carried)
-    _flush_slots(lane, counts)
-
-
-# --------------------------------------------------------------------------- card detail
 
 
 @jit
@@ -434,16 +419,15 @@ def _deal_dealt_groups(cards, state, units, shoe_params, counts, tables, batch):
 
 
 @jit
-def _deal_dealt_groups_small(cards, state, units, shoe_params, small, limit, counts, pending, tables, batch, carried):
+def _deal_dealt_groups_small(cards, state, units, shoe_params, small, limit, counts, pending, tables, batch):
     """Deal ``units`` dealt shoes into the small counters ``small``; returns ``(rounds, pending, state)``.
 
     ``small``'s rows hold the codes in slot order, so that their busy
     counters stay in cache, then the groups' cells, which go through
     ``batch`` (counted in full before the return; see :func:`_lane_dealt_groups`).
     A shoe adds at most one round to a row's counter (``N // 4`` where one
-    row takes every round); ``small`` is folded into ``counts``, and its
-    sums into ``carried`` (:func:`_fold_carrying`), before a counter could
-    pass ``limit``.
+    row takes every round); ``small`` is folded into ``counts``
+    (:func:`_flush_slots`) before a counter could pass ``limit``.
     """
     n_cards = cards.shape[0]
     per_shoe = 1 if small.shape[0] > n_cards // 4 else n_cards // 4
@@ -453,7 +437,7 @@ def _deal_dealt_groups_small(cards, state, units, shoe_params, small, limit, cou
         if pending + per_shoe > limit:
             count_batch(batch, n, tables, small)  # its cells are folded too
             n = 0
-            _fold_carrying(small, counts, carried)
+            _flush_slots(small, counts)
             pending = 0
         cut_index, state = start_shoe(cards, state, shoe_params)
         dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, small, _SLOTS, tables, batch, n)
@@ -465,23 +449,48 @@ def _deal_dealt_groups_small(cards, state, units, shoe_params, small, limit, cou
 
 @jit
 def _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                         shoe_params, small, limit, counts, totals, tables, carried):
-    """:func:`_lane_dealt_groups`' blocks through the small counters ``small`` (:func:`_deal_dealt_groups_small`).
-
-    ``small`` may hold rounds of earlier calls: the rounds its first row
-    counts (every shoe deals a first round; one row takes every round)
-    bound each of its counters.
-    """
+                         shoe_params, small, limit, counts, totals, tables):
+    """:func:`_lane_dealt_groups`' blocks through the small counters ``small`` (:func:`_deal_dealt_groups_small`)."""
     batch = new_batch(tables)
     pending = np.int64(0)
-    first_row = small[0]
-    for slot in range(N_CODES):
-        pending += first_row[slot]
     for block in range(first_block, first_block + n_blocks, stride):
         units = last_units if block == total_blocks - 1 else units_per_block
         cards = encode_shoe(canonical)  # every block starts from the canonical order
         rounds, pending, _ = _deal_dealt_groups_small(cards, block_state(seed, block), units, shoe_params, small,
-                                                      limit, counts, pending, tables, batch, carried)
+                                                      limit, counts, pending, tables, batch)
+        totals[0] += rounds
+        totals[1] += units
+    _flush_slots(small, counts)
+
+
+@jit
+def _dealt_groups_rows(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                       shoe_params, small, counts, totals, tables, carried):
+    """:func:`_lane_dealt_groups`' blocks into the position rows ``small`` (uint8, kept from call to call).
+
+    As the plain lane's rows (:func:`_lane_dealt_rows`): the codes in slot
+    order, then the groups' cells, each counter's wraps carried into the
+    int64 rows ``counts`` and their per-cell sums ``carried`` as they happen
+    (in the dealing loop for the codes, in the batch for the cells), the
+    rest left in ``small`` for the caller to fold. Four card-level bets with
+    position rows, whole runs of 3*10^7 rounds, the kernel's time against
+    uint16 rows folded before a counter could pass 65,535: 0.63-0.75 s
+    against 0.74-0.89 s on one thread, 0.34-0.55 s against 0.44-0.65 s on two
+    (wraps not yet carried; 3 Dec 2026).
+    """
+    batch = new_batch(tables)
+    for block in range(first_block, first_block + n_blocks, stride):
+        units = last_units if block == total_blocks - 1 else units_per_block
+        cards = encode_shoe(canonical)  # every block starts from the canonical order
+        state = block_state(seed, block)
+        rounds = 0
+        n = np.int64(0)
+        for _ in range(units):
+            cut_index, state = start_shoe(cards, state, shoe_params)
+            dealt, n = deal_rounds_groups(cards, cut_index, shoe_params, small, _SLOTS, tables, batch, n, counts,
+                                          carried)
+            rounds += dealt
+        count_batch(batch, n, tables, small, counts, carried)
         totals[0] += rounds
         totals[1] += units
 
@@ -514,23 +523,20 @@ def _lane_dealt_groups(canonical, seed, first_block, n_blocks, stride, units_per
     """Dealt-model blocks ``first_block, first_block + stride, ...`` with a factored card detail, into ``counts``.
 
     The rounds count in small counters, the codes in slot order and the
-    groups' cells after them (:func:`_deal_dealt_groups_small`): one row in
-    a uint32 lane, as the fresh lane does, folded into ``counts`` at the
-    end; position rows in the caller's uint16 rows ``small``, left unfolded
-    as the plain lane's uint8 rows are (:func:`_lane_dealt_rows`), each fold
-    before a counter could pass 65,535 summed into ``carried``. Four
-    card-level bets with position rows (a lane of 6,400 shoes, over the plain
-    lane's time): 2.4-3.0 with the codes and cells in int64 rows, 1.9 with
-    the codes alone in uint16 rows, 1.8 with both (3 Dec 2026).
+    groups' cells after them: one row in a uint32 lane, as the fresh lane
+    does, folded into ``counts`` at the end (:func:`_deal_dealt_groups_small`);
+    position rows in the caller's uint8 rows ``small``, left unfolded as the
+    plain lane's are (:func:`_dealt_groups_rows`). Four card-level bets with
+    position rows (a lane of 6,400 shoes, over the plain lane's time): 2.4-3.0
+    with the codes and cells in int64 rows, 1.9 with the codes alone in
+    uint16 rows, 1.8 with both (3 Dec 2026).
     """
     if counts.shape[0] == 1:
-        lane = np.zeros(counts.shape, np.uint32)
         _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                             shoe_params, lane, _LIMIT32, counts, totals, tables, carried[:0])
-        _flush_slots(lane, counts)
+                             shoe_params, np.zeros(counts.shape, np.uint32), _LIMIT32, counts, totals, tables)
     else:
-        _dealt_groups_blocks(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
-                             shoe_params, small, _LIMIT16, counts, totals, tables, carried)
+        _dealt_groups_rows(canonical, seed, first_block, n_blocks, stride, units_per_block, last_units, total_blocks,
+                           shoe_params, small, counts, totals, tables, carried)
 
 
 @jit
@@ -600,19 +606,18 @@ def _dealt_blocks(canonical, seed, first_block, n_blocks, units_per_block, last_
                          lane_carried[lane])
 
 
-def small_lanes(lane_counts, model, detail=None):
+def small_lanes(lane_counts, model):
     """The small counters a dealt run's lanes keep beside their int64 rows: ``(lane_small, lane_carried)``.
 
-    Position rows deal into small rows (slot order; uint8, or uint16 with
-    card detail) that stay unfolded from one call of :func:`deal_blocks` to
-    the next, and into ``lane_carried``, the per-code sums of what they
-    carried or folded to the int64 rows (see :func:`_lane_dealt_rows`,
-    :func:`_lane_dealt_groups`); any other lane gets empty arrays of the
-    same types (one compiled driver).
+    Position rows deal into uint8 rows (slot order) that stay unfolded from
+    one call of :func:`deal_blocks` to the next, and into ``lane_carried``,
+    the per-cell sums of what their wraps carried to the int64 rows (see
+    :func:`_lane_dealt_rows`, :func:`_dealt_groups_rows`); any other lane
+    gets empty arrays of the same types (one compiled driver).
     """
     lanes, positions, cells = lane_counts.shape
     rows = model != MODEL_FRESH and positions > 1
-    return (np.zeros((lanes, positions, cells) if rows else (lanes, 0, 0), np.uint8 if detail is None else np.uint16),
+    return (np.zeros((lanes, positions, cells) if rows else (lanes, 0, 0), np.uint8),
             np.zeros((lanes, cells if rows else 0), np.int64))
 
 
@@ -634,7 +639,7 @@ def deal_blocks(canonical, model, seed, first_block, n_blocks, units_per_block, 
         _fresh_blocks(canonical, seed, first_block, n_blocks, units_per_block, last_units, total_blocks, lane_counts,
                       lane_totals, detail)
         return
-    lane_small, lane_carried = small_lanes(lane_counts, model, detail) if small is None else small
+    lane_small, lane_carried = small_lanes(lane_counts, model) if small is None else small
     _dealt_blocks(canonical, seed, first_block, n_blocks, units_per_block, last_units, total_blocks, shoe_params,
                   lane_counts, lane_totals, detail, lane_small, lane_carried)
     if small is None:
@@ -659,7 +664,7 @@ def deal_blocks_serial(canonical, model, seed, first_block, n_blocks, units_per_
     ``totals`` (rounds, shoes) are added to, block by block, exactly as one
     lane of :func:`deal_blocks` would.
     """
-    small, carried = small_lanes(counts[None], model, detail)
+    small, carried = small_lanes(counts[None], model)
     _serial_blocks(canonical, model, seed, first_block, n_blocks, units_per_block, last_units, total_blocks,
                    shoe_params, counts, totals, detail, small[0], carried[0])
     fold_lane(small[0], counts)

@@ -535,6 +535,17 @@ def cell(prefix, suffix, slots, n_prefixes):
     return suffix * n_prefixes + prefix if slots else code_of(prefix, suffix)
 
 
+@jit(inline="always")
+def _add_one_carrying(counts, row, column, prefix, suffix, carry, carried):
+    """Add one to uint8 ``counts[row, column]``; when it wraps, 256 to the round's code in ``carry`` and ``carried``."""
+    v = np.int64(counts[row, column]) + 1
+    counts[row, column] = v
+    if v == 256:  # once in 256 increments of a counter
+        code = np.uint64(code_of(prefix, suffix))
+        carry[row, code] += 256
+        carried[code] += 256
+
+
 @jit
 def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail, carry=None, carried=None):
     """The dealing loop of :func:`deal_through`: each round added to ``counts`` as documented there.
@@ -552,16 +563,11 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail, carry=None
     extra_left = -1
     while another_round(position, n_cards, extra_left):
         prefix, suffix, used = round_at(cards, position, detail)
+        r, c = np.uint64(min(rounds, last_row)), np.uint64(cell(prefix, suffix, slots, n_prefixes))
         if carry is None:
-            counts[np.uint64(min(rounds, last_row)), np.uint64(cell(prefix, suffix, slots, n_prefixes))] += 1
+            counts[r, c] += 1
         else:
-            r, c = np.uint64(min(rounds, last_row)), np.uint64(cell(prefix, suffix, slots, n_prefixes))
-            v = np.int64(counts[r, c]) + 1
-            counts[r, c] = v
-            if v == 256:
-                code = np.uint64(code_of(prefix, suffix))
-                carry[r, code] += 256
-                carried[code] += 256
+            _add_one_carrying(counts, r, c, prefix, suffix, carry, carried)
         rounds += 1
         position += used
         extra_left = after_round(position, cut_index, extra_left, shoe_params)
@@ -597,12 +603,7 @@ def deal_rounds_groups(cards, cut_index, shoe_params, counts, slots, tables, bat
         if carry is None:
             counts[r, c] += 1
         else:
-            v = np.int64(counts[r, c]) + 1
-            counts[r, c] = v
-            if v == 256:
-                code = np.uint64(code_of(prefix, suffix))
-                carry[r, code] += 256
-                carried[code] += 256
+            _add_one_carrying(counts, r, c, prefix, suffix, carry, carried)
         n = batch_round(cells, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row)
         if n == BATCH_ROUNDS:
             count_batch(batch, n, tables, counts, carry, carried)

@@ -365,6 +365,9 @@ def add_code_totals(lane, totals):
         totals[cell] += summed[cell]
 
 
+# --------------------------------------------------------------------------- card detail
+
+
 @jit
 def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables, batch):
     """Deal ``units`` fresh-shoe rounds into row 0 of ``lane``: each by its code and in every group's cell.
@@ -474,9 +477,9 @@ def _dealt_groups_rows(canonical, seed, first_block, n_blocks, stride, units_per
     (in the dealing loop for the codes, in the batch for the cells), the
     rest left in ``small`` for the caller to fold. Four card-level bets with
     position rows, whole runs of 3*10^7 rounds, the kernel's time against
-    uint16 rows folded before a counter could pass 65,535: 0.63-0.75 s
-    against 0.74-0.89 s on one thread, 0.34-0.55 s against 0.44-0.65 s on two
-    (wraps not yet carried; 3 Dec 2026).
+    uint16 rows folded before a counter could pass 65,535 and at every
+    call's end: 0.65-0.73 s against 0.71-0.78 s on one thread, 0.34-0.47 s
+    against 0.43-0.67 s on two (3 Dec 2026).
     """
     batch = new_batch(tables)
     for block in range(first_block, first_block + n_blocks, stride):

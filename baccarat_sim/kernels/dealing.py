@@ -536,8 +536,11 @@ def cell(prefix, suffix, slots, n_prefixes):
 
 
 @jit(inline="always")
-def _add_one_carrying(counts, row, column, prefix, suffix, carry, carried):
-    """Add one to uint8 ``counts[row, column]``; when it wraps, 256 to the round's code in ``carry`` and ``carried``."""
+def _count_slot_carrying(counts, row, column, prefix, suffix, carry, carried):
+    """Add one to uint8 slot ``counts[row, column]``; when it wraps, 256 to the round's code in ``carry``, ``carried``.
+
+    The groups' cells of a batch carry the same way (:func:`~baccarat_sim.kernels.detail.count_batch`).
+    """
     v = np.int64(counts[row, column]) + 1
     counts[row, column] = v
     if v == 256:  # once in 256 increments of a counter
@@ -567,7 +570,7 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail, carry=None
         if carry is None:
             counts[r, c] += 1
         else:
-            _add_one_carrying(counts, r, c, prefix, suffix, carry, carried)
+            _count_slot_carrying(counts, r, c, prefix, suffix, carry, carried)
         rounds += 1
         position += used
         extra_left = after_round(position, cut_index, extra_left, shoe_params)
@@ -603,7 +606,7 @@ def deal_rounds_groups(cards, cut_index, shoe_params, counts, slots, tables, bat
         if carry is None:
             counts[r, c] += 1
         else:
-            _add_one_carrying(counts, r, c, prefix, suffix, carry, carried)
+            _count_slot_carrying(counts, r, c, prefix, suffix, carry, carried)
         n = batch_round(cells, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row)
         if n == BATCH_ROUNDS:
             count_batch(batch, n, tables, counts, carry, carried)

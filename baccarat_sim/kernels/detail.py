@@ -281,7 +281,7 @@ def count_batch(batch, n, tables, counts, carry=None, carried=None):
                     if carry is None:
                         flat[at] += 1
                     else:
-                        _add_one_carrying(flat, at, n_cells, carry, carried)
+                        _count_cell_carrying(flat, at, n_cells, carry, carried)
                 break
             for i in range(n):
                 index[i] = offset + ((word[i] >> shift) & mask)
@@ -295,7 +295,7 @@ def count_batch(batch, n, tables, counts, carry=None, carried=None):
                     if carry is None:
                         flat[at] += 1
                     else:
-                        _add_one_carrying(flat, at, n_cells, carry, carried)
+                        _count_cell_carrying(flat, at, n_cells, carry, carried)
                 break
             first = t == first_table[g]
             for i in range(n):
@@ -308,12 +308,15 @@ def count_batch(batch, n, tables, counts, carry=None, carried=None):
                 if carry is None:
                     flat[at] += 1
                 else:
-                    _add_one_carrying(flat, at, n_cells, carry, carried)
+                    _count_cell_carrying(flat, at, n_cells, carry, carried)
 
 
 @jit(inline="always")
-def _add_one_carrying(flat, at, n_cells, carry, carried):
-    """Add one to uint8 counter ``at`` of ``flat``; when it wraps, 256 to the int64 rows ``carry`` and ``carried``."""
+def _count_cell_carrying(flat, at, n_cells, carry, carried):
+    """Add one to uint8 cell counter ``at`` of ``flat``; when it wraps, 256 to the int64 rows ``carry`` and ``carried``.
+
+    The codes carry the same way in the dealing loop (:func:`~baccarat_sim.kernels.dealing.deal_rounds`).
+    """
     v = np.int64(flat[at]) + 1
     flat[at] = v
     if v == 256:  # once in 256 increments of a counter

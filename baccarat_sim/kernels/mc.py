@@ -104,11 +104,7 @@ def _flush_slots(lane, counts):
         if busy == 0:
             continue
         if busy * 8 > words.shape[0]:
-            for prefix in range(n_prefixes):
-                for suffix in range(N_SUFFIXES):
-                    into[code_of(prefix, suffix)] += counters[suffix * n_prefixes + prefix]
-            for cell in range(N_CODES, counters.shape[0]):
-                into[cell] += counters[cell]
+            _add_slot_row(counters, into, n_prefixes)
             counters[:] = 0
             continue
         for w in range(words.shape[0]):
@@ -124,6 +120,16 @@ def _flush_slots(lane, counts):
                     for k in range(per_word):
                         into[first + k] += counters[first + k]
                 words[w] = 0
+
+
+@jit(inline="always")
+def _add_slot_row(counters, into, n_prefixes):
+    """Add a lane's row (the codes in slot order, ``n_prefixes`` a suffix, then any cells) to ``into`` (code order)."""
+    for prefix in range(n_prefixes):
+        for suffix in range(N_SUFFIXES):
+            into[code_of(prefix, suffix)] += counters[suffix * n_prefixes + prefix]
+    for cell in range(N_CODES, counters.shape[0]):
+        into[cell] += counters[cell]
 
 
 if N_PREFIXES % 8 != 0:
@@ -358,11 +364,7 @@ def add_code_totals(lane, totals):
         for slot in range(lane.shape[1]):
             summed[slot] += partial[slot]
             partial[slot] = 0
-    for prefix in range(N_PREFIXES):
-        for suffix in range(N_SUFFIXES):
-            totals[code_of(prefix, suffix)] += summed[suffix * N_PREFIXES + prefix]
-    for cell in range(N_CODES, lane.shape[1]):
-        totals[cell] += summed[cell]
+    _add_slot_row(summed, totals, min(lane.shape[1], N_CODES) // N_SUFFIXES)
 
 
 # --------------------------------------------------------------------------- card detail

@@ -145,15 +145,24 @@ def kernel_rows(runs: dict) -> list[dict]:
     return rows
 
 
+def target_table(rows: list[dict]) -> list[str]:
+    """The targets' Markdown table: header and a line a row (the ratios left blank where a row has none)."""
+    lines = ["| target | before (best) | after (best) | best / best | median of pairs | |",
+             "|---|---:|---:|---:|---:|---|"]
+    for row in rows:
+        ratio = "" if row["ratio"] is None else f"{row['ratio']:.3f}"
+        pairs = f"{row['pairs']:.3f}" if row.get("pairs") is not None else ""
+        lines.append(f"| {row['target']} | {row['before']} | {row['after']} | {ratio} | {pairs} | "
+                     f"{'met' if row['met'] else 'missed'} |")
+    return lines
+
+
 def print_kernels(runs: dict, args) -> None:
     """Target 1 alone (``--only kernels``): the table, every run and the load, printed."""
     print(f"`python benchmarks/bench_speed.py --before {args.before} --only kernels`: best of {args.repeats} runs "
           f"of {args.rounds:,} rounds, the two trees alternating; load average at the end "
           f"{os.getloadavg()[0]:.1f}.\n")
-    print("| target | before (best) | after (best) | best / best | median of pairs | |\n|---|---:|---:|---:|---:|---|")
-    for row in kernel_rows(runs):
-        print(f"| {row['target']} | {row['before']} | {row['after']} | {row['ratio']:.3f} | {row['pairs']:.3f} | "
-              f"{'met' if row['met'] else 'missed'} |")
+    print("\n".join(target_table(kernel_rows(runs))))
     for name in ("before", "after"):
         for threads, measured in runs[name]["kernels"].items():
             print(f"{name}, {threads} thread(s): " + ", ".join(
@@ -224,14 +233,7 @@ def main() -> None:
     lines = ["# Issue 23's targets before and after, in one sitting", "",
              f"`python benchmarks/bench_speed.py --before {args.before}`: best of {args.repeats} runs "
              f"({args.cold_repeats} for cold starts), the two trees alternating; {document['machine']}; load "
-             f"average at the end {document['load_average'][0]:.1f}.", "",
-             "| target | before (best) | after (best) | best / best | median of pairs | |",
-             "|---|---:|---:|---:|---:|---|"]
-    for row in rows:
-        ratio = "" if row["ratio"] is None else f"{row['ratio']:.3f}"
-        pairs = f"{row['pairs']:.3f}" if row.get("pairs") is not None else ""
-        lines.append(f"| {row['target']} | {row['before']} | {row['after']} | {ratio} | {pairs} | "
-                     f"{'met' if row['met'] else 'missed'} |")
+             f"average at the end {document['load_average'][0]:.1f}.", "", *target_table(rows)]
     (RESULTS / "bench_speed.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

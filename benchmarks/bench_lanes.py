@@ -56,12 +56,12 @@ def fresh_lanes() -> dict:
         totals = np.zeros(2, np.int64)
         if tables is None:
             def call(counts=counts, totals=totals, canonical=canonical, seed=seed):
-                mc._lane_fresh(np.zeros(counts.shape, np.uint32), canonical, seed, 0, 1, 1, FRESH_ROUNDS,
-                               FRESH_ROUNDS, 1_000, counts, totals, None)
+                mc._lane_fresh(np.zeros(counts.shape, np.uint32), canonical, seed, 0, 1, np.zeros(1, np.int64),
+                               FRESH_ROUNDS, FRESH_ROUNDS, 1_000, counts, totals, None)
         else:
             def call(counts=counts, totals=totals, canonical=canonical, seed=seed, tables=tables):
-                mc._lane_fresh_groups(canonical, seed, 0, 1, 1, FRESH_ROUNDS, FRESH_ROUNDS, 1_000, counts, totals,
-                                      tables)
+                mc._lane_fresh_groups(canonical, seed, 0, 1, np.zeros(1, np.int64), FRESH_ROUNDS, FRESH_ROUNDS,
+                                      1_000, counts, totals, tables)
         calls[name] = call
     return calls
 
@@ -82,8 +82,8 @@ def dealt_lanes(blocks: int) -> dict:
         def call(counts=counts, totals=totals, canonical=canonical, seed=seed, params=params, small=small,
                  carried=carried, code_totals=code_totals):
             # As a run's chunk: the rows stay in their small counters; the per-code totals of its batch are read.
-            mc._deal_lane_dealt(canonical, seed, 0, blocks, 1, SHOES_PER_BLOCK, SHOES_PER_BLOCK, 10**6, params,
-                                counts, totals, None, small, carried)
+            mc._deal_lane_dealt(canonical, seed, 0, blocks, np.zeros(1, np.int64), SHOES_PER_BLOCK, SHOES_PER_BLOCK,
+                                10**6, params, counts, totals, None, small, carried)
             mc.add_code_totals(small, code_totals)
         calls[name] = call
     return calls

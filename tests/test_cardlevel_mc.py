@@ -257,8 +257,9 @@ def test_every_small_counter_layout_of_a_dealt_card_level_lane_counts_the_same(l
 
     def blocks(small, counts):
         totals = np.zeros(2, np.int64)
-        MC._dealt_groups_blocks(canonical, seed, 0, n_blocks, 1, 16, 16, n_blocks, params, small, limit, counts, totals,
-                                tables)
+        taken = np.zeros(1, np.int64)  # the blocks the lane has taken
+        MC._dealt_groups_blocks(canonical, seed, 0, n_blocks, taken, 16, 16, n_blocks, params, small, limit, counts,
+                                totals, tables)
         return totals
 
     by_position = np.zeros((plan.n_positions, plan.n_cells), np.int64)
@@ -289,8 +290,9 @@ def test_card_level_position_rows_in_uint8_carry_their_wraps_and_are_kept_from_c
     dealt = np.zeros(2, np.int64)
     for call in range(calls):
         first = call * blocks_a_call
-        MC._dealt_groups_rows(canonical, seed, first, blocks_a_call, 1, 16, 16, calls * blocks_a_call, params, small,
-                              by_position, dealt, tables, carried)
+        taken = np.zeros(1, np.int64)
+        MC._dealt_groups_rows(canonical, seed, first, blocks_a_call, taken, 16, 16, calls * blocks_a_call, params,
+                              small, by_position, dealt, tables, carried)
         for block in range(first, first + blocks_a_call):
             MC.deal_block(canonical, MC.MODEL_DEALT, seed, block, 16, params, straight, tables)
         np.testing.assert_array_equal(carried, by_position.sum(axis=0))

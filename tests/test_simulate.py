@@ -180,6 +180,29 @@ def test_kept_small_lanes_give_every_call_its_per_code_totals_and_the_same_rows_
     assert totals[:, 1].sum() == calls * blocks_a_call * per_block
 
 
+
+@pytest.mark.parametrize("model, units", [(MC.MODEL_FRESH, 3_000), (MC.MODEL_DEALT, 4)])
+def test_lanes_take_every_block_of_a_call_once_whichever_lane_takes_it(dealt_rules, model, units):
+    """The lanes of a call take its blocks from a shared counter, as they are free (more lanes than threads here).
+
+    Which lane deals a block varies from call to call; the lanes' sums are the blocks' own, each block once, and
+    the rounds and shoes the lanes report add up to the call's.
+    """
+    plan = plan_run(dealt_rules, 1, SEED)
+    shoe, canonical = np.array(plan.shoe_params, np.int64), canonical_cards(plan.shoe)
+    n_blocks, first, lanes = 37, 5, 5
+    rows = plan.n_positions if model == MC.MODEL_DEALT else 1
+    counts, totals = np.zeros((lanes, rows, N_CODES), np.int64), np.zeros((lanes, 2), np.int64)
+    MC.deal_blocks(canonical, model, np.uint64(9), first, n_blocks, units, units - 1, first + n_blocks, shoe, counts,
+                   totals)
+    direct = np.zeros((rows, N_CODES), np.int64)
+    dealt = [MC.deal_block(canonical, model, np.uint64(9), block, units - (block == first + n_blocks - 1), shoe,
+                           direct) for block in range(first, first + n_blocks)]
+    np.testing.assert_array_equal(counts.sum(axis=0), direct)
+    assert totals[:, 0].sum() == sum(rounds for rounds, _ in dealt) == direct.sum()
+    if model == MC.MODEL_DEALT:
+        assert totals[:, 1].sum() == n_blocks * units - 1
+
 # --- the reference dealer, in distribution ----------------------------------------------------------------------
 
 def z_two_means(a, b):

@@ -1,4 +1,10 @@
-"""An atomic fetch-and-add on an int64 array element, for lanes that take blocks from a shared counter."""
+"""An atomic fetch-and-add on an int64 counter, for the lanes of a parallel kernel that share out blocks.
+
+numba has no atomic operations on the CPU; this intrinsic emits LLVM's
+``atomicrmw add``. Monotonic ordering is enough: the counter only hands out
+distinct block numbers, and what the lanes write is read after the parallel
+region ends, which orders it.
+"""
 
 from __future__ import annotations
 
@@ -11,16 +17,20 @@ __all__ = ["fetch_add"]
 
 
 @intrinsic
-def fetch_add(typingctx, array, value):
-    """``array[0] += value`` atomically; returns the old ``array[0]`` (int64)."""
-    if not (isinstance(array, types.Array) and array.dtype == types.int64):
+def fetch_add(typingctx, counter, value):
+    """``counter[0] += value`` as one atomic step; returns ``counter[0]`` from before (int64).
+
+    ``counter``: a one-dimensional int64 array; ``value``: int64.
+    """
+    if not (isinstance(counter, types.Array) and counter.dtype == types.int64 and counter.ndim == 1):
         return None
-    sig = types.int64(array, types.int64)
+    sig = types.int64(counter, types.int64)
 
     def codegen(context, builder, signature, args):
-        ary, val = args
-        arr = context.make_array(signature.args[0])(context, builder, ary)
-        ptr = cgutils.get_item_pointer(context, builder, signature.args[0], arr, [ir.Constant(ir.IntType(64), 0)])
-        return builder.atomic_rmw("add", ptr, val, "monotonic")
+        array, amount = args
+        array_type = signature.args[0]
+        view = context.make_array(array_type)(context, builder, array)
+        first = cgutils.get_item_pointer(context, builder, array_type, view, [ir.Constant(ir.IntType(64), 0)])
+        return builder.atomic_rmw("add", first, amount, "monotonic")
 
     return sig, codegen

@@ -149,9 +149,9 @@ def _next_block(taken, first_block, n_blocks):
     whichever lane deals a block; a lane slowed by a busy neighbour on a
     shared machine deals fewer blocks instead of keeping the other waiting
     at the call's end. With every lane given every ``n_lanes``-th block, a
-    2-thread run of 10^8 rounds dealt 0.94-0.97 times as fast on the fresh
-    shoe and 0.88 times on the dealt one (medians of 18 back-to-back pairs,
-    3 Dec 2026).
+    2-thread run of 10^8 rounds dealt 0.93-0.94 times as fast on the fresh
+    shoe and 0.88 times on the dealt one with position rows (medians of two
+    sets of back-to-back pairs, 18 in all, 3 Dec 2026).
     """
     k = fetch_add(taken, np.int64(1))
     return first_block + k if k < n_blocks else np.int64(-1)

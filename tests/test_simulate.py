@@ -9,6 +9,7 @@ directly), and require identical integers every time.
 import dataclasses
 import math
 
+import numba
 import numpy as np
 import pytest
 
@@ -193,8 +194,13 @@ def test_lanes_take_every_block_of_a_call_once_whichever_lane_takes_it(dealt_rul
     n_blocks, first, lanes = 37, 5, 5
     rows = plan.n_positions if model == MC.MODEL_DEALT else 1
     counts, totals = np.zeros((lanes, rows, N_CODES), np.int64), np.zeros((lanes, 2), np.int64)
-    MC.deal_blocks(canonical, model, np.uint64(9), first, n_blocks, units, units - 1, first + n_blocks, shoe, counts,
-                   totals)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(MANY_THREADS)  # the lanes on threads of their own where the machine has them
+    try:
+        MC.deal_blocks(canonical, model, np.uint64(9), first, n_blocks, units, units - 1, first + n_blocks, shoe,
+                       counts, totals)
+    finally:
+        numba.set_num_threads(threads)
     direct = np.zeros((rows, N_CODES), np.int64)
     dealt = [MC.deal_block(canonical, model, np.uint64(9), block, units - (block == first + n_blocks - 1), shoe,
                            direct) for block in range(first, first + n_blocks)]

@@ -49,6 +49,10 @@ __all__ = [
     "ENCODED_CARD",
     "N_SHOE_PARAMS",
     "POINT_BITS",
+    "PREFIX_NUMBER",
+    "PREFIX_OF_NUMBER",
+    "SLOT_CODES",
+    "SLOT_PREFIXES",
     "after_round",
     "another_round",
     "batch_round",
@@ -71,6 +75,7 @@ __all__ = [
     "round_with_detail",
     "rounds_in_every_shoe",
     "shuffle_prefix",
+    "slot_of",
     "start_shoe",
 ]
 
@@ -106,6 +111,25 @@ ENCODED_CARD = ((np.arange(N_CARD_IDS) << POINT_BITS)
 # The tableau's prefix table in uint16: 20 KB, so it stays in the L1 cache
 # beside the histogram instead of spilling into L2 as 80 KB of int64.
 _THIRD_CARD_PREFIX16 = THIRD_CARD_PREFIX.astype(np.uint16)
+# Slot order (see slot_of): a round can reach 205 of the 400 prefixes, numbered in order; a slot-order row keeps
+# ``suffix * SLOT_PREFIXES + number`` and its busy counters crowd into two runs of 205 (a dealt lane's 105 position
+# rows: 86 KB of them in uint8 where runs of 400 made 168 KB). The rows lane over the plain lane, 20,000 shoes a call,
+# 21 pairs in one process: 1.14-1.19 against 1.18-1.27 in runs of 400 (3 Dec 2026).
+_REACHABLE_PREFIXES = np.unique(THIRD_CARD_PREFIX)
+#: Prefix numbers per suffix in slot order: the reachable prefixes, rounded up to a multiple of eight so that a
+#: 64-bit word of uint8 counters never straddles two suffixes (:func:`baccarat_sim.kernels.mc._flush_slots`).
+SLOT_PREFIXES = -(-_REACHABLE_PREFIXES.size // 8) * 8
+#: The codes' part of a slot-order row (``SLOT_PREFIXES * N_SUFFIXES`` counters); up to ``N_CODES`` the row stays
+#: zero, and a card detail's cells follow at ``N_CODES`` as in code order.
+SLOT_CODES = SLOT_PREFIXES * N_SUFFIXES
+#: The number of each reachable prefix (0 for a prefix no round reaches).
+PREFIX_NUMBER = np.zeros(N_PREFIXES, np.uint8)
+PREFIX_NUMBER[_REACHABLE_PREFIXES] = np.arange(_REACHABLE_PREFIXES.size)
+#: The prefix of each number (the padding numbers, whose counters stay zero, the first prefix).
+PREFIX_OF_NUMBER = np.full(SLOT_PREFIXES, _REACHABLE_PREFIXES[0], np.int64)
+PREFIX_OF_NUMBER[:_REACHABLE_PREFIXES.size] = _REACHABLE_PREFIXES
+if SLOT_PREFIXES > 255 or SLOT_CODES > N_PREFIXES * N_SUFFIXES:
+    raise RuntimeError("internal error: the reachable prefixes do not fit slot order's numbers")
 
 
 def _sums_index_of(player_sum, banker_sum, next_point):
@@ -162,7 +186,8 @@ def _status_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 _PAIR_STATUS, _FIRST_CARD_STATUS = _status_tables()
-for _table in (ENCODED_CARD, _THIRD_CARD_PREFIX16, _CARDS_USED, _TOTALS_INDEX, _PAIR_STATUS, _FIRST_CARD_STATUS):
+for _table in (ENCODED_CARD, _THIRD_CARD_PREFIX16, _CARDS_USED, _TOTALS_INDEX, _PAIR_STATUS, _FIRST_CARD_STATUS,
+               PREFIX_NUMBER, PREFIX_OF_NUMBER):
     _table.setflags(write=False)
 
 
@@ -525,14 +550,19 @@ def after_round(position, cut_index, extra_left, shoe_params):
 
 
 @jit(inline="always")
-def cell(prefix, suffix, slots, n_prefixes):
-    """Histogram column of an outcome: its cell, or its slot (``slots``: ``suffix * n_prefixes + prefix``).
+def slot_of(prefix, suffix):
+    """An outcome's slot: ``suffix * SLOT_PREFIXES`` plus its prefix's number (:data:`PREFIX_NUMBER`).
 
     Most rounds have no pair and unequal first cards, so in slot order they
-    crowd into two runs of 400 counters per row (see :mod:`baccarat_sim.kernels.mc`).
-    ``n_prefixes`` is ``N_PREFIXES`` times the card details of the histogram.
+    crowd into two runs of 205 counters per row (see :mod:`baccarat_sim.kernels.mc`).
     """
-    return suffix * n_prefixes + prefix if slots else code_of(prefix, suffix)
+    return suffix * SLOT_PREFIXES + np.int64(PREFIX_NUMBER[np.uint64(prefix)])
+
+
+@jit(inline="always")
+def cell(prefix, suffix, slots):
+    """Histogram column of an outcome: its code, or its slot (``slots``, :func:`slot_of`)."""
+    return slot_of(prefix, suffix) if slots else code_of(prefix, suffix)
 
 
 @jit(inline="always")
@@ -558,15 +588,12 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail, carry=None
     """
     n_cards = cards.shape[0]
     last_row = counts.shape[0] - 1
-    n_prefixes = N_PREFIXES  # a constant where the histogram has no card detail
-    if detail is not None:
-        n_prefixes = counts.shape[1] // N_SUFFIXES
     position = first_round_position(cards, shoe_params)
     rounds = 0
     extra_left = -1
     while another_round(position, n_cards, extra_left):
         prefix, suffix, used = round_at(cards, position, detail)
-        r, c = np.uint64(min(rounds, last_row)), np.uint64(cell(prefix, suffix, slots, n_prefixes))
+        r, c = np.uint64(min(rounds, last_row)), np.uint64(cell(prefix, suffix, slots))
         if carry is None:
             counts[r, c] += 1
         else:
@@ -602,7 +629,7 @@ def deal_rounds_groups(cards, cut_index, shoe_params, counts, slots, tables, bat
         e3, e4, e5 = np.int64(cards[at + _U3]), np.int64(cards[at + _U4]), np.int64(cards[at + _U5])
         prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
         row = min(rounds, last_row)
-        r, c = np.uint64(row), np.uint64(cell(prefix, suffix, slots, N_PREFIXES))
+        r, c = np.uint64(row), np.uint64(cell(prefix, suffix, slots))
         if carry is None:
             counts[r, c] += 1
         else:
@@ -635,7 +662,7 @@ def deal_through(cards, cut_index, shoe_params, counts, slots=False, detail=None
         Round ``k`` of the shoe (0-based) is added to row ``k``, the last row
         also taking every later round.
     slots : bool
-        Count in slot order (see :func:`cell`) instead of by cell.
+        Count in slot order (see :func:`cell`) instead of by cell; without card ``detail`` only.
     detail : tuple or None
         Card detail tables (:func:`baccarat_sim.kernels.detail.detail_index`):
         the columns are cells ``detail * N_CODES + code``; None: outcome codes.

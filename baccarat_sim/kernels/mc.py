@@ -21,10 +21,12 @@ exactly uniform draw without replacement:
   then the rounds are read off in order
   (:func:`~baccarat_sim.kernels.dealing.start_shoe`, :func:`~baccarat_sim.kernels.dealing.deal_rounds`).
 
-A lane's per-position rows count in *slot* order ``suffix * N_PREFIXES +
-prefix`` instead of code order: most rounds have no pair and unequal first
-cards, so their slots crowd into two runs of 400 counters (0.8 KB in uint8)
-per row instead of one cache line in every 36 codes, and the rows stay in cache.
+A lane's per-position rows count in *slot* order
+(:func:`~baccarat_sim.kernels.dealing.slot_of`: the suffix, then the number
+of the prefix among the 205 a round can reach) instead of code order: most
+rounds have no pair and unequal first cards, so their slots crowd into two
+runs of 205 counters (0.4 KB in uint8) per row instead of one cache line in
+every 36 codes, and the rows stay in cache.
 """
 
 from __future__ import annotations
@@ -32,9 +34,12 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..model.codes import N_CODES, N_PREFIXES, N_SUFFIXES
+from ..model.codes import N_CODES, N_SUFFIXES
 from .atomic import fetch_add
 from .dealing import (
+    PREFIX_OF_NUMBER,
+    SLOT_CODES,
+    SLOT_PREFIXES,
     batch_round,
     deal_rounds,
     deal_rounds_groups,
@@ -42,6 +47,7 @@ from .dealing import (
     fresh_positions,
     fresh_round_parts,
     round_parts,
+    slot_of,
     start_shoe,
 )
 from .detail import BATCH_ROUNDS, batch_cells, count_batch, new_batch
@@ -81,9 +87,10 @@ def _flush_codes(lane, counts):
 def _flush_slots(lane, counts):
     """Add a lane's counters to ``counts`` (int64, code order) and clear them.
 
-    A lane's row holds the outcome codes in slot order (``suffix *
-    N_PREFIXES + prefix``), then, with card detail, the groups' cells in the
-    order of ``counts``. Each row is first read as 64-bit words (eight uint8
+    A lane's row holds the outcome codes in slot order
+    (:func:`~baccarat_sim.kernels.dealing.slot_of`; zeros from
+    ``SLOT_CODES`` to ``N_CODES``), then, with card detail, the groups' cells
+    in the order of ``counts``. Each row is first read as 64-bit words (eight uint8
     counters, four uint16 or two uint32), to count those that are not all zero. A row
     with few busy words (a short chunk, or a position few shoes reach)
     visits those words alone; a busier row is walked in the memory order of
@@ -93,9 +100,9 @@ def _flush_slots(lane, counts):
     (8 decks, 3 Dec 2026). (A run's position rows are now folded only when
     it reads them: :func:`small_lanes`.)
     """
-    # N_PREFIXES, read off the lane's shape: as a constant of the machine code it made LLVM turn the walks below into
-    # vector gathers, and the flush 7 times slower.
-    n_prefixes = min(lane.shape[1], N_CODES) // N_SUFFIXES
+    # SLOT_PREFIXES, through the lane's shape: as a constant of the machine code it made LLVM turn the walks below
+    # into vector gathers, and the flush 7 times slower.
+    n_numbers = min(lane.shape[1], SLOT_CODES) // N_SUFFIXES
     for row in range(lane.shape[0]):
         counters, into = lane[row], counts[row]
         words = counters.view(np.uint64)
@@ -106,35 +113,36 @@ def _flush_slots(lane, counts):
         if busy == 0:
             continue
         if busy * 8 > words.shape[0]:
-            _add_slot_row(counters, into, n_prefixes)
+            _add_slot_row(counters, into, n_numbers)
             counters[:] = 0
             continue
         for w in range(words.shape[0]):
             if words[w] != 0:
                 # Every counter of the word, zero or not: a test per counter mispredicts on a row's scattered counts.
-                # A word never straddles two suffixes or the codes' end (N_PREFIXES is a multiple of eight).
+                # A word never straddles two suffixes or the codes' end (SLOT_PREFIXES is a multiple of eight).
                 first = w * per_word
-                if first < N_CODES:
-                    suffix, prefix = divmod(first, n_prefixes)
+                if first < SLOT_CODES:
+                    suffix, number = divmod(first, n_numbers)
                     for k in range(per_word):
-                        into[code_of(prefix + k, suffix)] += counters[first + k]
-                else:
+                        into[code_of(PREFIX_OF_NUMBER[number + k], suffix)] += counters[first + k]
+                elif first >= N_CODES:  # the groups' cells (a row is zero between the slots and them)
                     for k in range(per_word):
                         into[first + k] += counters[first + k]
                 words[w] = 0
 
 
 @jit(inline="always")
-def _add_slot_row(counters, into, n_prefixes):
-    """Add a lane's row (the codes in slot order, ``n_prefixes`` a suffix, then any cells) to ``into`` (code order)."""
-    for prefix in range(n_prefixes):
+def _add_slot_row(counters, into, n_numbers):
+    """Add a lane's row (the codes in slot order, ``n_numbers`` a suffix, then any cells) to ``into`` (code order)."""
+    for number in range(n_numbers):
+        prefix = PREFIX_OF_NUMBER[number]
         for suffix in range(N_SUFFIXES):
-            into[code_of(prefix, suffix)] += counters[suffix * n_prefixes + prefix]
+            into[code_of(prefix, suffix)] += counters[suffix * n_numbers + number]
     for cell in range(N_CODES, counters.shape[0]):
         into[cell] += counters[cell]
 
 
-if N_PREFIXES % 8 != 0:
+if SLOT_PREFIXES % 8 != 0:
     raise RuntimeError("internal error: a lane's 64-bit word would straddle two suffixes")
 
 
@@ -163,7 +171,7 @@ def _deal_fresh(cards, state, units, lane, limit, counts, pending, detail):
 
     ``pending`` rounds are already in ``lane``; it is flushed into ``counts``
     before a counter could pass ``limit``. Returns ``(pending, state)``.
-    Slot order keeps the busy counters in two runs of 400 (see the module's
+    Slot order keeps the busy counters in two runs of 205 (see the module's
     notes); a caller's own int64 histogram in code order has
     :func:`_deal_fresh_codes`. Each is a function of its own so that a run
     compiles only the loops it deals with: every copy of the inlined round
@@ -180,7 +188,7 @@ def _deal_fresh(cards, state, units, lane, limit, counts, pending, detail):
         # 3% faster and doubled the kernel's compile.
         for _ in range(span):
             prefix, suffix, state = fresh_round_parts(cards, state, detail)
-            row[suffix * N_PREFIXES + prefix] += 1
+            row[slot_of(prefix, suffix)] += 1
         pending += span
         left -= span
     return pending, state
@@ -219,7 +227,7 @@ def _deal_dealt_flat(cards, state, units, shoe_params, lane, limit, counts, pend
 def _deal_dealt_rows(cards, state, units, shoe_params, lane, slots, carry, carried):
     """Deal ``units`` dealt shoes into the position rows of ``lane``; returns ``(rounds, state)``.
 
-    ``lane``: uint8 rows in slot order (``slots``, see :data:`N_PREFIXES`),
+    ``lane``: uint8 rows in slot order (``slots``, see :func:`~baccarat_sim.kernels.dealing.slot_of`),
     each counter's wraps carried into the int64 rows ``carry`` (in code
     order) and into their per-code sums ``carried``, as the lanes keep them;
     or int64 rows in code order with ``carry`` and ``carried`` None (:func:`deal_block`).
@@ -301,7 +309,7 @@ def _lane_fresh(lane, canonical, seed, first_block, n_blocks, taken, units_per_b
                 counts, totals, detail):
     """Fresh-model blocks the lane takes (:func:`_next_block`) through ``lane`` (uint32, one row).
 
-    The lane counts in slot order: its busy counters (two runs of 400) stay
+    The lane counts in slot order: its busy counters (two runs of 205) stay
     in the L1 cache beside the tableau's tables, where code order would
     spread them over the row's 57.6 KB.
     """
@@ -391,7 +399,7 @@ def add_code_totals(lane, totals):
         for slot in range(lane.shape[1]):
             summed[slot] += partial[slot]
             partial[slot] = 0
-    _add_slot_row(summed, totals, min(lane.shape[1], N_CODES) // N_SUFFIXES)
+    _add_slot_row(summed, totals, min(lane.shape[1], SLOT_CODES) // N_SUFFIXES)
 
 
 # --------------------------------------------------------------------------- card detail
@@ -422,7 +430,7 @@ def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables
             e0, e1, e2 = np.int64(cards[j0]), np.int64(cards[j1]), np.int64(cards[j2])
             e3, e4, e5 = np.int64(cards[j3]), np.int64(cards[j4]), np.int64(cards[j5])
             prefix, suffix, _ = round_parts(e0, e1, e2, e3, e4, e5)
-            row[suffix * N_PREFIXES + prefix] += 1
+            row[slot_of(prefix, suffix)] += 1
             n = batch_round(cells, n, prefix, suffix, e0, e1, e2, e3, e4, e5, 0)
             if n == BATCH_ROUNDS:
                 count_batch(batch, n, tables, lane)

@@ -586,6 +586,8 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail, carry=None
     ``carry``: int64 rows in code order that take 256 whenever a uint8 counter of ``counts`` wraps (None: no wrap);
     ``carried`` (int64, by code) takes the same 256 beside them, so that it always holds ``carry``'s rows summed.
     """
+    if detail is not None and slots:  # pruned where there is no card detail
+        raise ValueError("internal error: slot order numbers plain prefixes; card detail counts in code order")
     n_cards = cards.shape[0]
     last_row = counts.shape[0] - 1
     position = first_round_position(cards, shoe_params)

@@ -100,9 +100,7 @@ def _flush_slots(lane, counts):
     (8 decks, 3 Dec 2026). (A run's position rows are now folded only when
     it reads them: :func:`small_lanes`.)
     """
-    # SLOT_PREFIXES, through the lane's shape: as a constant of the machine code it made LLVM turn the walks below
-    # into vector gathers, and the flush 7 times slower.
-    n_numbers = min(lane.shape[1], SLOT_CODES) // N_SUFFIXES
+    n_numbers = _slot_numbers(lane.shape[1])
     for row in range(lane.shape[0]):
         counters, into = lane[row], counts[row]
         words = counters.view(np.uint64)
@@ -129,6 +127,16 @@ def _flush_slots(lane, counts):
                     for k in range(per_word):
                         into[first + k] += counters[first + k]
                 words[w] = 0
+
+
+@jit(inline="always")
+def _slot_numbers(width):
+    """``SLOT_PREFIXES``, read through a row's ``width`` (at least ``N_CODES``) for the walks of slot-order rows.
+
+    As a constant of the machine code it made LLVM turn those walks into
+    vector gathers, and the flush 7 times slower.
+    """
+    return min(width, SLOT_CODES) // N_SUFFIXES
 
 
 @jit(inline="always")
@@ -399,7 +407,7 @@ def add_code_totals(lane, totals):
         for slot in range(lane.shape[1]):
             summed[slot] += partial[slot]
             partial[slot] = 0
-    _add_slot_row(summed, totals, min(lane.shape[1], SLOT_CODES) // N_SUFFIXES)
+    _add_slot_row(summed, totals, _slot_numbers(lane.shape[1]))
 
 
 # --------------------------------------------------------------------------- card detail

@@ -302,8 +302,9 @@ def test_perfect_play_beside_a_card_level_bet_is_the_same_as_alone(rules):
     strategy = parse_strategy("schema_version = 1\nid = 'x'\n[[bets]]\nid = 'colour_match'\nplay = 'always'\n"
                               "[[bets]]\nid = 'banker'\nplay = 'perfect'")
     alone = parse_strategy("schema_version = 1\nid = 'x'\n[[bets]]\nid = 'banker'\nplay = 'perfect'")
-    together = count_frame(count_simulation(both, strategy, 48, seed=6)).set_index("bet")
-    banker = count_frame(count_simulation(rules.with_bets(["banker"]), alone, 48, seed=6)).iloc[0]
+    # 96 shoes: perfect play finds a Banker bet worth making in a few shoes (48 shoes of some seeds have none).
+    together = count_frame(count_simulation(both, strategy, 96, seed=6)).set_index("bet")
+    banker = count_frame(count_simulation(rules.with_bets(["banker"]), alone, 96, seed=6)).iloc[0]
     assert together.loc["banker", "bets"] == banker["bets"] > 0
     assert together.loc["banker", "exact_advantage_per_bet"] == banker["exact_advantage_per_bet"] > 0
     assert together.loc["banker", "units_per_shoe"] == banker["units_per_shoe"]

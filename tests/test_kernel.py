@@ -269,11 +269,12 @@ def test_fixed_burn_skips_the_turned_card_rule():
 
 @numba.njit(cache=True)
 def _positions_histogram(n_cards, draws, seed):
-    state = RNG.block_state(np.uint64(seed), 0)
+    buffer = np.empty(K.FRESH_DRAWS, np.uint64)
+    cursor = K.open_fresh_block(np.uint64(seed), 0, n_cards, buffer)
     counts = np.zeros(n_cards ** 2, np.int64)
     repeats = 0
     for _ in range(draws):
-        j0, j1, j2, j3, j4, j5, state = K.fresh_positions(n_cards, state)
+        j0, j1, j2, j3, j4, j5, cursor = K.fresh_positions(buffer, cursor, n_cards)
         counts[j0 * n_cards + j5] += 1
         repeats += ((j0 == j1) + (j0 == j2) + (j0 == j3) + (j0 == j4) + (j0 == j5) + (j1 == j2) + (j1 == j3)
                     + (j1 == j4) + (j1 == j5) + (j2 == j3) + (j2 == j4) + (j2 == j5) + (j3 == j4) + (j3 == j5)
@@ -284,12 +285,52 @@ def _positions_histogram(n_cards, draws, seed):
 @numba.njit(cache=True)
 def _six_of_seven(draws, seed):
     """Histogram of the ordered 6-sample of 7 positions (5040 cells), by its left-out position and order."""
-    state = RNG.block_state(np.uint64(seed), 0)
+    buffer = np.empty(K.FRESH_DRAWS, np.uint64)
+    cursor = K.open_fresh_block(np.uint64(seed), 0, 7, buffer)
     counts = np.zeros(7 ** 6, np.int64)
     for _ in range(draws):
-        j0, j1, j2, j3, j4, j5, state = K.fresh_positions(7, state)
+        j0, j1, j2, j3, j4, j5, cursor = K.fresh_positions(buffer, cursor, 7)
         counts[((((j0 * 7 + j1) * 7 + j2) * 7 + j3) * 7 + j4) * 7 + j5] += 1
     return counts
+
+
+@numba.njit(cache=True)
+def _fresh_samples(seed, block, n_cards, draws):
+    buffer = np.empty(K.FRESH_DRAWS, np.uint64)
+    cursor = K.open_fresh_block(np.uint64(seed), block, n_cards, buffer)
+    out = np.empty((draws, 6), np.int64)
+    for k in range(draws):
+        j0, j1, j2, j3, j4, j5, cursor = K.fresh_positions(buffer, cursor, n_cards)
+        out[k] = (j0, j1, j2, j3, j4, j5)
+    return out
+
+
+def py_fresh_samples(seed, block, n_cards, draws):
+    """A fresh block's samples in plain Python: each of the 32 generators' outputs in turn, as big integers."""
+    from .test_rng import py_block_state, py_next  # the generators' twin
+
+    states = [py_block_state(seed, block, RNG.STREAM_DEAL, g) for g in range(K.FRESH_GENERATORS)]
+    product = n_cards ** 3
+    samples = []
+    while len(samples) < draws:
+        for g in range(K.FRESH_GENERATORS):
+            x, states[g] = py_next(states[g])
+            sample, unbiased = [], True
+            for bits in (x >> 32, x & 0xFFFFFFFF):
+                m = bits * product
+                unbiased &= (m & 0xFFFFFFFF) >= (1 << 32) % product  # Lemire's threshold on the product range
+                draw = m >> 32
+                sample += [draw // n_cards ** 2, draw // n_cards % n_cards, draw % n_cards]
+            if unbiased and len(set(sample)) == 6:
+                samples.append(tuple(sample))
+    return samples[:draws]
+
+
+@pytest.mark.parametrize("seed, block, n_cards", [(5, 0, 416), (2**62 + 9, 77, 7), (12, 3, 1450)])
+def test_fresh_positions_are_the_twins_accepted_candidates(seed, block, n_cards):
+    draws = 300
+    expected = py_fresh_samples(seed, block, n_cards, draws)
+    assert [tuple(int(j) for j in row) for row in _fresh_samples(seed, block, n_cards, draws)] == expected
 
 
 @numba.njit(cache=True)
@@ -322,7 +363,7 @@ def test_fresh_positions_are_a_uniform_ordered_sample_with_heavy_repeats():
     assert abs(z) < 4, f"chi-square z = {z:.2f}"
 
 
-@pytest.mark.parametrize("n_cards", [9, 416, 700])  # 700 > TRIPLE_MAX_CARDS: two draws per 32 bits
+@pytest.mark.parametrize("n_cards", [9, 416, 700, 1450])  # 1450 cards: 29% of batched draws rejected
 def test_fresh_positions_first_and_last_pair_uniform(n_cards):
     draws = 400_000
     counts, repeats = _positions_histogram(n_cards, draws, 7)

@@ -46,9 +46,26 @@ def py_next(s):
     return result, (s0, s1, s2, s3)
 
 
-def py_block_state(seed, block):
-    key = py_mix(py_mix(seed) ^ py_mix((block * 0xD1B54A32D192ED03 + GAMMA) & MASK64))
-    return tuple(py_mix((key + GAMMA * k) & MASK64) for k in (1, 2, 3, 4))
+#: The odd constants of block_state's mixing steps (fractional parts of the square roots of 2, 3, 5, 7).
+KEY_STEPS = (0x6A09E667F3BCC909, 0xBB67AE8584CAA73B, 0x3C6EF372FE94F82B, 0xA54FF53A5F1D36F1)
+
+
+def py_block_state(seed, block, stream=0, generator=0):
+    """Stream version 2: (seed, block, stream, generator) through two rounds of four invertible xor-mix steps."""
+    w = [seed, block, stream, generator]
+    for _ in range(2):
+        for k in range(4):  # word k+1 (mod 4) takes the mix of word k
+            w[(k + 1) % 4] ^= py_mix((w[k] + KEY_STEPS[k]) & MASK64)
+    return tuple(w)
+
+
+def py_block_inputs(state):
+    """(seed, block, stream, generator) back from a state: the steps of py_block_state undone in reverse order."""
+    w = list(state)
+    for _ in range(2):
+        for k in reversed(range(4)):
+            w[(k + 1) % 4] ^= py_mix((w[k] + KEY_STEPS[k]) & MASK64)
+    return tuple(w)
 
 
 def py_bounded_batch(bits32, ranges, state):
@@ -278,9 +295,6 @@ def test_blocks_and_seeds_get_distinct_streams():
 
 # --- stream ids (issue 20) ------------------------------------------------------------------------------------------
 
-STREAM_STEP = 0xBB67AE8584CAA73B
-
-
 def py_unmix(z):
     """The inverse of py_mix (each step of splitmix64's output function is a bijection)."""
     z = z ^ (z >> 31) ^ (z >> 62)
@@ -292,24 +306,33 @@ def py_unmix(z):
 
 @pytest.mark.parametrize("seed, block", [(0, 0), (1234, 7), (2**63 - 1, 10**12)])
 @pytest.mark.parametrize("stream", [_rng.STREAM_DEAL, _rng.STREAM_CUT_SCENARIOS])
-def test_stream_ids_match_the_python_twin(seed, block, stream):
-    # Stream 0 is the dealing stream every earlier version dealt: block_state(seed, block) is block_state(seed,
-    # block, STREAM_DEAL). Another id spaces the state's words by another step.
-    key = py_mix(py_mix(seed) ^ py_mix((block * 0xD1B54A32D192ED03 + GAMMA) & MASK64))
-    step = (GAMMA + stream * STREAM_STEP) & MASK64
-    expected = tuple(py_mix((key + step * k) & MASK64) for k in (1, 2, 3, 4))
-    assert as_ints(as_state(_rng.block_state(np.uint64(seed), block, stream))) == expected
-    if stream == _rng.STREAM_DEAL:
-        assert expected == py_block_state(seed, block)
+@pytest.mark.parametrize("generator", [0, 1, 31])
+def test_stream_ids_and_generators_match_the_python_twin(seed, block, stream, generator):
+    state = as_ints(as_state(_rng.block_state(np.uint64(seed), block, stream, generator)))
+    assert state == py_block_state(seed, block, stream, generator)
+    if stream == _rng.STREAM_DEAL and generator == 0:
+        assert state == as_ints(as_state(_rng.block_state(np.uint64(seed), block)))
 
 
-def test_an_auxiliary_stream_is_no_runs_dealing_stream():
-    # Counting's cut-card scenarios drew from the dealing stream of seed ^ constant: another run's shoes. A state's
-    # first two words give back its key and spacing (mix is a bijection), and the spacing is the stream's own.
+def test_a_state_gives_back_its_seed_block_stream_and_generator():
+    # Every step of the derivation can be undone, so no two inputs share a state: no block of one seed deals the
+    # rounds of another seed's block, and an auxiliary stream or another generator is never a run's dealing stream.
     assert py_unmix(py_mix(0x0123456789ABCDEF)) == 0x0123456789ABCDEF
-    for seed, block in [(7, 0), (2**62 + 5, 3), (99, 10**9)]:
-        for stream in (_rng.STREAM_DEAL, _rng.STREAM_CUT_SCENARIOS):
-            s0, s1, _, _ = as_ints(as_state(_rng.block_state(np.uint64(seed), block, stream)))
-            spacing = (py_unmix(s1) - py_unmix(s0)) & MASK64
-            assert spacing == (GAMMA + stream * STREAM_STEP) & MASK64
-    assert (GAMMA + _rng.STREAM_CUT_SCENARIOS * STREAM_STEP) & MASK64 != GAMMA
+    rng = np.random.default_rng(23)
+    inputs = [(0, 0, 0, 0), (2**64 - 1, 2**63 - 1, 1, 31),
+              *((int(a), int(b), int(c), int(d)) for a, b, c, d in rng.integers(0, 2**63, (200, 4), dtype=np.int64))]
+    for seed, block, stream, generator in inputs:
+        state = as_ints(as_state(_rng.block_state(np.uint64(seed), block, stream, generator)))
+        assert py_block_inputs(state) == (seed, block, stream, generator)
+
+
+def test_blocks_of_two_seeds_that_stream_1_collided_now_differ():
+    # Stream version 1 keyed a block by mix(mix(seed) ^ mix(block salt)), one 64-bit word two seeds could share:
+    # block 1 of seed 0x41a20e1f2270561b dealt the rounds of block 2 of seed 0x6fecc3ec50dd6918 (issue 23).
+    def version_1_key(seed, block):
+        return py_mix(py_mix(seed) ^ py_mix((block * 0xD1B54A32D192ED03 + GAMMA) & MASK64))
+
+    assert version_1_key(0x41A20E1F2270561B, 1) == version_1_key(0x6FECC3EC50DD6918, 2)
+    one = _first_outputs(0x41A20E1F2270561B, 2)[1]
+    two = _first_outputs(0x6FECC3EC50DD6918, 3)[2]
+    assert not np.intersect1d(one, two).size

@@ -19,6 +19,10 @@ histogram hash above, the cells and the rounds, stayed the same; and once more w
 round's cards in one word (the tables lost the positions each word reads, which the kernel no longer needs), the
 histogram hashes again unchanged; and once more when each table began to read a hand's poker values in one lookup
 (the tables gained ``first_term``, ``term_hand`` and ``term_table``), the histogram hashes unchanged.
+
+Stream version 2 (issue 23) changed what every seed deals: the block states come from an invertible derivation
+(two seeds no longer share a block), and a fresh-shoe block draws its rounds from 32 generators interleaved in
+vector registers. Every histogram hash was renewed from that tree; the cells' hash stayed.
 """
 
 from __future__ import annotations
@@ -35,17 +39,17 @@ from baccarat_sim.model.detail_tables import kernel_tables
 from baccarat_sim.model.rules import load_rules
 
 #: The stream version the golden hashes belong to.
-GOLDEN_VERSION = 1
-#: sha256 (first 16 hex digits) of what each case deals under GOLDEN_VERSION (the tree before issue 20 dealt the
-#: same: version 1 is the stream of every earlier release).
+GOLDEN_VERSION = 2
+#: sha256 (first 16 hex digits) of what each case deals under GOLDEN_VERSION (version 2, issue 23: block states by
+#: an invertible derivation, a fresh block's rounds from 32 interleaved generators).
 GOLDEN = {
-    "fresh": "eea41d25f8b1c1a6",
-    "dealt": "8911ba0b39c219f8",
-    "fresh-card-detail": "aab43c2e0826434c",
-    "dealt-card-detail": "d8cbd6c823d5ac6c",
+    "fresh": "a9d5c1b13f78ac39",
+    "dealt": "ff868418d126439d",
+    "fresh-card-detail": "4f60d328c9ffa84c",
+    "dealt-card-detail": "2bba2d8c8c29bf95",
     "card-detail-cells": "b67afb2509baf980",
-    "fresh-card-detail-codes": "75d6cca33552ffa6",
-    "dealt-card-detail-codes": "2215624d2ea9a535",
+    "fresh-card-detail-codes": "9ce798bf3783c639",
+    "dealt-card-detail-codes": "c51ee2ef819ee0ee",
 }
 
 #: A rule set with card-level bets (colour bets: atoms on the first four cards' colours and the third cards).

@@ -14,9 +14,11 @@ The two models draw cards differently, each chosen for speed and each an
 exactly uniform draw without replacement:
 
 * fresh: six positions of the canonical shoe are drawn uniformly, again until
-  no position repeats (:func:`~baccarat_sim.kernels.dealing.fresh_positions`).
-  Reading the unchanged canonical array (no swaps, no stores) is 30-40% faster
-  than a partial Fisher-Yates shuffle.
+  no position repeats, by 32 generators interleaved in vector registers
+  (:func:`~baccarat_sim.kernels.dealing.open_fresh_block`,
+  :func:`~baccarat_sim.kernels.dealing.fresh_positions`). Reading the
+  unchanged canonical array (no swaps, no stores) is 30-40% faster than a
+  partial Fisher-Yates shuffle.
 * dealt: a Fisher-Yates shuffle of the part of the shoe that can be dealt,
   then the rounds are read off in order
   (:func:`~baccarat_sim.kernels.dealing.start_shoe`, :func:`~baccarat_sim.kernels.dealing.deal_rounds`).
@@ -37,6 +39,7 @@ from numba import prange
 from ..model.codes import N_CODES, N_SUFFIXES
 from .atomic import fetch_add
 from .dealing import (
+    FRESH_DRAWS,
     PREFIX_OF_NUMBER,
     SLOT_CODES,
     SLOT_PREFIXES,
@@ -46,6 +49,7 @@ from .dealing import (
     encode_shoe,
     fresh_positions,
     fresh_round_parts,
+    open_fresh_block,
     round_parts,
     slot_of,
     start_shoe,
@@ -174,11 +178,12 @@ def _next_block(taken, first_block, n_blocks):
 
 
 @jit
-def _deal_fresh(cards, state, units, lane, limit, counts, pending, detail):
+def _deal_fresh(cards, draws, cursor, units, lane, limit, counts, pending, detail):
     """Deal ``units`` fresh-shoe rounds into row 0 of ``lane``, in slot order.
 
+    ``draws``, ``cursor``: the block's random draws (:func:`~baccarat_sim.kernels.dealing.open_fresh_block`).
     ``pending`` rounds are already in ``lane``; it is flushed into ``counts``
-    before a counter could pass ``limit``. Returns ``(pending, state)``.
+    before a counter could pass ``limit``. Returns ``(pending, cursor)``.
     Slot order keeps the busy counters in two runs of 205 (see the module's
     notes); a caller's own int64 histogram in code order has
     :func:`_deal_fresh_codes`. Each is a function of its own so that a run
@@ -195,21 +200,21 @@ def _deal_fresh(cards, state, units, lane, limit, counts, pending, detail):
         # One loop: a second, split by the shoe's size (how fresh_positions batches its random bits), was about
         # 3% faster and doubled the kernel's compile.
         for _ in range(span):
-            prefix, suffix, state = fresh_round_parts(cards, state, detail)
+            prefix, suffix, cursor = fresh_round_parts(cards, draws, cursor, detail)
             row[slot_of(prefix, suffix)] += 1
         pending += span
         left -= span
-    return pending, state
+    return pending, cursor
 
 
 @jit
-def _deal_fresh_codes(cards, state, units, counts, detail):
-    """Deal ``units`` fresh-shoe rounds into row 0 of the int64 ``counts``, in code order; returns the state."""
+def _deal_fresh_codes(cards, draws, cursor, units, counts, detail):
+    """Deal ``units`` fresh-shoe rounds into row 0 of the int64 ``counts``, in code order; returns the cursor."""
     row = counts[0]
     for _ in range(units):
-        prefix, suffix, state = fresh_round_parts(cards, state, detail)
+        prefix, suffix, cursor = fresh_round_parts(cards, draws, cursor, detail)
         row[code_of(prefix, suffix)] += 1
-    return state
+    return cursor
 
 
 @jit
@@ -290,17 +295,19 @@ def deal_block(canonical, model, seed, block, units, shoe_params, counts, detail
     """
     state = block_state(seed, block)
     cards = encode_shoe(canonical)
+    draws = np.empty(FRESH_DRAWS, np.uint64)
     rounds, shoes = units, 0
     if detail is not None:  # the plain paths get None, not `detail`: see _deal_lane_fresh
         batch = new_batch(detail)
         if model == MODEL_FRESH:
             lane = np.zeros(counts.shape, np.int64)  # codes in slot order, folded into counts' code order
-            _deal_fresh_groups(cards, state, units, lane, _NO_LIMIT, counts, np.int64(0), detail, batch)
+            cursor = open_fresh_block(seed, block, cards.shape[0], draws)
+            _deal_fresh_groups(cards, draws, cursor, units, lane, _NO_LIMIT, counts, np.int64(0), detail, batch)
             _flush_slots(lane, counts)
         else:
             rounds, shoes = _deal_dealt_groups(cards, state, units, shoe_params, counts, detail, batch)[0], units
     elif model == MODEL_FRESH:
-        _deal_fresh_codes(cards, state, units, counts, None)
+        _deal_fresh_codes(cards, draws, open_fresh_block(seed, block, cards.shape[0], draws), units, counts, None)
     else:
         none = np.int64(0)
         shoes = units
@@ -322,11 +329,13 @@ def _lane_fresh(lane, canonical, seed, first_block, n_blocks, taken, units_per_b
     spread them over the row's 57.6 KB.
     """
     cards = encode_shoe(canonical)  # only read: shared by the lane's blocks
+    draws = np.empty(FRESH_DRAWS, np.uint64)
     pending = np.int64(0)  # not the literal 0: one compiled callee
     block = _next_block(taken, first_block, n_blocks)
     while block >= 0:
         units = last_units if block == total_blocks - 1 else units_per_block
-        pending, _ = _deal_fresh(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending, detail)
+        cursor = open_fresh_block(seed, block, cards.shape[0], draws)
+        pending, _ = _deal_fresh(cards, draws, cursor, units, lane, _LIMIT32, counts, pending, detail)
         totals[0] += units
         block = _next_block(taken, first_block, n_blocks)
     _flush_slots(lane, counts)
@@ -414,7 +423,7 @@ def add_code_totals(lane, totals):
 
 
 @jit
-def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables, batch):
+def _deal_fresh_groups(cards, draws, cursor, units, lane, limit, counts, pending, tables, batch):
     """Deal ``units`` fresh-shoe rounds into row 0 of ``lane``: each by its code and in every group's cell.
 
     A round's code is counted at once, in slot order (see :func:`_deal_fresh`;
@@ -422,7 +431,8 @@ def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables
     (:func:`~baccarat_sim.kernels.detail.count_batch`), which is empty again
     on return. ``pending`` rounds are already in ``lane``; it is flushed into
     ``counts`` before a counter could pass ``limit`` (a round adds one to a
-    counter at most). Returns ``(pending, state)``.
+    counter at most). ``draws``, ``cursor``: the block's random draws
+    (:func:`~baccarat_sim.kernels.dealing.open_fresh_block`). Returns ``(pending, cursor)``.
     """
     row = lane[0]
     cells = batch_cells(batch)
@@ -434,7 +444,7 @@ def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables
             pending = 0
         span = min(left, limit - pending)
         for _ in range(span):
-            j0, j1, j2, j3, j4, j5, state = fresh_positions(cards.shape[0], state)
+            j0, j1, j2, j3, j4, j5, cursor = fresh_positions(draws, cursor, cards.shape[0])
             e0, e1, e2 = np.int64(cards[j0]), np.int64(cards[j1]), np.int64(cards[j2])
             e3, e4, e5 = np.int64(cards[j3]), np.int64(cards[j4]), np.int64(cards[j5])
             prefix, suffix, _ = round_parts(e0, e1, e2, e3, e4, e5)
@@ -447,7 +457,7 @@ def _deal_fresh_groups(cards, state, units, lane, limit, counts, pending, tables
         n = 0
         pending += span
         left -= span
-    return pending, state
+    return pending, cursor
 
 
 @jit
@@ -558,14 +568,16 @@ def _lane_fresh_groups(canonical, seed, first_block, n_blocks, taken, units_per_
     compile both paths for either model.
     """
     cards = encode_shoe(canonical)
+    draws = np.empty(FRESH_DRAWS, np.uint64)
     lane = np.zeros(counts.shape, np.uint32)
     batch = new_batch(tables)
     pending = np.int64(0)
     block = _next_block(taken, first_block, n_blocks)
     while block >= 0:
         units = last_units if block == total_blocks - 1 else units_per_block
-        pending, _ = _deal_fresh_groups(cards, block_state(seed, block), units, lane, _LIMIT32, counts, pending,
-                                        tables, batch)
+        cursor = open_fresh_block(seed, block, cards.shape[0], draws)
+        pending, _ = _deal_fresh_groups(cards, draws, cursor, units, lane, _LIMIT32, counts, pending, tables,
+                                        batch)
         totals[0] += units
         block = _next_block(taken, first_block, n_blocks)
     _flush_slots(lane, counts)

@@ -1,11 +1,14 @@
 """Explicit random streams for the dealing kernel (numba, no global state).
 
-Each block of rounds owns a xoshiro256** generator whose state is derived from
-(master seed, block index, stream id) through splitmix64, so a block deals the
-same cards whichever thread runs it and whenever it runs. The stream id says
-what the numbers are for (:data:`STREAM_DEAL`, the rounds dealt; other ids for
-a kernel's auxiliary draws): two stream ids never give the same generator
-state, so an auxiliary stream is never another run's dealing stream. Bounded integers use Lemire's
+Each block of rounds owns xoshiro256** generators whose states are derived from
+(master seed, block index, stream id, generator) by an invertible mixing
+(:func:`block_state`), so a block deals the same cards whichever thread runs
+it and whenever it runs, and no two (seed, block, stream, generator) share a
+state: a block of one seed never deals another seed's block. The stream id
+says what the numbers are for (:data:`STREAM_DEAL`, the rounds dealt; other
+ids for a kernel's auxiliary draws); the generator number tells apart the
+generators a fresh-shoe block interleaves
+(:func:`baccarat_sim.kernels.dealing.open_fresh_block`). Bounded integers use Lemire's
 multiply-and-reject method on 32-bit halves of the 64-bit output: unbiased, and
 a rejection is rare (probability below ``n / 2**32``).
 
@@ -42,15 +45,13 @@ _U32 = np.uint64(32)
 _U45 = np.uint64(45)
 _MASK32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(0x100000000)
-_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
-_BLOCK_SALT = np.uint64(0xD1B54A32D192ED03)
-#: Spacing of a stream's state words per stream id (odd: distinct ids give distinct spacings).
-_STREAM_STEP = np.uint64(0xBB67AE8584CAA73B)
+#: Odd constants of :func:`block_state`'s four mixing steps (fractional parts of the square roots of 2, 3, 5, 7).
+_KEY_STEPS = (np.uint64(0x6A09E667F3BCC909), np.uint64(0xBB67AE8584CAA73B), np.uint64(0x3C6EF372FE94F82B),
+              np.uint64(0xA54FF53A5F1D36F1))
 
-#: Stream id of the rounds dealt (the Monte Carlo engine, sessions, the counting kernel's shoes): the stream every
-#: earlier version dealt, unchanged.
+#: Stream id of the rounds dealt (the Monte Carlo engine, sessions, the counting kernel's shoes).
 STREAM_DEAL = 0
 #: Stream id of the counting kernel's alternative cut cards (their places, and the shuffle of the cards they reach).
 STREAM_CUT_SCENARIOS = 1
@@ -69,15 +70,25 @@ def splitmix64_mix(z):
     return z ^ (z >> _U31)
 
 
-@jit
-def block_state(seed, block, stream=STREAM_DEAL):
-    """Generator state of block ``block`` in stream ``stream`` of master ``seed``.
+@jit(inline="always")
+def _key_step(into, source, step):
+    """``into ^ mix(source + step)``: one invertible step of :func:`block_state` (``into`` back from the result)."""
+    return into ^ splitmix64_mix(source + step)
 
-    The state's words are ``mix(key + k * step)``, ``k = 1..4``, with ``key``
-    from (seed, block) and ``step`` from the stream id (``_GAMMA`` for
-    :data:`STREAM_DEAL`). ``mix`` is a bijection, so the first word fixes
-    ``key + step`` and the second then fixes ``step``: states of two stream
-    ids never coincide, whatever their seeds and blocks.
+
+@jit
+def block_state(seed, block, stream=STREAM_DEAL, generator=0):
+    """Generator state of ``generator`` of block ``block`` in stream ``stream`` of master ``seed``.
+
+    The four words start as ``(seed, block, stream, generator)`` and go
+    through two rounds of four steps, each of which xors one word with the
+    splitmix64 mix of the one before it (:func:`_key_step`). Every step can be
+    undone, so the derivation is a bijection of 256 bits: two different
+    (seed, block, stream, generator) never share a state, and a block of one
+    seed never deals the rounds of another seed's block (stream version 1
+    xored a mix of the seed with a mix of the block into one 64-bit key,
+    which two seeds could share). After two rounds every word depends on all
+    four inputs through the mix, so neighbouring blocks start far apart.
 
     Parameters
     ----------
@@ -87,21 +98,23 @@ def block_state(seed, block, stream=STREAM_DEAL):
         Block index (>= 0).
     stream : int64
         Stream id (:data:`STREAM_DEAL`, :data:`STREAM_CUT_SCENARIOS`).
+    generator : int64
+        Which of a block's interleaved generators (0 where a block has one).
 
     Returns
     -------
     tuple of 4 uint64
         xoshiro256** state (never all zero).
     """
-    key = splitmix64_mix(splitmix64_mix(np.uint64(seed)) ^ splitmix64_mix(np.uint64(block) * _BLOCK_SALT + _GAMMA))
-    step = _GAMMA + np.uint64(stream) * _STREAM_STEP
-    s0 = splitmix64_mix(key + step)
-    s1 = splitmix64_mix(key + step * np.uint64(2))
-    s2 = splitmix64_mix(key + step * np.uint64(3))
-    s3 = splitmix64_mix(key + step * np.uint64(4))
-    if s0 == _U0 and s1 == _U0 and s2 == _U0 and s3 == _U0:
-        s0 = _U1  # the all-zero state is xoshiro's only fixed point
-    return (s0, s1, s2, s3)
+    w0, w1, w2, w3 = np.uint64(seed), np.uint64(block), np.uint64(stream), np.uint64(generator)
+    for _ in range(2):
+        w1 = _key_step(w1, w0, _KEY_STEPS[0])
+        w2 = _key_step(w2, w1, _KEY_STEPS[1])
+        w3 = _key_step(w3, w2, _KEY_STEPS[2])
+        w0 = _key_step(w0, w3, _KEY_STEPS[3])
+    if w0 == _U0 and w1 == _U0 and w2 == _U0 and w3 == _U0:
+        w0 = _U1  # the all-zero state is xoshiro's only fixed point
+    return (w0, w1, w2, w3)
 
 
 @jit(inline="always")
@@ -184,7 +197,7 @@ def bounded3(bits32, n1, n2, n3, state):
 
 
 @jit(inline="always")
-def _digits(bits32, a, b, c):
+def batch_digits(bits32, a, b, c):
     """``divmod(bits32 * a * b * c, 2**32)`` as mixed-radix digits ``(d1, d2, d3)`` and the low word."""
     m = bits32 * a
     d1 = m >> _U32
@@ -199,7 +212,7 @@ def bounded_batch(bits32, n1, n2, n3, state):
     """Three independent uniform integers in ``[0, n1)``, ``[0, n2)``, ``[0, n3)`` from 32 random bits.
 
     Brackett-Rozinsky and Lemire's batched method. With ``P = n1 n2 n3 <=
-    2**32``, the three multiply-and-carry steps of :func:`_digits` compute
+    2**32``, the three multiply-and-carry steps of :func:`batch_digits` compute
     ``divmod(bits32 * P, 2**32) = (D, low)`` with ``D = (d1 n2 + d2) n3 + d3``
     (mixed radix), so accepting exactly when ``low >= 2**32 mod P`` is
     Lemire's unbiased draw of ``D`` from ``[0, P)``, and the digits are
@@ -224,7 +237,7 @@ def bounded_batch(bits32, n1, n2, n3, state):
     a = np.uint64(n1)
     b = np.uint64(n2)
     c = np.uint64(n3)
-    d1, d2, d3, low = _digits(bits32, a, b, c)
+    d1, d2, d3, low = batch_digits(bits32, a, b, c)
     if low < a * b * c:
         return _bounded_slow(low, d1, d2, d3, a, b, c, state)
     return np.int64(d1), np.int64(d2), np.int64(d3), state
@@ -241,5 +254,5 @@ def _bounded_slow(low, d1, d2, d3, a, b, c, state):
     threshold = (_TWO32 - product) % product
     while low < threshold:
         x, state = next_u64(state)
-        d1, d2, d3, low = _digits(x >> _U32, a, b, c)
+        d1, d2, d3, low = batch_digits(x >> _U32, a, b, c)
     return np.int64(d1), np.int64(d2), np.int64(d3), state

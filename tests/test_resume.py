@@ -171,13 +171,16 @@ def _rewrite_header(path, **fields):
     write_archive(path, "baccarat_sim-checkpoint", header, arrays)
 
 
-def test_resume_with_a_checkpoint_of_another_stream_version_is_refused(capsys, stopped):
+@pytest.mark.parametrize("other", [1, "next"])  # 1: every release before issue 23's stream version 2
+def test_resume_with_a_checkpoint_of_another_stream_version_is_refused(capsys, stopped, other):
     # Issue 20: the checkpoint records the stream version, the one thing that says which rounds a seed deals.
     from baccarat_sim.engines.fingerprint import STREAM_VERSION
 
-    _rewrite_header(stopped / f"checkpoint-{run_name(seed=99)}.npz", stream=STREAM_VERSION + 1)
+    other = STREAM_VERSION + 1 if other == "next" else other
+    assert other != STREAM_VERSION
+    _rewrite_header(stopped / f"checkpoint-{run_name(seed=99)}.npz", stream=other)
     status, _, err = cli(capsys, "--resume", "--out", stopped, *QUIET)
-    _one_line_error(status, err, "--resume", "other dealing code", f"random stream {STREAM_VERSION + 1}",
+    _one_line_error(status, err, "--resume", "other dealing code", f"random stream {other}",
                     f"deals random stream {STREAM_VERSION}", "start the run again")
 
 

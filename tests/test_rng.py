@@ -46,7 +46,8 @@ def py_next(s):
     return result, (s0, s1, s2, s3)
 
 
-#: The odd constants of block_state's mixing steps (fractional parts of the square roots of 2, 3, 5, 7).
+#: The odd constants of block_state's mixing steps (fractional parts of the square roots of 2, 3, 5, 7; the first
+#: made odd).
 KEY_STEPS = (0x6A09E667F3BCC909, 0xBB67AE8584CAA73B, 0x3C6EF372FE94F82B, 0xA54FF53A5F1D36F1)
 
 

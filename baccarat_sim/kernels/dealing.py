@@ -368,12 +368,14 @@ _G = FRESH_GENERATORS
 _UG = np.uint64(_G)
 # The draws array of a fresh block (uint64): the generators' states (word k of generator g at k * _G + g), the six
 # positions of each generator's latest candidate (position k at _DRAW_POSITIONS + k * _G + g), whether it was
-# accepted, and the threshold below which a batched draw is rejected.
+# accepted, the threshold below which a batched draw is rejected and the shoe size it is for (kept together, so that
+# no caller can draw positions for one size with another size's threshold).
 _DRAW_POSITIONS = 4 * _G
 _DRAW_ACCEPTED = 10 * _G
 _DRAW_THRESHOLD = 11 * _G
+_DRAW_CARDS = 11 * _G + 1
 #: Length of a fresh block's draws array (:func:`open_fresh_block`).
-FRESH_DRAWS = 11 * _G + 1
+FRESH_DRAWS = 11 * _G + 2
 #: Most cards a fresh shoe may hold: a candidate draws three positions from each 32-bit half of an output, which
 #: needs ``n_cards**3 <= 2**32`` (the shoe model's MAX_CARDS is below it).
 FRESH_MAX_CARDS = 1625
@@ -386,9 +388,9 @@ def open_fresh_block(seed, block, n_cards, draws):
 
     ``draws`` (uint64, :data:`FRESH_DRAWS`) takes the states of the block's
     :data:`FRESH_GENERATORS` generators (:func:`~baccarat_sim.kernels.rng.block_state`,
-    generators ``0 .. FRESH_GENERATORS - 1`` of the dealing stream) and the
-    rejection threshold ``2**32 mod n_cards**3``; the cursor says that no
-    candidate is drawn yet (:func:`next_fresh`).
+    generators ``0 .. FRESH_GENERATORS - 1`` of the dealing stream), the
+    shoe size and the rejection threshold ``2**32 mod n_cards**3``; the
+    cursor says that no candidate is drawn yet (:func:`next_fresh`).
     """
     if n_cards > FRESH_MAX_CARDS:
         raise ValueError("internal error: a fresh shoe holds more cards than three draws per 32 bits allow")
@@ -397,11 +399,12 @@ def open_fresh_block(seed, block, n_cards, draws):
         draws[g], draws[_G + g], draws[2 * _G + g], draws[3 * _G + g] = s0, s1, s2, s3
     product = np.uint64(n_cards) * np.uint64(n_cards) * np.uint64(n_cards)
     draws[_DRAW_THRESHOLD] = (np.uint64(0x100000000) - product) % product
+    draws[_DRAW_CARDS] = n_cards
     return np.int64(_G)
 
 
 @jit
-def _draw_candidates(draws, n_cards):
+def _draw_candidates(draws):
     """One candidate round from every generator of ``draws``: six positions in ``[0, n_cards)`` and its acceptance.
 
     Each generator's next output gives three positions from each 32-bit half
@@ -413,7 +416,7 @@ def _draw_candidates(draws, n_cards):
     each other. Written lane by lane on the arrays, with no branch, so that
     LLVM vectorises the generators.
     """
-    n = np.uint64(n_cards) & _M32  # known to fit 32 bits: 32-bit multiplies
+    n = draws[_DRAW_CARDS] & _M32  # the shoe size, known to fit 32 bits: 32-bit multiplies
     threshold = draws[_DRAW_THRESHOLD]
     for g in range(_G):
         x, (s0, s1, s2, s3) = next_u64((draws[g], draws[_G + g], draws[2 * _G + g], draws[3 * _G + g]))
@@ -432,7 +435,7 @@ def _draw_candidates(draws, n_cards):
 
 
 @jit(inline="always")
-def next_fresh(draws, cursor, n_cards):
+def next_fresh(draws, cursor):
     """The generator whose candidate is the block's next round (uint64), and the new cursor: ``(g, cursor)``.
 
     ``cursor`` (``0 .. FRESH_GENERATORS``) is the next generator to look at;
@@ -440,7 +443,7 @@ def next_fresh(draws, cursor, n_cards):
     """
     while True:
         if cursor == _G:
-            _draw_candidates(draws, n_cards)
+            _draw_candidates(draws)
             cursor = 0
         g = np.uint64(cursor)  # unsigned: no test for a negative index
         cursor += 1
@@ -449,12 +452,12 @@ def next_fresh(draws, cursor, n_cards):
 
 
 @jit(inline="always")
-def fresh_positions(draws, cursor, n_cards):
+def fresh_positions(draws, cursor):
     """Six distinct positions in ``[0, n_cards)``, a uniform ordered sample; returns ``(j0, ..., j5, cursor)``.
 
     The next accepted candidate of the block's generators (:func:`next_fresh`), as unsigned indices.
     """
-    g, cursor = next_fresh(draws, cursor, n_cards)
+    g, cursor = next_fresh(draws, cursor)
     at = np.uint64(_DRAW_POSITIONS) + g  # unsigned throughout: no test for a negative index
     return (draws[at], draws[at + _UG], draws[at + _UG * _U2], draws[at + _UG * _U3], draws[at + _UG * _U4],
             draws[at + _UG * _U5], cursor)
@@ -471,7 +474,7 @@ def fresh_round_parts(cards, draws, cursor, detail):
     faster than saving the random bits. With card ``detail`` tables (None:
     none) the prefix carries the round's card detail (:func:`round_detail`).
     """
-    j0, j1, j2, j3, j4, j5, cursor = fresh_positions(draws, cursor, cards.shape[0])
+    j0, j1, j2, j3, j4, j5, cursor = fresh_positions(draws, cursor)  # cards: the shoe its block was opened for
     prefix, suffix, _ = round_with_detail(np.int64(cards[j0]), np.int64(cards[j1]), np.int64(cards[j2]),
                                           np.int64(cards[j3]), np.int64(cards[j4]), np.int64(cards[j5]), detail)
     return prefix, suffix, cursor

@@ -47,7 +47,8 @@ _MASK32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(0x100000000)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
-#: Odd constants of :func:`block_state`'s four mixing steps (fractional parts of the square roots of 2, 3, 5, 7).
+#: Odd constants of :func:`block_state`'s four mixing steps: the fractional parts of the square roots of 2, 3, 5 and
+#: 7 (SHA-512's initial words), the first made odd.
 _KEY_STEPS = (np.uint64(0x6A09E667F3BCC909), np.uint64(0xBB67AE8584CAA73B), np.uint64(0x3C6EF372FE94F82B),
               np.uint64(0xA54FF53A5F1D36F1))
 
@@ -84,7 +85,9 @@ def block_state(seed, block, stream=STREAM_DEAL, generator=0):
     through two rounds of four steps, each of which xors one word with the
     splitmix64 mix of the one before it (:func:`_key_step`). Every step can be
     undone, so the derivation is a bijection of 256 bits: two different
-    (seed, block, stream, generator) never share a state, and a block of one
+    (seed, block, stream, generator) never share a state (but for the one
+    input that would give the all-zero state, moved to ``(1, 0, 0, 0)``: its
+    stream and generator numbers are far beyond those in use), and a block of one
     seed never deals the rounds of another seed's block (stream version 1
     xored a mix of the seed with a mix of the block into one 64-bit key,
     which two seeds could share). After two rounds every word depends on all

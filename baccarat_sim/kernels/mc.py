@@ -13,8 +13,9 @@ and whichever lane deals a block.
 The two models draw cards differently, each chosen for speed and each an
 exactly uniform draw without replacement:
 
-* fresh: six positions of the canonical shoe are drawn uniformly, again until
-  no position repeats, by 32 generators interleaved in vector registers
+* fresh: six positions of the canonical shoe are drawn uniformly for each
+  candidate round by 32 generators interleaved in vector registers, and a
+  candidate with a repeated position (or a biased draw) is passed over
   (:func:`~baccarat_sim.kernels.dealing.open_fresh_block`,
   :func:`~baccarat_sim.kernels.dealing.fresh_positions`). Reading the
   unchanged canonical array (no swaps, no stores) is 30-40% faster than a

@@ -326,6 +326,12 @@ def py_fresh_samples(seed, block, n_cards, draws):
     return samples[:draws]
 
 
+def test_every_shoe_the_model_allows_fits_a_fresh_block():
+    from baccarat_sim.model.shoe import MAX_CARDS
+
+    assert MAX_CARDS <= K.FRESH_MAX_CARDS and K.FRESH_MAX_CARDS**3 <= 2**32 < (K.FRESH_MAX_CARDS + 1)**3
+
+
 @pytest.mark.parametrize("seed, block, n_cards", [(5, 0, 416), (2**62 + 9, 77, 7), (12, 3, 1450)])
 def test_fresh_positions_are_the_twins_accepted_candidates(seed, block, n_cards):
     draws = 300

@@ -80,6 +80,7 @@ __all__ = [
     "round_with_detail",
     "rounds_in_every_shoe",
     "shuffle_prefix",
+    "slot_code",
     "slot_of",
     "start_shoe",
 ]
@@ -377,8 +378,10 @@ _DRAW_CARDS = 11 * _G + 1
 #: Length of a fresh block's draws array (:func:`open_fresh_block`).
 FRESH_DRAWS = 11 * _G + 2
 #: Most cards a fresh shoe may hold: a candidate draws three positions from each 32-bit half of an output, which
-#: needs ``n_cards**3 <= 2**32`` (the shoe model's MAX_CARDS is below it).
-FRESH_MAX_CARDS = 1625
+#: needs ``n_cards**3 <= 2**32`` (1,625; the shoe model's MAX_CARDS is below it).
+FRESH_MAX_CARDS = int(np.floor(np.cbrt(2.0**32)))
+if FRESH_MAX_CARDS**3 > 2**32 or (FRESH_MAX_CARDS + 1)**3 <= 2**32:
+    raise RuntimeError("internal error: FRESH_MAX_CARDS is not the largest n with n**3 <= 2**32")
 _M32 = np.uint64(0xFFFFFFFF)
 
 
@@ -636,6 +639,12 @@ def slot_of(prefix, suffix):
     crowd into two runs of 205 counters per row (see :mod:`baccarat_sim.kernels.mc`).
     """
     return suffix * SLOT_PREFIXES + np.int64(PREFIX_NUMBER[np.uint64(prefix)])
+
+
+@jit(inline="always")
+def slot_code(number, suffix):
+    """The outcome code of slot ``suffix * SLOT_PREFIXES + number`` (:func:`slot_of` read back)."""
+    return code_of(PREFIX_OF_NUMBER[number], suffix)
 
 
 @jit(inline="always")

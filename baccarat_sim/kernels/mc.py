@@ -41,7 +41,6 @@ from ..model.codes import N_CODES, N_SUFFIXES
 from .atomic import fetch_add
 from .dealing import (
     FRESH_DRAWS,
-    PREFIX_OF_NUMBER,
     SLOT_CODES,
     SLOT_PREFIXES,
     batch_round,
@@ -52,6 +51,7 @@ from .dealing import (
     fresh_round_parts,
     open_fresh_block,
     round_parts,
+    slot_code,
     slot_of,
     start_shoe,
 )
@@ -127,7 +127,7 @@ def _flush_slots(lane, counts):
                 if first < SLOT_CODES:
                     suffix, number = divmod(first, n_numbers)
                     for k in range(per_word):
-                        into[code_of(PREFIX_OF_NUMBER[number + k], suffix)] += counters[first + k]
+                        into[slot_code(number + k, suffix)] += counters[first + k]
                 elif first >= N_CODES:  # the groups' cells (a row is zero between the slots and them)
                     for k in range(per_word):
                         into[first + k] += counters[first + k]
@@ -148,9 +148,8 @@ def _slot_numbers(width):
 def _add_slot_row(counters, into, n_numbers):
     """Add a lane's row (the codes in slot order, ``n_numbers`` a suffix, then any cells) to ``into`` (code order)."""
     for number in range(n_numbers):
-        prefix = PREFIX_OF_NUMBER[number]
         for suffix in range(N_SUFFIXES):
-            into[code_of(prefix, suffix)] += counters[suffix * n_numbers + number]
+            into[slot_code(number, suffix)] += counters[suffix * n_numbers + number]
     for cell in range(N_CODES, counters.shape[0]):
         into[cell] += counters[cell]
 

@@ -9,8 +9,8 @@ repeats (the least disturbed), compared as ratios; the kernels' targets are judg
 back-to-back ratios (:func:`kernel_rows`):
 
 1. plain Monte Carlo kernels, kernel rounds/s (compile excluded): the plain 8-deck rule set on a freshly shuffled
-   shoe, live-8deck-side-bets dealt through the shoe with per-position rows, 1 and 2 threads (target: after /
-   before >= 1.5, as ``bench_refactor.py`` measures them);
+   shoe, live-8deck-side-bets dealt through the shoe with per-position rows and without them, 1 and 2 threads
+   (target: after / before >= 1.5, as ``bench_refactor.py`` measures them);
 2. perfect play on every bet of live-8deck-side-bets, dealt shoes, 2 threads, kernel rounds/s (target >= 150,000);
 3. compile once: the cold start of ``python -m baccarat_sim.rtp --rounds 1e6 --out DIR --no-plots`` on an empty numba
    cache (target: after / before <= 0.5; wall and CPU seconds), and the kernels compiled by a second counting
@@ -43,10 +43,13 @@ import json, sys
 from baccarat_sim import load_rules, simulate
 threads, rounds = int(sys.argv[1]), int(sys.argv[2])
 out = {}
-for name, rules_id, model in (("fresh", "default", "fresh"), ("dealt", "live-8deck-side-bets", "dealt")):
+for name, rules_id, model, by_position in (("fresh", "default", "fresh", None),
+                                           ("dealt", "live-8deck-side-bets", "dealt", None),
+                                           ("dealt_no_rows", "live-8deck-side-bets", "dealt", False)):
     rules = load_rules(rules_id)
-    simulate(rules, 200_000, seed=1, threads=threads, model=model)  # compile, or load the cached kernels
-    hist = simulate(rules, rounds, seed=2, threads=threads, model=model)
+    # compile, or load the cached kernels
+    simulate(rules, 200_000, seed=1, threads=threads, model=model, by_position=by_position)
+    hist = simulate(rules, rounds, seed=2, threads=threads, model=model, by_position=by_position)
     out[name] = hist.rounds / hist.meta["kernel_seconds"]
 print(json.dumps(out))
 """
@@ -98,6 +101,10 @@ print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss 
 """
 
 
+#: Target 1's cases, by their key in KERNELS' output.
+KERNEL_CASES = {"fresh": "fresh", "dealt": "dealt", "dealt_no_rows": "dealt without position rows"}
+
+
 def python_of(tree: Path) -> str:
     python = tree / ".venv" / "bin" / "python"
     return str(python if python.exists() else Path(sys.executable))
@@ -134,11 +141,11 @@ def kernel_rows(runs: dict) -> list[dict]:
     """
     rows = []
     for threads in (1, 2):
-        for case in ("fresh", "dealt"):
+        for case, what in KERNEL_CASES.items():
             befores = [r[case] for r in runs["before"]["kernels"][threads]]
             afters = [r[case] for r in runs["after"]["kernels"][threads]]
             pairs = statistics.median(a / b for a, b in zip(afters, befores))
-            label = f"plain kernel, {case}, {threads} thread{'s' * (threads > 1)} (after / before >= 1.5)"
+            label = f"plain kernel, {what}, {threads} thread{'s' * (threads > 1)} (after / before >= 1.5)"
             rows.append({"target": label, "before": f"{max(befores) / 1e6:.1f} M rounds/s",
                          "after": f"{max(afters) / 1e6:.1f} M rounds/s", "ratio": max(afters) / max(befores),
                          "pairs": pairs, "met": pairs >= 1.5})
@@ -165,8 +172,8 @@ def print_kernels(runs: dict, args) -> None:
     print("\n".join(target_table(kernel_rows(runs))))
     for name in ("before", "after"):
         for threads, measured in runs[name]["kernels"].items():
-            print(f"{name}, {threads} thread(s): " + ", ".join(
-                f"fresh {r['fresh'] / 1e6:.1f} M, dealt {r['dealt'] / 1e6:.1f} M" for r in measured))
+            print(f"{name}, {threads} thread(s): " + " | ".join(
+                "; ".join(f"{what} {r[case] / 1e6:.1f} M" for case, what in KERNEL_CASES.items()) for r in measured))
 
 
 def main() -> None:

@@ -31,6 +31,7 @@ from baccarat_sim.kernels.dealing import (
     another_round,
     encode_shoe,
     first_round_position,
+    shoe_end,
     start_shoe,
 )
 from baccarat_sim.kernels.rng import block_state
@@ -190,8 +191,9 @@ def replay(rules, shoes: int, seed: int) -> dict:
                 unseen -= 1
 
             see(ids[0])  # the card turned to set the burn
-            position, extra_left = first_round_position(cards, params), -1
-            while another_round(position, n_cards, extra_left):
+            position = first_round_position(cards, params)
+            stop, more = shoe_end(position, n_cards, cut_index)
+            while another_round(position, stop, more):
                 colour_bet = abs(colour_count) * 52.0 / unseen >= 10
                 heart_bet = hearts_count >= 12
                 r = deal_round(ids[position:position + 6])
@@ -206,7 +208,7 @@ def replay(rules, shoes: int, seed: int) -> dict:
                     see(card)
                 position += r.cards_used
                 totals["rounds"] += 1
-                extra_left = after_round(position, cut_index, extra_left, params)
+                stop, more = after_round(position, stop, more, n_cards, cut_index, params)
     return totals
 
 

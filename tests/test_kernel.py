@@ -231,6 +231,24 @@ def test_cut_card_edges(after):
         assert got == uncut[:len(got)], name  # the cut card changes where dealing stops, nothing else
 
 
+@pytest.mark.parametrize("after", [0, 2])
+@pytest.mark.parametrize("turned", ["A", "9", "K"])
+def test_every_cut_position_agrees_with_the_reference(turned, after):
+    """The shoe's end (``kernels.dealing.shoe_end``) at every cut index of a one-deck shoe: the burn reaching past
+    the cut card (the first round is then the cut card's), the cut card coming out in each round, the rounds after
+    it running out of cards, a shoe never cut."""
+    rng = np.random.default_rng(31 + after)
+    shoe = dict(burn="face_value", ten_value=10, discard_turned=True, rounds_after_cut=after)
+    params = params_for(**shoe)
+    for trial in range(3):
+        rest = reference.shoe_cards(np.full((13, 4), 1))
+        rng.shuffle(rest)
+        cards = hand(turned) + rest[:51]
+        for cut_index in range(len(cards) + 1):
+            assert kernel_shoe(cards, cut_index, params) == reference_shoe(cards, cut_index, **shoe), (
+                trial, cut_index)
+
+
 def test_uncut_shoe_deals_while_six_cards_are_left():
     rng = np.random.default_rng(99)
     cards = reference.shoe_cards(np.full((13, 4), 1))

@@ -44,6 +44,7 @@ from .dealing import (
     encode_shoe,
     open_shoe,
     round_at,
+    shoe_end,
     shuffle_prefix,
 )
 from .jit import jit, jit_parallel
@@ -183,7 +184,9 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
     values = np.zeros(10, np.int64)
     running = np.zeros(n_counts)
     cut_index = np.zeros(n_scenarios, np.int64)
-    extra_left = np.zeros(n_scenarios, np.int64)
+    stop = np.zeros(n_scenarios, np.int64)  # each scenario's shoe end (dealing.shoe_end)
+    more = np.zeros(n_scenarios, np.int64)
+    live = np.zeros(n_scenarios, np.bool_)
     placed = np.zeros(n_bets, np.bool_)
     ev = np.zeros(n_bets)
     sign = np.zeros(n_bets, np.int64)
@@ -199,7 +202,7 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
     for _ in range(n_shoes):
         # Scenario 0 is the rule set's shoe, started exactly as the Monte Carlo engine starts it; its turned
         # card and burn are every scenario's.
-        position, cut_index[0], _, state = open_shoe(cards, state, shoe_params)
+        position, cut_index[0], _, _, state = open_shoe(cards, state, shoe_params)
         shuffled = dealable_cards(n_cards, cut_index[0], shoe_params)
         deepest = shuffled
         for s in range(1, n_scenarios):
@@ -217,7 +220,8 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
         if turned_seen:
             _see(work[0], unseen, values, tags, running)
             n_unseen -= 1
-        extra_left[:] = -1  # rounds still to deal once the cut card is out; -1: not out yet
+        for s in range(n_scenarios):
+            stop[s], more[s] = shoe_end(position, n_cards, cut_index[s])
         shoe_net[:, :, :] = 0
         shoe_bets[:, :, :] = 0
         shoe_ev[:, :, :] = 0.0
@@ -226,8 +230,8 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
         while True:
             any_active = False
             for s in range(n_scenarios):
-                if another_round(position, n_cards, extra_left[s]):
-                    any_active = True
+                live[s] = another_round(position, stop[s], more[s])
+                any_active |= live[s]
             if not any_active:
                 break
             # Decide every bet from what has been seen before this round.
@@ -263,10 +267,10 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
                         placed[b] = solved[b] and (sign[b] > 0 if min_edge[b] == 0.0 else ev[b] > min_edge[b])
             prefix, suffix, used = round_at(work, position, detail)
             code = code_of(prefix, suffix)
-            if record_codes and extra_left[0] != 0:
+            if record_codes and live[0]:
                 codes[code] += 1
             for s in range(n_scenarios):
-                if extra_left[s] == 0:
+                if not live[s]:
                     continue
                 shoe_rounds[s] += 1
                 for b in range(n_bets):
@@ -285,7 +289,7 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
             position += used
             round_index += 1
             for s in range(n_scenarios):
-                extra_left[s] = after_round(position, cut_index[s], extra_left[s], shoe_params)
+                stop[s], more[s] = after_round(position, stop[s], more[s], n_cards, cut_index[s], shoe_params)
         for s in range(n_scenarios):
             stats_int[SCENARIO_INT * s] += 1
             stats_int[SCENARIO_INT * s + 1] += shoe_rounds[s]

@@ -16,18 +16,18 @@ A dealt shoe is dealt by one loop, written once here and used by every
 kernel that deals one (the Monte Carlo lanes through :func:`deal_rounds`, the
 sessions and the counting kernel)::
 
-    position, cut_index, extra_left, state = open_shoe(cards, state, shoe_params)
-    while another_round(position, n_cards, extra_left):
+    position, cut_index, stop, more, state = open_shoe(cards, state, shoe_params)
+    while another_round(position, stop, more):
         prefix, suffix, used = round_at(cards, position, detail)
         ...  # count or settle the round
         position += used
-        extra_left = after_round(position, cut_index, extra_left, shoe_params)
+        stop, more = after_round(position, stop, more, n_cards, cut_index, shoe_params)
 
 The cut card is placed and the part of the shoe that can be dealt is
 shuffled (:func:`start_shoe`); a card is turned and that many cards burned
 (``shoe_params``, :func:`first_round_position`); rounds are dealt from the top
 while six cards are left, until the round in which the cut card comes out,
-plus the rule set's extra rounds after it (:func:`another_round`,
+plus the rule set's extra rounds after it (:func:`shoe_end`, :func:`another_round`,
 :func:`after_round`).
 """
 
@@ -79,6 +79,7 @@ __all__ = [
     "round_parts",
     "round_with_detail",
     "rounds_in_every_shoe",
+    "shoe_end",
     "shuffle_prefix",
     "slot_code",
     "slot_of",
@@ -596,39 +597,62 @@ def open_shoe(cards, state, shoe_params):
 
     Returns
     -------
-    (int, int, int, state)
-        ``(position, cut_index, extra_left, state)``: where the first round
-        starts, the cut index, ``extra_left = -1`` (the cut card is not out)
-        and the generator state, for :func:`another_round`, :func:`round_at` and :func:`after_round`.
+    (int, int, int, int, state)
+        ``(position, cut_index, stop, more, state)``: where the first round
+        starts, the cut index, the shoe's end as :func:`shoe_end` gives it at
+        the start, and the generator state, for :func:`another_round`,
+        :func:`round_at` and :func:`after_round`.
     """
     cut_index, state = start_shoe(cards, state, shoe_params)
-    return first_round_position(cards, shoe_params), cut_index, np.int64(-1), state
+    position = first_round_position(cards, shoe_params)
+    stop, more = shoe_end(position, cards.shape[0], cut_index)
+    return position, cut_index, stop, more, state
 
 
 @jit(inline="always")
-def another_round(position, n_cards, extra_left):
-    """Whether a round is dealt from ``position``: six cards are left and the shoe has not ended.
+def shoe_end(first_position, n_cards, cut_index):
+    """The end of a shoe whose first round starts at ``first_position``, as ``(stop, more)``.
 
-    ``extra_left`` is the rounds still to deal once the cut card is out, -1
-    while it is not (see :func:`after_round`).
+    The shoe's end is the rule of when rounds stop, written once: a round is
+    dealt from ``position`` while ``position <= stop`` and ``more != 0``
+    (:func:`another_round`), and after each round :func:`after_round` gives
+    the new ``(stop, more)``. Rounds are dealt while six cards are left, up to
+    the round in which the cut card comes out (the cut card lies just before
+    ``cards[cut_index]``: the round that deals that card, or that starts
+    there, is the cut card's round), then the rule set's rounds after the cut.
+    While the cut card is not out ``more`` is -1 and ``stop`` is the last
+    position such a round may start at: six cards from the end, and not past
+    the cut card, except for the first round, which is dealt even when the
+    burn reached past it (and is then the cut card's round). So the rounds
+    before the cut card is out cost one compare each (:func:`deal_rounds`).
     """
-    return position + CARDS_PER_ROUND <= n_cards and extra_left != 0
+    return min(max(cut_index, first_position), n_cards - CARDS_PER_ROUND), np.int64(-1)
 
 
 @jit(inline="always")
-def after_round(position, cut_index, extra_left, shoe_params):
-    """The new ``extra_left`` after a round that ended at ``position``.
+def another_round(position, stop, more):
+    """Whether a round is dealt from ``position`` in a shoe whose end is ``(stop, more)`` (:func:`shoe_end`)."""
+    return position <= stop and more != 0
 
-    The cut card lies just before ``cards[cut_index]``: it comes out in the
-    round that deals that card (a round that starts exactly there is the cut
-    card's round); that round is the last but for the rule set's rounds after
-    the cut.
+
+@jit(inline="always")
+def after_round(position, stop, more, n_cards, cut_index, shoe_params):
+    """The shoe's end ``(stop, more)`` after a round that ended at ``position`` (:func:`shoe_end`).
+
+    Before the cut card is out (``more == -1``) nothing changes until
+    ``position`` passes ``stop``: then either the cut card came out in the
+    round (``position > cut_index``), and the rule set's rounds after the cut
+    are left while six cards are, or fewer than six cards are left and the
+    shoe has ended. After the cut card's round ``more`` counts those rounds
+    down to 0, where the shoe has ended.
     """
-    if extra_left > 0:
-        return extra_left - 1
-    if extra_left < 0 and position > cut_index:
-        return shoe_params[SHOE_AFTER_CUT]
-    return extra_left
+    if more > 0:
+        return stop, more - 1
+    if more < 0 and position > stop:
+        if position > cut_index:
+            return n_cards - CARDS_PER_ROUND, shoe_params[SHOE_AFTER_CUT]
+        return stop, np.int64(0)
+    return stop, more
 
 
 @jit(inline="always")
@@ -680,18 +704,33 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail, carry=None
     last_row = counts.shape[0] - 1
     position = first_round_position(cards, shoe_params)
     rounds = 0
-    extra_left = -1
-    while another_round(position, n_cards, extra_left):
-        prefix, suffix, used = round_at(cards, position, detail)
-        r, c = np.uint64(min(rounds, last_row)), np.uint64(cell(prefix, suffix, slots))
-        if carry is None:
-            counts[r, c] += 1
-        else:
-            _count_slot_carrying(counts, r, c, prefix, suffix, carry, carried)
-        rounds += 1
-        position += used
-        extra_left = after_round(position, cut_index, extra_left, shoe_params)
+    stop, more = shoe_end(position, n_cards, cut_index)
+    # The loop of another_round and after_round in two parts. Until the cut card is out `more` is -1 and
+    # after_round changes nothing while position <= stop: one compare a round. After it, after_round counts `more`
+    # down. (The dealt lanes 1.02-1.03 times as fast as with extra_left tested and updated every round; with the
+    # second part calling another_round and after_round, the lane without position rows lost that, 3 Dec 2026.)
+    while position <= stop:
+        position, rounds = _count_dealt_round(cards, position, rounds, last_row, counts, slots, detail, carry, carried)
+    stop, more = after_round(position, stop, more, n_cards, cut_index, shoe_params)
+    while position <= stop and more > 0:  # the rounds after the cut card's
+        position, rounds = _count_dealt_round(cards, position, rounds, last_row, counts, slots, detail, carry, carried)
+        more -= 1
     return rounds
+
+
+@jit(inline="always")
+def _count_dealt_round(cards, position, rounds, last_row, counts, slots, detail, carry, carried):
+    """Deal the round at ``position`` into row ``min(rounds, last_row)`` of ``counts`` (:func:`deal_rounds`).
+
+    Returns the next round's position and ``rounds + 1``.
+    """
+    prefix, suffix, used = round_at(cards, position, detail)
+    r, c = np.uint64(min(rounds, last_row)), np.uint64(cell(prefix, suffix, slots))
+    if carry is None:
+        counts[r, c] += 1
+    else:
+        _count_slot_carrying(counts, r, c, prefix, suffix, carry, carried)
+    return position + used, rounds + 1
 
 
 @jit
@@ -708,30 +747,42 @@ def deal_rounds_groups(cards, cut_index, shoe_params, counts, slots, tables, bat
     to the int64 rows ``carry`` and their per-cell sums; None: no wrap).
     Returns the rounds dealt and the rounds left in ``batch``.
     """
+    n_cards = cards.shape[0]
     last_row = counts.shape[0] - 1
     cells = batch_cells(batch)
     position = first_round_position(cards, shoe_params)
     rounds = 0
-    extra_left = -1
-    while another_round(position, cards.shape[0], extra_left):
-        at = np.uint64(position)  # unsigned: no test for a negative index (see round_at)
-        e0, e1, e2 = np.int64(cards[at]), np.int64(cards[at + _U1]), np.int64(cards[at + _U2])
-        e3, e4, e5 = np.int64(cards[at + _U3]), np.int64(cards[at + _U4]), np.int64(cards[at + _U5])
-        prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
-        row = min(rounds, last_row)
-        r, c = np.uint64(row), np.uint64(cell(prefix, suffix, slots))
-        if carry is None:
-            counts[r, c] += 1
-        else:
-            _count_slot_carrying(counts, r, c, prefix, suffix, carry, carried)
-        n = batch_round(cells, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row)
-        if n == BATCH_ROUNDS:
-            count_batch(batch, n, tables, counts, carry, carried)
-            n = 0
-        rounds += 1
-        position += used
-        extra_left = after_round(position, cut_index, extra_left, shoe_params)
+    stop, more = shoe_end(position, n_cards, cut_index)
+    while position <= stop:  # until the cut card is out (see deal_rounds)
+        position, rounds, n = _count_dealt_round_groups(cards, position, rounds, last_row, counts, slots, tables,
+                                                        batch, cells, n, carry, carried)
+    stop, more = after_round(position, stop, more, n_cards, cut_index, shoe_params)
+    while position <= stop and more > 0:  # the rounds after the cut card's (see deal_rounds)
+        position, rounds, n = _count_dealt_round_groups(cards, position, rounds, last_row, counts, slots, tables,
+                                                        batch, cells, n, carry, carried)
+        more -= 1
     return rounds, n
+
+
+@jit(inline="always")
+def _count_dealt_round_groups(cards, position, rounds, last_row, counts, slots, tables, batch, cells, n, carry,
+                              carried):
+    """Deal the round at ``position`` as :func:`deal_rounds_groups` does; returns ``(position, rounds, n)`` after it."""
+    at = np.uint64(position)  # unsigned: no test for a negative index (see round_at)
+    e0, e1, e2 = np.int64(cards[at]), np.int64(cards[at + _U1]), np.int64(cards[at + _U2])
+    e3, e4, e5 = np.int64(cards[at + _U3]), np.int64(cards[at + _U4]), np.int64(cards[at + _U5])
+    prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
+    row = min(rounds, last_row)
+    r, c = np.uint64(row), np.uint64(cell(prefix, suffix, slots))
+    if carry is None:
+        counts[r, c] += 1
+    else:
+        _count_slot_carrying(counts, r, c, prefix, suffix, carry, carried)
+    n = batch_round(cells, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row)
+    if n == BATCH_ROUNDS:
+        count_batch(batch, n, tables, counts, carry, carried)
+        n = 0
+    return position + used, rounds + 1, n
 
 
 @jit
@@ -796,9 +847,9 @@ def rounds_in_every_shoe(n_cards, shoe_params):
     cut_index = n_cards - shoe_params[SHOE_CUT_HIGH]
     position = most_cards_before_first_round(shoe_params)
     rounds = 0
-    extra_left = -1
-    while another_round(position, n_cards, extra_left):
+    stop, more = shoe_end(position, n_cards, cut_index)
+    while another_round(position, stop, more):
         rounds += 1
         position += CARDS_PER_ROUND
-        extra_left = after_round(position, cut_index, extra_left, shoe_params)
+        stop, more = after_round(position, stop, more, n_cards, cut_index, shoe_params)
     return rounds

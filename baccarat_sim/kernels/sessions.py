@@ -197,17 +197,17 @@ def play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, st
         Final net result ``z``, rounds played, shoes shuffled, generator state.
     """
     n_cards = cards.shape[0]
-    position, cut_index, extra_left, state = open_shoe(cards, state, shoe_params)
+    position, cut_index, stop, more, state = open_shoe(cards, state, shoe_params)
     shoes = np.int64(1)
     z = np.int64(0)
     k = np.int64(0)
     while k < max_rounds:
-        if not another_round(position, n_cards, extra_left):
-            position, cut_index, extra_left, state = open_shoe(cards, state, shoe_params)
+        if not another_round(position, stop, more):
+            position, cut_index, stop, more, state = open_shoe(cards, state, shoe_params)
             shoes += 1
         prefix, suffix, used = round_at(cards, position, detail)
         position += used
-        extra_left = after_round(position, cut_index, extra_left, shoe_params)
+        stop, more = after_round(position, stop, more, n_cards, cut_index, shoe_params)
         z += code_steps[code_of(prefix, suffix)]
         k += 1
         if z <= low or z >= high:

@@ -753,36 +753,27 @@ def deal_rounds_groups(cards, cut_index, shoe_params, counts, slots, tables, bat
     position = first_round_position(cards, shoe_params)
     rounds = 0
     stop, more = shoe_end(position, n_cards, cut_index)
-    while position <= stop:  # until the cut card is out (see deal_rounds)
-        position, rounds, n = _count_dealt_round_groups(cards, position, rounds, last_row, counts, slots, tables,
-                                                        batch, cells, n, carry, carried)
-    stop, more = after_round(position, stop, more, n_cards, cut_index, shoe_params)
-    while position <= stop and more > 0:  # the rounds after the cut card's (see deal_rounds)
-        position, rounds, n = _count_dealt_round_groups(cards, position, rounds, last_row, counts, slots, tables,
-                                                        batch, cells, n, carry, carried)
-        more -= 1
+    # One loop, the round in it: the round as an inlined function called from a loop for the rounds up to the cut
+    # card's and another for those after it (as deal_rounds has it) dealt five times slower here (3 Dec 2026).
+    while another_round(position, stop, more):
+        at = np.uint64(position)  # unsigned: no test for a negative index (see round_at)
+        e0, e1, e2 = np.int64(cards[at]), np.int64(cards[at + _U1]), np.int64(cards[at + _U2])
+        e3, e4, e5 = np.int64(cards[at + _U3]), np.int64(cards[at + _U4]), np.int64(cards[at + _U5])
+        prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
+        row = min(rounds, last_row)
+        r, c = np.uint64(row), np.uint64(cell(prefix, suffix, slots))
+        if carry is None:
+            counts[r, c] += 1
+        else:
+            _count_slot_carrying(counts, r, c, prefix, suffix, carry, carried)
+        n = batch_round(cells, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row)
+        if n == BATCH_ROUNDS:
+            count_batch(batch, n, tables, counts, carry, carried)
+            n = 0
+        rounds += 1
+        position += used
+        stop, more = after_round(position, stop, more, n_cards, cut_index, shoe_params)
     return rounds, n
-
-
-@jit(inline="always")
-def _count_dealt_round_groups(cards, position, rounds, last_row, counts, slots, tables, batch, cells, n, carry,
-                              carried):
-    """Deal the round at ``position`` as :func:`deal_rounds_groups` does; returns ``(position, rounds, n)`` after it."""
-    at = np.uint64(position)  # unsigned: no test for a negative index (see round_at)
-    e0, e1, e2 = np.int64(cards[at]), np.int64(cards[at + _U1]), np.int64(cards[at + _U2])
-    e3, e4, e5 = np.int64(cards[at + _U3]), np.int64(cards[at + _U4]), np.int64(cards[at + _U5])
-    prefix, suffix, used = round_parts(e0, e1, e2, e3, e4, e5)
-    row = min(rounds, last_row)
-    r, c = np.uint64(row), np.uint64(cell(prefix, suffix, slots))
-    if carry is None:
-        counts[r, c] += 1
-    else:
-        _count_slot_carrying(counts, r, c, prefix, suffix, carry, carried)
-    n = batch_round(cells, n, prefix, suffix, e0, e1, e2, e3, e4, e5, row)
-    if n == BATCH_ROUNDS:
-        count_batch(batch, n, tables, counts, carry, carried)
-        n = 0
-    return position + used, rounds + 1, n
 
 
 @jit

@@ -244,9 +244,18 @@ def test_every_cut_position_agrees_with_the_reference(turned, after):
         rest = reference.shoe_cards(np.full((13, 4), 1))
         rng.shuffle(rest)
         cards = hand(turned) + rest[:51]
+        first = reference.cards_before_first_round(cards[0], rules_with(**shoe).shoe)
         for cut_index in range(len(cards) + 1):
-            assert kernel_shoe(cards, cut_index, params) == reference_shoe(cards, cut_index, **shoe), (
-                trial, cut_index)
+            expected = reference_shoe(cards, cut_index, **shoe)
+            assert kernel_shoe(cards, cut_index, params) == expected, (trial, cut_index)
+            # The round-by-round form the sessions and counting kernels deal with: the same rounds.
+            position, rounds = first, 0
+            stop, more = K.shoe_end(first, len(cards), cut_index)
+            while K.another_round(position, stop, more):
+                position += reference.deal_round(cards[position:position + 6]).cards_used
+                rounds += 1
+                stop, more = K.after_round(position, stop, more, len(cards), cut_index, params)
+            assert rounds == len(expected), (trial, cut_index)
 
 
 def test_uncut_shoe_deals_while_six_cards_are_left():

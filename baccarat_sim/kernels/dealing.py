@@ -42,7 +42,18 @@ from ..model.tableau import THIRD_CARD_PREFIX
 from .detail import BATCH_ROUNDS, NO_CARD, batch_cells, count_batch, detail_index, put_round
 from .jit import inline_where_typed, jit
 from .outcome import banker_drew_of, code_of, player_drew_of, suffix_of, third_card_index, third_cards
-from .rng import STREAM_DEAL, batch_digits, block_state, bounded, bounded2, bounded3, high32, low32, next_u64
+from .rng import (
+    STREAM_DEAL,
+    batch_digits,
+    block_state,
+    bounded,
+    bounded2,
+    bounded3,
+    high32,
+    low32,
+    next_u64,
+    rejection_threshold,
+)
 
 __all__ = [
     "CARDS_PER_ROUND",
@@ -401,8 +412,7 @@ def open_fresh_block(seed, block, n_cards, draws):
     for g in range(_G):
         s0, s1, s2, s3 = block_state(seed, block, STREAM_DEAL, g)
         draws[g], draws[_G + g], draws[2 * _G + g], draws[3 * _G + g] = s0, s1, s2, s3
-    product = np.uint64(n_cards) * np.uint64(n_cards) * np.uint64(n_cards)
-    draws[_DRAW_THRESHOLD] = (np.uint64(0x100000000) - product) % product
+    draws[_DRAW_THRESHOLD] = rejection_threshold(np.uint64(n_cards) * np.uint64(n_cards) * np.uint64(n_cards))
     draws[_DRAW_CARDS] = n_cards
     return np.int64(_G)
 

@@ -247,14 +247,19 @@ def bounded_batch(bits32, n1, n2, n3, state):
 
 
 @jit(inline="always")
+def rejection_threshold(product):
+    """Lemire's threshold ``2**32 mod product`` (uint64): a batched draw whose low word is below it is redrawn."""
+    return (_TWO32 - product) % product
+
+
+@jit(inline="always")
 def _bounded_slow(low, d1, d2, d3, a, b, c, state):
     """The rare branch of :func:`bounded_batch`: the exact threshold, and redraws while below it.
 
     Inlined like the rest: a call, even on a cold path, keeps LLVM from
     holding the generator state in registers and costs the fresh kernel 20%.
     """
-    product = a * b * c
-    threshold = (_TWO32 - product) % product
+    threshold = rejection_threshold(a * b * c)
     while low < threshold:
         x, state = next_u64(state)
         d1, d2, d3, low = batch_digits(x >> _U32, a, b, c)

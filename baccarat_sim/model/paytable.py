@@ -244,8 +244,8 @@ class Bet:
         if not self._explicit_otherwise:
             check.every_outcome_has_a_line()
         rate = rules.commission.rate
-        check.can_win_and_lose([self._case_net(case, rate) for case in self.cases],
-                               self._case_net(self.otherwise, rate))
+        check.can_win_and_lose(self.cases, [self._case_net(case, rate) for case in self.cases],
+                               self.otherwise, self._case_net(self.otherwise, rate))
 
     @staticmethod
     def _case_net(case: Case, commission_rate: Fraction) -> Fraction:
@@ -308,14 +308,23 @@ class PayTableCheck:
                                                        f"{describe_cell(int(np.flatnonzero(missing)[0]), self.detail)}"
                                                        "; add otherwise = \"lose\" or lines that cover them")
 
-    def can_win_and_lose(self, nets, otherwise_net) -> None:
-        """Some outcome wins and some loses, given every line's net result (after commission) and otherwise's."""
-        nets = [float(net) for net in nets]
+    def can_win_and_lose(self, cases, nets, otherwise, otherwise_net) -> None:
+        """Some outcome wins and some loses, given every line (``cases``, ``otherwise``) and its net result.
+
+        A line paying the jackpot or a share of it can win whatever the meter
+        (at a meter of 0 it pays nothing, at any other it pays): the bet can
+        be priced at every meter, the outcome-level and the card-level bet
+        alike, so the check does not depend on the meter it is priced at
+        (issue 41, item 22). Every other line wins where its net result (after
+        commission) is above 0 and loses where it is below.
+        """
+        lines = list(zip(cases, nets))
         if self.uncovered.any():
-            nets.append(float(otherwise_net))
-        if not any(net > 0 for net in nets):
-            self.checker.fail(f"{self.key}.pays", "the bet can never win: no line pays more than the stake back")
-        if not any(net < 0 for net in nets):
+            lines.append((otherwise, otherwise_net))
+        if not any(net > 0 or case.jackpot for case, net in lines):
+            self.checker.fail(f"{self.key}.pays", "the bet can never win: no line pays more than the stake back "
+                                                  "or pays the jackpot")
+        if not any(net < 0 and not case.jackpot for case, net in lines):
             self.checker.fail(f"{self.key}.pays", "the bet can never lose: every outcome wins or pushes")
 
 

@@ -406,6 +406,6 @@ class RuleFileChecker(Checker):
         )
         if card_level:
             return bet  # its lines are checked on the card detail (Bet.check_detail)
-        check.can_win_and_lose([Bet._case_net(case, commission.rate) for case in cases],
-                               Bet._case_net(bet.otherwise, commission.rate))
+        check.can_win_and_lose(cases, [Bet._case_net(case, commission.rate) for case in cases],
+                               bet.otherwise, Bet._case_net(bet.otherwise, commission.rate))
         return bet

@@ -1,0 +1,120 @@
+"""Issue 41, the catalogue's and the jackpot's items: one test (or more) per item, named after it.
+
+Sources of the figures pinned here
+----------------------------------
+[WoO-WST]  Wizard of Odds, Exact Winning Side and Total in Baccarat,
+           https://wizardofodds.com/games/exact-winning-side-and-total-in-baccarat (Tie counts by total, 8 decks).
+[WoO-DD]   Wizard of Odds, Dragon Dragon (the counts of tests/test_catalogue_poker.py: six of a kind
+           5,872,124,160; five of a kind 351,070,863,360; the three amount lines 616,417,689,600,
+           12,273,961,559,040 and 32,896,683,048,960, out of 416 x 415 x ... x 411).
+"""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from baccarat_sim import exact_histogram
+from baccarat_sim.analysis.settlement import settle_bet
+from baccarat_sim.model.rules import load_rules, parse_rules
+from tests.cli_helpers import cli
+
+T = math.perm(416, 6)
+JACKPOT_RULES = Path(__file__).parent / "data" / "jackpot" / "tie-progressive.toml"
+TIE_9, TIE_8, TIE = 55_146_054_060_032, 54_879_416_675_072, 475_627_426_473_216  # [WoO-WST]
+
+
+@pytest.fixture(scope="module")
+def hist():
+    return exact_histogram(8)
+
+
+def _progressive(when: str, *, notation: str = "to", reset: str = "", extra_line: str = "") -> str:
+    """A rule file of one progressive whose only winning line pays the jackpot (a meter in stakes)."""
+    return f'''schema_version = 1
+id = "one-progressive"
+name = "One progressive (test data)"
+source = "tests/test_issue41_cat.py"
+payout_notation = "{notation}"
+[shoe]
+decks = 8
+shuffle = "fresh"
+[[bets]]
+id = "prog"
+name = "Progressive"
+jackpot = {{ unit = "stake"{reset} }}
+pays = [{{ when = "{when}", pays = "jackpot" }}{extra_line}]
+otherwise = "lose"
+'''
+
+
+# --------------------------------------------------------------------------------------------------- item 4
+
+def test_issue41_item4_a_line_paying_the_meter_is_a_hit_at_a_meter_of_0(hist):
+    # tie-progressive without its reset: at a meter of 0 the jackpot (Tie 9) and 10% of it (Tie 8) pay nothing
+    # back "for one", yet they are the bet's prizes: every Tie is a hit, the flat-amount ties and those two.
+    rules = parse_rules(JACKPOT_RULES.read_text().replace("reset = 1000, ", ""), "no-reset.toml")
+    result = settle_bet(hist, "tie_jackpot", rules)
+    assert rules.bet("tie_jackpot").meter == 0
+    assert result.hit_frequency == pytest.approx(TIE / T, rel=1e-15)
+    assert result.push_frequency == 0
+    # The same at any meter: the hit frequency does not move with it.
+    assert settle_bet(hist, rules.bet("tie_jackpot").with_meter(250), rules).hit_frequency == result.hit_frequency
+
+
+def test_issue41_item4_dragon_dragon_hit_frequency_counts_its_jackpot_lines():
+    # [WoO-DD]: every winning line, the six and five of a kind included, at the meter of 0 the file prices.
+    from baccarat_sim.engines.detail import rules_detail
+
+    rules = load_rules("catalogue-poker")
+    result = settle_bet(exact_histogram(8, rules_detail(rules)), "dragon_dragon_1", rules)
+    hits = 5_872_124_160 + 351_070_863_360 + 616_417_689_600 + 12_273_961_559_040 + 32_896_683_048_960
+    assert result.hit_frequency == pytest.approx(hits / T, rel=1e-15)
+    assert f"{result.hit_frequency:.7f}" == "0.0092318"  # the issue's 0.0092317 truncated; not 0.0091603
+
+
+# -------------------------------------------------------------------------------------------------- item 22
+
+@pytest.mark.parametrize("when", ["winner == tie and player_score == 9",  # outcome-level
+                                  "count(colour == black, all) == 0"])  # card-level
+def test_issue41_item22_a_progressive_without_a_reset_prices_at_every_meter_both_kinds(capsys, tmp_path, when):
+    path = tmp_path / "prog.toml"
+    path.write_text(_progressive(when))
+    rtps = {}
+    for meter in (0, 30):
+        status, out, err = cli(capsys, "--exact", "--rules", path, "--meter", f"prog={meter}", "--format", "json",
+                               "--quiet")
+        assert status == 0, err
+        record = json.loads(out)["bets"][0]
+        rtps[meter] = record["exact_rtp"]
+        jackpot = record["jackpot"]
+        # "to one": RTP = P + P x meter, the event's probability times (meter + 1).
+        assert record["exact_rtp"] == pytest.approx(jackpot["rtp_base"] * (1 + meter), rel=1e-12)
+        assert jackpot["rtp_base"] == pytest.approx(jackpot["jackpot_probability"], rel=1e-12)
+    assert rtps[30] == pytest.approx(31 * rtps[0], rel=1e-12)
+    # Without --meter: priced at 0 (no reset), loaded all the same.
+    status, out, err = cli(capsys, "--exact", "--rules", path, "--format", "json", "--quiet")
+    assert status == 0 and json.loads(out)["bets"][0]["exact_rtp"] == pytest.approx(rtps[0], rel=1e-15)
+
+
+@pytest.mark.parametrize("when", ["winner == tie and player_score == 9", "count(colour == black, all) == 0"])
+def test_issue41_item22_meter_0_on_a_progressive_with_a_reset_prices_both_kinds(capsys, tmp_path, when):
+    path = tmp_path / "prog.toml"
+    path.write_text(_progressive(when, reset=", reset = 100"))
+    status, out, err = cli(capsys, "--exact", "--rules", path, "--meter", "prog=0", "--format", "json", "--quiet")
+    assert status == 0, err
+    record = json.loads(out)["bets"][0]
+    assert record["jackpot"]["meter"] == 0 and record["exact_rtp"] == pytest.approx(
+        record["jackpot"]["jackpot_probability"], rel=1e-12)
+
+
+@pytest.mark.parametrize("when", ["winner == tie and player_score == 9", "count(colour == black, all) == 0"])
+def test_issue41_item22_a_bet_that_can_never_win_is_refused_the_same_way_for_both_kinds(capsys, tmp_path, when):
+    # No jackpot line and nothing that pays: still refused, in one line, for either kind of bet.
+    path = tmp_path / "never.toml"
+    path.write_text(_progressive(when).replace('jackpot = { unit = "stake" }\n', "").replace('pays = "jackpot"',
+                                                                                          'pays = "push"'))
+    status, out, err = cli(capsys, "--exact", "--rules", path, "--quiet")
+    assert status == 2 and out == "" and len(err.splitlines()) == 1
+    assert "bets.prog.pays: the bet can never win" in err

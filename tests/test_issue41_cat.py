@@ -11,6 +11,7 @@ Sources of the figures pinned here
 
 import json
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,49 @@ def test_issue41_item22_a_bet_that_can_never_win_is_refused_the_same_way_for_bot
     status, out, err = cli(capsys, "--exact", "--rules", path, "--quiet")
     assert status == 2 and out == "" and len(err.splitlines()) == 1
     assert "bets.prog.pays: the bet can never win" in err
+
+
+# -------------------------------------------------------------------------------------------------- item 17
+
+@pytest.mark.parametrize("slip, stake, priced, other", [("dragon_dragon_1=5", "5", "1", "dragon_dragon_5"),
+                                                       ("dragon_dragon_5=1", "1", "5", "dragon_dragon_1")])
+def test_issue41_item17_hold_refuses_a_stake_the_bet_does_not_price(capsys, slip, stake, priced, other):
+    from baccarat_sim.cli.hold import main as hold_main
+
+    status = hold_main(["--rules", "catalogue-poker", "--slip", slip, "--rounds", "100", "--quiet"])
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == "" and len(captured.err.splitlines()) == 1
+    bet_id = slip.split("=")[0]
+    assert (f"a stake of {stake} on {bet_id}, a bet priced for a stake of {priced} (bets.{bet_id}.stake; its "
+            f"amounts are for stakes 1, 2, 5): bet {other} is priced for {stake}") in captured.err
+
+
+def test_issue41_item17_the_bet_for_the_stake_gives_its_own_table():
+    # [WoO-DD] counts; the $5 column pays 1500, 300, 150 for 5. Through the API, with or without the table limits.
+    from baccarat_sim.analysis.joint import settle_slip
+    from baccarat_sim.analysis.slip import build_slip
+    from baccarat_sim.engines.detail import rules_detail
+    from baccarat_sim.errors import LimitError
+
+    rules = load_rules("catalogue-poker")
+    slip = build_slip(rules, {"dragon_dragon_5": 5})
+    lines = {1500: 616_417_689_600, 300: 12_273_961_559_040, 150: 32_896_683_048_960}
+    rtp = sum(Fraction(paid * n, 5 * T) for paid, n in lines.items())  # "for one": the stake is not returned
+    assert slip.house_edge == 1 - rtp and f"{float(1 - rtp):.6%}" == "61.822500%"
+    with pytest.raises(LimitError, match="stakes.dragon_dragon_1: a stake of 5 on dragon_dragon_1"):
+        build_slip(rules, {"dragon_dragon_1": 5})
+    hist = exact_histogram(8, rules_detail(rules))
+    with pytest.raises(LimitError, match="bets.dragon_dragon_5.stake"):
+        settle_slip(hist, rules, {"dragon_dragon_5": 1}, check=False)
+
+
+def test_issue41_item17_a_money_meter_without_amounts_names_its_stake(hist):
+    from baccarat_sim.analysis.joint import settle_slip
+    from baccarat_sim.errors import LimitError
+
+    text = JACKPOT_RULES.read_text().replace(', amounts = { "1" = 9, "5" = 45 }', ', pays = "8:1"')
+    rules = parse_rules(text, "money-meter.toml")
+    assert settle_slip(hist, rules, {"tie_jackpot": 5}).total_stake == 5
+    with pytest.raises(LimitError, match=r"a bet priced for a stake of 5 \(bets.tie_jackpot.stake; its jackpot meter "
+                                         r"counts money per stake of 5\): stake it 5"):
+        settle_slip(hist, rules, {"tie_jackpot": 10})

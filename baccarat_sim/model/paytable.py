@@ -148,7 +148,11 @@ class Bet:
         Its progressive jackpot, where a line pays the meter or a share of it.
     stake : Fraction or None
         The stake in money the file prices, where a line pays a flat amount
-        for each stake level (or the jackpot's meter counts money).
+        for each stake level (or the jackpot's meter counts money): the one
+        stake a slip may put on the bet.
+    amount_stakes : tuple of Fraction
+        The stake levels the lines' ``amounts`` name (the bet's ``stake`` is
+        one of them), in increasing order.
     """
 
     id: str
@@ -161,6 +165,7 @@ class Bet:
     description: str = ""
     jackpot: Jackpot | None = None
     stake: Fraction | None = None
+    amount_stakes: tuple = ()
     #: Whether the file gave an ``otherwise`` line (a card-level bet without one must cover every outcome).
     _explicit_otherwise: bool = dataclasses.field(default=True, repr=False, compare=False)
 

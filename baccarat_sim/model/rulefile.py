@@ -390,6 +390,12 @@ class RuleFileChecker(Checker):
                 isinstance(raw, dict) and "amounts" in raw for raw in (*cases_raw, t.get("otherwise"))):
             self.fail(f"{key}.stake", "only goes with lines that pay amounts, or a jackpot in money")
         group = self.choice(t.get("group", "side"), f"{key}.group", ("main", "side"))
+        # The stake levels the lines' amounts name (already checked by self.amounts): a slip may stake only the
+        # bet's own stake, and its message names the others (issue 41, item 17).
+        amount_stakes = sorted({self.number(level, f"{key}.amounts", 0, MAX_AMOUNT, open_low=True)
+                                for raw in (*cases_raw, t.get("otherwise"))
+                                if isinstance(raw, dict) and isinstance(raw.get("amounts"), dict)
+                                for level in raw["amounts"]})
         bet = Bet(
             id=bet_id,
             name=self.string(t.get("name", bet_id), f"{key}.name"),
@@ -402,6 +408,7 @@ class RuleFileChecker(Checker):
             description=self.string(t.get("description", ""), f"{key}.description"),
             jackpot=jackpot,
             stake=stake,
+            amount_stakes=tuple(amount_stakes),
             _explicit_otherwise="otherwise" in t,
         )
         if card_level:

@@ -165,3 +165,60 @@ def test_issue41_item17_a_money_meter_without_amounts_names_its_stake(hist):
     with pytest.raises(LimitError, match=r"a bet priced for a stake of 5 \(bets.tie_jackpot.stake; its jackpot meter "
                                          r"counts money per stake of 5\): stake it 5"):
         settle_slip(hist, rules, {"tie_jackpot": 10})
+
+
+# -------------------------------------------------------------------------------------------- items 21, 23
+
+def _no_reset_progressive(tmp_path, share: str = "10") -> Path:
+    path = tmp_path / "progressive.toml"
+    path.write_text(JACKPOT_RULES.read_text().replace("reset = 1000, ", "").replace("10% of jackpot", f"{share}% of "
+                                                                                                        "jackpot"))
+    return path
+
+
+def test_issue41_item21_baseline_catches_a_jackpot_pay_table_change_at_a_meter_of_0(capsys, tmp_path):
+    path = _no_reset_progressive(tmp_path)
+    status, out, _ = cli(capsys, "--exact", "--rules", path, "--format", "json", "--quiet")
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(out)
+    status, _, err = cli(capsys, "--exact", "--rules", path, "--baseline", baseline)
+    assert status == 0 and "baseline ok: 6 exact figures" in err  # rtp, hit, sd and the line in the meter
+    # The share line edited: at a meter of 0 it pays nothing either way (RTP, hit frequency and SD unchanged) ...
+    path = _no_reset_progressive(tmp_path, "50")
+    status, out, _ = cli(capsys, "--exact", "--rules", path, "--format", "json", "--quiet")
+    assert json.loads(out)["bets"][0]["exact_rtp"] == json.loads(baseline.read_text())["bets"][0]["exact_rtp"]
+    # ... but the slope moved: (Tie 9 + 50% of Tie 8) / 5 per unit of meter against (Tie 9 + 10% of Tie 8) / 5.
+    status, _, err = cli(capsys, "--exact", "--rules", path, "--baseline", baseline)
+    assert status == 1 and "1 of 6 figures drifted" in err
+    assert "baseline DRIFT tie_jackpot.jackpot.rtp_per_meter_unit: " in err
+    was, now = (float((Fraction(TIE_9, T) + share * Fraction(TIE_8, T)) / 5) for share in (Fraction(1, 10),
+                                                                                          Fraction(1, 2)))
+    assert f"{now:.12g} now, {was:.12g} in the baseline" in err
+
+
+def test_issue41_item21_baseline_names_a_jackpot_figure_on_one_side_only(capsys, tmp_path):
+    path = _no_reset_progressive(tmp_path)
+    status, out, _ = cli(capsys, "--exact", "--rules", path, "--format", "json", "--quiet")
+    document = json.loads(out)
+    del document["bets"][0]["jackpot"]
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps(document))
+    status, _, err = cli(capsys, "--exact", "--rules", path, "--baseline", baseline)
+    assert status == 1 and "baseline DRIFT tie_jackpot.jackpot.rtp_base: in this run, not in the baseline" in err
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda bet: bet.update(exact_rtp=10**400), "exact_rtp"),
+    (lambda bet: bet.update(sd=-(10**400)), "sd"),
+    (lambda bet: bet["jackpot"].update(rtp_base=10**400), "jackpot"),
+    (lambda bet: bet["jackpot"].update(rtp_per_meter_unit="0.1"), "jackpot"),
+])
+def test_issue41_item23_baseline_with_a_number_beyond_float_is_bad_input(capsys, tmp_path, edit, field):
+    path = _no_reset_progressive(tmp_path)
+    status, out, _ = cli(capsys, "--exact", "--rules", path, "--format", "json", "--quiet")
+    document = json.loads(out)
+    edit(document["bets"][0])
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps(document))
+    status, out, err = cli(capsys, "--exact", "--rules", path, "--baseline", baseline, "--quiet")
+    assert status == 2 and len(err.splitlines()) == 1 and "--baseline" in err and "each a finite number" in err

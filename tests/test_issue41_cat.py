@@ -14,6 +14,7 @@ import math
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from baccarat_sim import exact_histogram
@@ -222,3 +223,57 @@ def test_issue41_item23_baseline_with_a_number_beyond_float_is_bad_input(capsys,
     baseline.write_text(json.dumps(document))
     status, out, err = cli(capsys, "--exact", "--rules", path, "--baseline", baseline, "--quiet")
     assert status == 2 and len(err.splitlines()) == 1 and "--baseline" in err and "each a finite number" in err
+
+
+def _resigned(tmp_path, hist, edit) -> Path:
+    """``hist`` saved, its counts edited, and the archive written (signed) again: the checksum holds."""
+    from baccarat_sim.model.histogram import FORMAT
+    from baccarat_sim.storage.archive import read_archive, write_archive
+
+    saved = tmp_path / "saved.npz"
+    hist.save(saved)
+    header, arrays = read_archive(saved, FORMAT, "histogram")
+    counts = arrays["counts"].copy()
+    edit(counts)
+    target = tmp_path / "resigned.npz"
+    write_archive(target, FORMAT, header, dict(arrays, counts=counts))
+    return target
+
+
+def test_issue41_item23_a_histogram_whose_total_overflows_int64_is_refused(capsys, tmp_path, hist):
+    def overflow(counts):
+        counts[np.flatnonzero(counts)[:2]] = np.iinfo(np.int64).max // 2 + 1  # each fits, their sum does not
+
+    path = _resigned(tmp_path, hist, overflow)
+    status, out, err = cli(capsys, "--from-histogram", path, "--quiet")
+    assert status == 2 and out == "" and len(err.splitlines()) == 1
+    assert "--from-histogram" in err and "the counts total more than int64 holds" in err
+
+
+def test_issue41_item23_a_card_detail_block_that_no_longer_totals_the_outcomes_is_refused(capsys, tmp_path):
+    from baccarat_sim.engines.detail import rules_detail
+
+    path = tmp_path / "colour.toml"
+    path.write_text(_progressive("count(colour == black, all) == 0", reset=", reset = 25"))
+    rules = load_rules(path)
+    card_level = exact_histogram(8, rules_detail(rules))
+    first_group = card_level.detail.offset(0)
+
+    def inflate(counts):
+        counts[first_group + int(np.flatnonzero(counts[first_group:])[0])] *= 20  # one cell of the colour group
+
+    saved = _resigned(tmp_path, card_level, inflate)
+    status, out, err = cli(capsys, "--from-histogram", saved, "--rules", path, "--quiet")
+    assert status == 2 and out == "" and len(err.splitlines()) == 1
+    assert "card-detail group 0 totals" in err and f"the outcome codes {T:,}" in err
+    # The histogram as written loads and settles.
+    card_level.save(tmp_path / "as-written.npz")
+    assert cli(capsys, "--from-histogram", tmp_path / "as-written.npz", "--rules", path, "--quiet")[0] == 0
+
+
+def test_issue41_item23_a_jackpot_share_of_5000_digits_is_bad_input(capsys, tmp_path):
+    path = tmp_path / "share.toml"
+    path.write_text(JACKPOT_RULES.read_text().replace("10% of jackpot", "1." + "0" * 5000 + "1% of jackpot"))
+    status, out, err = cli(capsys, "--exact", "--rules", path, "--quiet")
+    assert status == 2 and out == "" and len(err.splitlines()) == 1
+    assert "bets.tie_jackpot.pays[1].pays: a share of the jackpot has at most 40 digits" in err

@@ -249,6 +249,8 @@ class RuleFileChecker(Checker):
         match = _JACKPOT_PAYS.match(" ".join(value.strip().lower().split()))
         if match is None:
             return None
+        if match.group(1) is not None and len(match.group(1)) > MAX_DIGITS:  # "1.000...0001%", never 5,000 digits
+            self.fail(key, f"a share of the jackpot has at most {MAX_DIGITS} digits, got {excerpt(value)}")
         share = Fraction(1) if match.group(1) is None else Fraction(match.group(1)) / 100
         if not 0 < share <= 1:
             self.fail(key, f"a share of the jackpot must be above 0% and at most 100%, got {value!r}")

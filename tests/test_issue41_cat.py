@@ -277,3 +277,19 @@ def test_issue41_item23_a_jackpot_share_of_5000_digits_is_bad_input(capsys, tmp_
     status, out, err = cli(capsys, "--exact", "--rules", path, "--quiet")
     assert status == 2 and out == "" and len(err.splitlines()) == 1
     assert "bets.tie_jackpot.pays[1].pays: a share of the jackpot has at most 40 digits" in err
+
+
+# --------------------------------------------------------------------------------------------------- item 9
+
+def test_issue41_item9_the_catalogue_page_shows_every_line_of_every_bet():
+    from baccarat_sim.model.rules import available_rules
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "reference" / "catalogue.md").read_text()
+    rows = {line.split("`")[1]: line for line in page.splitlines() if line.startswith("| `")}
+    for name in (n for n in available_rules() if n.startswith("catalogue-")):
+        for bet in load_rules(name).bets:
+            row = rows[bet.id]
+            for case in bet.cases:
+                assert f"{case.pays} if `{case.when}`".replace("|", "\\|") in row, (bet.id, case.when)
+            assert f"{bet.otherwise.pays} otherwise" in row, bet.id
+    assert "jackpot if `kind(all) == 6`; 10% of jackpot if `kind(all) == 5`" in rows["dragon_dragon_1"]

@@ -92,6 +92,7 @@ import pytest
 
 from baccarat_sim.analysis.claims import check_claims
 from baccarat_sim.analysis.settlement import net_vector, settle, settle_bet
+from baccarat_sim.analysis.settlement_jackpot import jackpot_figures
 from baccarat_sim.analysis.stats import estimate
 from baccarat_sim.cli.findings import main as findings_main
 from baccarat_sim.cli.rtp import main as rtp_main
@@ -707,11 +708,23 @@ def test_macau_sevens_without_published_edges_match_a_brute_force(brute):
     for bet_id, lines, figure in (("lucky_7", lucky, "18.2961%"), ("super_lucky_7", superb, "33.4403%")):
         expected = -_point_ev(o, lines)
         assert exact_edge(SEVENS, bet_id) == expected and holds(expected, figure), bet_id
+    # Issue 41, item 2: the case no source prices (two-card Player 7 over three-card Banker 6), a line of its own
+    # priced as a loss, and the RTP the rule file quotes were it paid 30 to 1; both in the assumptions.
+    unresolved = over_six & (o["pc"] == 2) & (o["bc"] == 3)
+    assert f"{float(o['weight'][unresolved].sum()) / TOTAL_8:.4%}" == "0.4538%"
+    assert line_counts(SEVENS, "super_lucky_7")["Two-card 7 over three-card 6: unresolved, priced as a loss"] == int(
+        o["weight"][unresolved].sum())
+    at_30 = 1 + _point_ev(o, [*superb, (unresolved, Fraction(30))])
+    assert holds(1 - at_30, "19.3723%")  # RTP 80.6277%
+    notes = " ".join(rules_of(SEVENS).assumptions)
+    assert "UNRESOLVED" in notes and "RTP 66.5597%" in notes and "80.6277%" in notes
 
 
 def test_all_red_and_all_black_match_a_brute_force_over_point_values(brute):
-    # No published table. Within a point value, half the cards are red and colour is independent of the deal: a
-    # round whose used cards number k_v of value v (of n_v in the shoe) is all red with probability
+    # No published pays (issue 41, item 1): each bet pays the odds offered, a meter X in stakes, so the RTP is
+    # P x (X + 1), P the event's probability, worked out here independently. Within a point value, half the cards
+    # are red and colour is independent of the deal: a round whose used cards number k_v of value v (of n_v in the
+    # shoe) is all red with probability
     # prod C(n_v / 2, k_v) / C(n_v, k_v), summed over every ordered six-card sequence of point values.
     import numpy as np
 
@@ -727,8 +740,13 @@ def test_all_red_and_all_black_match_a_brute_force_over_point_values(brute):
     p = sum(Fraction(int(weight[i])) * math.prod(Fraction(math.comb(n // 2, int(k)), math.comb(n, int(k)))
                                                  for n, k in zip(shoe, row)) for i, row in enumerate(rows))
     p /= TOTAL_8
+    rules, hist = rules_of(ARB), histogram(ARB)
     for bet_id in ("all_red", "all_black"):
-        assert exact_edge(ARB, bet_id) == 1 - 25 * p, bet_id
+        figures = jackpot_figures(hist, bet_id, rules)
+        assert figures.base == figures.slope == figures.jackpot_probability == p, bet_id
+        assert figures.break_even_meter == 1 / p - 1 and figures.reset is None and figures.meter == 0
+        for pays in (0, 24, 25, Fraction(51, 2)):
+            assert -settle_bet(hist, rules.bet(bet_id).with_meter(pays), rules).ev_exact == 1 - (pays + 1) * p
     assert abs(p - Fraction("0.0373904")) < Fraction(5, 10**8)
 
 

@@ -73,6 +73,12 @@ combinations, probability and return, whose lower right cell is the return):
             https://www.888casino.com/blog/side-bets/computer-perfect-play-against-the-baccarat-pairs-bet/ (10.361%).
 [EJ-DP]     E. Jacobson, Co-Card Counting the Dragon and Panda Side Bets in EZ Baccarat (888casino blog): "baseline
             house edge of 7.6110%" (Dragon 7) and "10.1876%" (Panda 8).
+[EJ-TSB]    E. Jacobson, Total Shot Bonus, 888casino magazine (German edition),
+            https://de.888casino.com/magazine/baccarat-strategie/total-shot-bonus ("Der Hausvorteil beträgt 8,364%",
+            hit frequency 3,313%, standard deviation 5,239; eight decks).
+[EJ-KOB]    E. Jacobson, Card Counting the Knockout Baccarat Side Bet, 888casino blog, January 15, 2017,
+            https://www.888casino.com/blog/card-counting-the-knockout-baccarat-side-bet (the seven bets' rules and
+            pays; no house edge in the stored copy).
 [EJ-LW]     E. Jacobson, Card Counting the Lucky Win Baccarat Side Bet,
             https://888casino.com/blog/side-bets/card-counting-the-lucky-win-baccarat-side-bet (Player pay table #1
             12.040%; Galaxy's rack sheet 12.07%).
@@ -87,6 +93,7 @@ from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -172,6 +179,7 @@ MON, L8, TM, STOT, TWO = ("catalogue-monkey", "catalogue-lucky-8", "catalogue-ti
 POKER = "catalogue-poker"
 WTOT, PAIRS, LW, SEVENS, ARB = ("catalogue-winning-totals", "catalogue-pairs", "catalogue-lucky-win",
                                 "catalogue-macau-sevens", "catalogue-all-red-black")
+TSB, KO = "catalogue-total-shot", "catalogue-knockout"
 
 EGALITE_RETURNS = ["-0.124527", "-0.114150", "-0.095412", "-0.105243", "-0.121401", "-0.118732", "-0.114952",
                    "-0.063899", "-0.110669", "-0.106348"]  # [WoO-Eg] Egalite return table, ties 0-0 .. 9-9
@@ -316,6 +324,8 @@ PUBLISHED = [
     _p(T5, "golden_8", "10.1876%", "EJ-DP"),
     # Lucky Win: the rule sheet's usual odds are Jacobson's pay table #1.
     _p(LW, "lucky_win_player", "12.040%", "EJ-LW"),
+    # Total Shot Bonus (issue 41, item 3): Jacobson's eight-deck analysis.
+    _p(TSB, "total_shot_bonus", "8.364%", "EJ-TSB"),
     # Poker values (catalogue-poker; tests/test_catalogue_poker.py checks their tables row by row).
     _p(POKER, "jackpot_baccarat", "-0.158026", "WoO-JB-return-table"),
     _p(POKER, "lucky_match", "8.89%", "WoO-LM"),
@@ -675,6 +685,43 @@ def test_dragon_7_figures_of_jacobson_disagree_in_the_last_digit():
     edge = 1 - 41 * Fraction(112_633_011_329_024, TOTAL_8)
     assert exact_edge(T5, "fortune_7") == edge
     assert holds(edge, "7.6113%") and not holds(edge, "7.6110%")
+
+
+def test_issue41_item3_total_shot_bonus_hit_frequency_and_sd_are_jacobsons(brute):
+    # [EJ-TSB]: house edge 8.364% (PUBLISHED), hit frequency 3.313%, standard deviation 5.239; and the independent
+    # brute force over point values, a 9 on both sides (18) or a 9 and an 8 (17).
+    rules = rules_of(TSB)
+    result = settle_bet(histogram(TSB), "total_shot_bonus", rules)
+    assert f"{result.hit_frequency:.3%}" == "3.313%" and f"{result.sd:.3f}" == "5.239"
+    o = brute
+    total = o["ps"] + o["bs"]
+    assert result.ev_exact == _point_ev(o, [(total == 18, Fraction(40)), (total == 17, Fraction(20))])
+    # [WoO-WST]: 18 is the 9-9 tie; 17 a 9 over an 8 either way, whose counts that page does not split out.
+    assert line_counts(TSB, "total_shot_bonus")["Total 18 (9 and 9)"] == WINNING_SIDE_AND_TOTAL[9][2]
+
+
+def test_issue41_item3_knockout_follows_a_brute_force_and_the_published_counts(brute):
+    # [EJ-KOB] prints the rules and pays, no house edge: each bet against the independent point-value brute force,
+    # and its winning line against the winning side and total counts of [WoO-WST]; every tie pushes.
+    o = brute
+    tie = o["ps"] == o["bs"]
+    winning = np.where(o["ps"] > o["bs"], o["ps"], o["bs"])
+    player_wins, banker_wins = o["ps"] > o["bs"], o["bs"] > o["ps"]
+    bets = {"knockout_1_4": ((1, 2, 3, 4), Fraction(7)), "knockout_5_6": ((5, 6), Fraction(7, 2)),
+            "knockout_7": ((7,), Fraction(9, 2)), "knockout_8": ((8,), Fraction(3)),
+            "knockout_9": ((9,), Fraction(5, 2))}
+    for bet_id, (totals, pays) in bets.items():
+        wins = ~tie & np.isin(winning, totals)
+        assert exact_edge(KO, bet_id) == -_point_ev(o, [(wins, pays), (tie, Fraction(0))]), bet_id
+        published = sum(WINNING_SIDE_AND_TOTAL[t][0] + WINNING_SIDE_AND_TOTAL[t][1] for t in totals)
+        ties = sum(row[2] for row in WINNING_SIDE_AND_TOTAL.values())
+        assert exact_edge(KO, bet_id) == 1 - Fraction(published * (pays + 1) + ties, TOTAL_8), bet_id
+    for side, wins, natural in (("player", player_wins, o["pn"]), ("banker", banker_wins, o["bn"])):
+        bet_id = f"knockout_{side}_natural"
+        assert exact_edge(KO, bet_id) == -_point_ev(o, [(wins & natural, Fraction(4)), (tie, Fraction(0))]), bet_id
+    # Not Wizard of Odds' Winning Total (catalogue-winning-totals): other pays, and there a tie loses.
+    assert exact_edge(KO, "knockout_9") != exact_edge(WTOT, "winning_total_9")
+    assert f"{float(exact_edge(KO, 'knockout_1_4')):.4%}" == "6.7231%"
 
 
 def test_winning_totals_without_published_returns_follow_the_published_counts():

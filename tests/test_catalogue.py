@@ -296,6 +296,7 @@ PUBLISHED = [
     _p(TWO, "perfect_9_bonus", "7.47%", "WoO-P9"),
     _p(TWO, "perfect_9_bonus", "-0.074699", "WoO-P9-return-table"),
     _p(TWO, "perfect_pairs_26", "9.68%", "WoO-PP1"),
+    _p(TWO, "perfect_pairs_26", "-0.096844", "WoO-PP1-return-table"),  # issue 41, item 5: the finer figure
     _p(TWO, "perfect_pairs_26", "13.88%", "WoO-PP1", decks=6),
     # Side totals: every printed return, and the page's summary sentences.
     *[_p(STOT, f"side_total_{side}_{t}", figure, "WoO-STot-return-table")
@@ -396,6 +397,14 @@ COMBINATIONS = [
     (BB, "any_bad_beat", ["8 beats 7"], 156_966_594_535_424, "WoO-BB"),
     (BB, "any_bad_beat", ["7 beats 6"], 195_793_881_763_840, "WoO-BB"),
     (BB, "any_bad_beat", ["Any other one-point win"], 369_982_973_018_112, "WoO-BB"),
+    # Issue 41, item 5: bets pinned only to a two-decimal edge, whose page's return table prints the count (the
+    # stored copies break off before the six-decimal return): the count is the finer figure. [WoO-BB] Eight Beats
+    # Seven table; [WoO-5T] Golden 8 Return Table; [WoO-STie] Pay Table 2 counts the events of Pay Table 1.
+    (BB, "bad_beat_8_beats_7", ["8 beats 7"], 156_966_594_535_424, "WoO-BB"),
+    (T5, "golden_8", ["Player wins with a three-card 8"], 172_660_763_262_976, "WoO-5T"),
+    (COL, "super_tie_100_20_7", ["Three-card tie on 6-9, six cards of one colour"], 1_326_729_820_672, "WoO-STie"),
+    (COL, "super_tie_100_20_7", ["Three-card tie on 6-9, mixed colours"], 42_861_591_369_728, "WoO-STie"),
+    (COL, "super_tie_100_20_7", ["Any other tie"], 431_439_105_282_816, "WoO-STie"),
     (EG, "super_pay_egalite_1_3", ["Tie at 1, 2 or 3"], 62_756_333_902_336, "WoO-Eg-Groupings"),
     (EG, "super_pay_egalite_4_5", ["Tie at 4 or 5"], 75_978_180_206_848, "WoO-Eg-Groupings"),
     (EG, "super_pay_egalite_6_7", ["Tie at 6 or 7"], 197_887_540_208_384, "WoO-Eg-Groupings"),

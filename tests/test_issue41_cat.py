@@ -293,3 +293,75 @@ def test_issue41_item9_the_catalogue_page_shows_every_line_of_every_bet():
                 assert f"{case.pays} if `{case.when}`".replace("|", "\\|") in row, (bet.id, case.when)
             assert f"{bet.otherwise.pays} otherwise" in row, bet.id
     assert "jackpot if `kind(all) == 6`; 10% of jackpot if `kind(all) == 5`" in rows["dragon_dragon_1"]
+
+
+# ------------------------------------------------------------------------------------------ items 1, 2, 3, 5
+# The catalogue's figures are pinned with their sources in tests/test_catalogue.py; these name the items.
+
+def test_issue41_item1_all_red_and_all_black_have_no_assumed_pay(capsys):
+    # The pay is the meter X (to 1): RTP = P x (X + 1), P = 0.0373904 (checked against a brute force in
+    # test_catalogue.py); at Wizard of Odds' "different" pays, whatever they are, each side is priced the same way.
+    rules = load_rules("catalogue-all-red-black")
+    for bet in rules.bets:
+        assert bet.stated_rtp is None and [case.pays for case in bet.cases] == ["jackpot"]
+        assert bet.jackpot.reset is None and bet.jackpot.contribution is None
+    status, out, _ = cli(capsys, "--exact", "--rules", "catalogue-all-red-black", "--meter",
+                         "all_red=24,all_black=25", "--format", "json", "--quiet")
+    records = {record["id"]: record for record in json.loads(out)["bets"]}
+    p = records["all_red"]["jackpot"]["jackpot_probability"]
+    assert f"{p:.7f}" == "0.0373904" and records["all_black"]["jackpot"]["jackpot_probability"] == p
+    assert records["all_red"]["exact_rtp"] == pytest.approx(25 * p, rel=1e-12)
+    assert records["all_black"]["exact_rtp"] == pytest.approx(26 * p, rel=1e-12)
+    assert records["all_red"]["jackpot"]["break_even_meter"] == pytest.approx(1 / p - 1, rel=1e-12)  # 25.74 to 1
+
+
+def test_issue41_item2_super_lucky_7_marks_its_unresolved_case():
+    rules = load_rules("catalogue-macau-sevens")
+    bet = rules.bet("super_lucky_7")
+    unresolved = [case for case in bet.cases if "unresolved" in case.name]
+    assert len(unresolved) == 1 and unresolved[0].net == -1
+    assert "unresolved" in bet.name and "UNRESOLVED" in bet.description and bet.stated_rtp is None
+    page = (Path(__file__).resolve().parents[1] / "docs" / "reference" / "catalogue.md").read_text()
+    row = next(line for line in page.splitlines() if line.startswith("| `super_lucky_7`"))
+    assert "lose if `player_score == 7 and banker_score == 6 and player_cards == 2 and banker_cards == 3`" in row
+    assert "UNRESOLVED" in row
+
+
+def test_issue41_item3_total_shot_bonus_and_jacobsons_knockout_are_in_the_catalogue():
+    total_shot = load_rules("catalogue-total-shot")
+    assert total_shot.bet("total_shot_bonus").stated_rtp == "91.636%"  # Jacobson: house edge 8.364%
+    knockout = load_rules("catalogue-knockout")
+    assert "January 15, 2017" in knockout.source and "888casino.com/blog" in knockout.source
+    assert [bet.id for bet in knockout.bets] == ["knockout_1_4", "knockout_5_6", "knockout_7", "knockout_8",
+                                                 "knockout_9", "knockout_player_natural", "knockout_banker_natural"]
+    assert [case.net for case in knockout.bet("knockout_5_6").cases] == [Fraction(7, 2), 0]  # a tie pushes
+    winning_totals = load_rules("catalogue-winning-totals")
+    assert "no pays and no returns" in " ".join(winning_totals.assumptions)
+
+
+def test_issue41_item5_stated_rtp_is_the_finest_figure_published():
+    # Where a source prints a six-decimal return (or a four-decimal edge) beside a two-decimal house edge, the stated
+    # RTP is the finer figure: for every catalogue bet, no published figure of tests/test_catalogue.py has more digits.
+    from decimal import Decimal
+
+    from tests.test_catalogue import PUBLISHED
+
+    def digits(figure: str) -> int:  # digits after the point, as a fraction of the stake
+        number = figure.removeprefix("rtp ").rstrip("%")
+        return len(number.split(".")[1]) + (2 if figure.endswith("%") else 0) if "." in number else 0
+
+    def as_rtp(figure: str) -> Decimal:
+        if figure.startswith("rtp "):
+            return 100 * Decimal(figure[4:])
+        return 100 - Decimal(figure[:-1]) if figure.endswith("%") else 100 * (1 + Decimal(figure))
+
+    figures: dict = {}
+    for param in PUBLISHED:
+        name, bet_id, decks, figure = param.values
+        if decks == 8:
+            figures.setdefault((name, bet_id), []).append(figure)
+    for (name, bet_id), published in figures.items():
+        stated = Decimal(load_rules(name).bet(bet_id).stated_rtp.rstrip("%"))
+        finest = max(digits(figure) for figure in published)
+        assert any(as_rtp(f) == stated and digits(f) == finest for f in published), (bet_id, stated, published)
+    assert load_rules("catalogue-two-card-hands").bet("perfect_pairs_26").stated_rtp == "90.3156%"  # -0.096844

@@ -152,8 +152,10 @@ def catalogue_page() -> str:
         for bet in rules.bets:
             if bet.group != "side":
                 continue
-            # Inside a code span < and > show as written; only the table's | needs escaping.
-            pays = "; ".join(f"{c.pays} if `{c.when}`" for c in bet.cases if c.net != -1).replace("|", "\\|")
+            # Every line of the pay table as the file writes it, a jackpot line or a loss too, then ``otherwise``
+            # (issue 41, item 9). Inside a code span < and > show as written; only the table's | needs escaping.
+            pays = "; ".join([*(f"{c.pays} if `{c.when}`" for c in bet.cases),
+                              f"{bet.otherwise.pays} otherwise"]).replace("|", "\\|")
             lines.append(f"| `{bet.id}`<br>{_escape(bet.name)} | {pays} | {bet.stated_rtp or ''} | "
                          f"{_escape(' '.join(bet.description.split()))} |")
         lines.append("")

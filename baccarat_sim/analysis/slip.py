@@ -29,7 +29,7 @@ from ..model.rules import Rules
 from ..model.shoe import as_shoe
 from .joint import joint_lines, settle_slip, slip_nets
 from .one_round import OneRound, one_round
-from .table_limits import check_limits, stake_amount
+from .table_limits import slip_stakes
 
 __all__ = ["Slip", "build_slip"]
 
@@ -124,7 +124,7 @@ def build_slip(rules: Rules, stakes: dict, shoe=None, *, check: bool = True) -> 
     >>> slip.player.values, slip.unit, slip.total_stake
     ((Fraction(-50, 1), Fraction(0, 1), Fraction(45, 1)), Fraction(5, 1), Fraction(150, 1))
     """
-    amounts = check_limits(rules, stakes) if check else {k: stake_amount(v, f"stakes.{k}") for k, v in stakes.items()}
+    amounts = slip_stakes(rules, stakes, check)
     staked = {bet_id: stake for bet_id, stake in amounts.items() if stake}
     if not staked:
         raise InputError("stakes", "every stake is 0")

@@ -148,7 +148,11 @@ class Bet:
         Its progressive jackpot, where a line pays the meter or a share of it.
     stake : Fraction or None
         The stake in money the file prices, where a line pays a flat amount
-        for each stake level (or the jackpot's meter counts money).
+        for each stake level (or the jackpot's meter counts money): the one
+        stake a slip may put on the bet.
+    amount_stakes : tuple of Fraction
+        The stake levels the lines' ``amounts`` name (the bet's ``stake`` is
+        one of them), in increasing order.
     """
 
     id: str
@@ -161,6 +165,7 @@ class Bet:
     description: str = ""
     jackpot: Jackpot | None = None
     stake: Fraction | None = None
+    amount_stakes: tuple = ()
     #: Whether the file gave an ``otherwise`` line (a card-level bet without one must cover every outcome).
     _explicit_otherwise: bool = dataclasses.field(default=True, repr=False, compare=False)
 
@@ -244,8 +249,8 @@ class Bet:
         if not self._explicit_otherwise:
             check.every_outcome_has_a_line()
         rate = rules.commission.rate
-        check.can_win_and_lose([self._case_net(case, rate) for case in self.cases],
-                               self._case_net(self.otherwise, rate))
+        check.can_win_and_lose(self.cases, [self._case_net(case, rate) for case in self.cases],
+                               self.otherwise, self._case_net(self.otherwise, rate))
 
     @staticmethod
     def _case_net(case: Case, commission_rate: Fraction) -> Fraction:
@@ -308,14 +313,23 @@ class PayTableCheck:
                                                        f"{describe_cell(int(np.flatnonzero(missing)[0]), self.detail)}"
                                                        "; add otherwise = \"lose\" or lines that cover them")
 
-    def can_win_and_lose(self, nets, otherwise_net) -> None:
-        """Some outcome wins and some loses, given every line's net result (after commission) and otherwise's."""
-        nets = [float(net) for net in nets]
+    def can_win_and_lose(self, cases, nets, otherwise, otherwise_net) -> None:
+        """Some outcome wins and some loses, given every line (``cases``, ``otherwise``) and its net result.
+
+        A line paying the jackpot or a share of it can win whatever the meter
+        (at a meter of 0 it pays nothing, at any other it pays): the bet can
+        be priced at every meter, the outcome-level and the card-level bet
+        alike, so the check does not depend on the meter it is priced at
+        (issue 41, item 22). Every other line wins where its net result (after
+        commission) is above 0 and loses where it is below.
+        """
+        lines = list(zip(cases, nets))
         if self.uncovered.any():
-            nets.append(float(otherwise_net))
-        if not any(net > 0 for net in nets):
-            self.checker.fail(f"{self.key}.pays", "the bet can never win: no line pays more than the stake back")
-        if not any(net < 0 for net in nets):
+            lines.append((otherwise, otherwise_net))
+        if not any(net > 0 or case.jackpot for case, net in lines):
+            self.checker.fail(f"{self.key}.pays", "the bet can never win: no line pays more than the stake back "
+                                                  "or pays the jackpot")
+        if not any(net < 0 and not case.jackpot for case, net in lines):
             self.checker.fail(f"{self.key}.pays", "the bet can never lose: every outcome wins or pushes")
 
 

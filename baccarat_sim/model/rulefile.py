@@ -249,6 +249,8 @@ class RuleFileChecker(Checker):
         match = _JACKPOT_PAYS.match(" ".join(value.strip().lower().split()))
         if match is None:
             return None
+        if match.group(1) is not None and len(match.group(1)) > MAX_DIGITS:  # "1.000...0001%", never 5,000 digits
+            self.fail(key, f"a share of the jackpot has at most {MAX_DIGITS} digits, got {excerpt(value)}")
         share = Fraction(1) if match.group(1) is None else Fraction(match.group(1)) / 100
         if not 0 < share <= 1:
             self.fail(key, f"a share of the jackpot must be above 0% and at most 100%, got {value!r}")
@@ -390,6 +392,12 @@ class RuleFileChecker(Checker):
                 isinstance(raw, dict) and "amounts" in raw for raw in (*cases_raw, t.get("otherwise"))):
             self.fail(f"{key}.stake", "only goes with lines that pay amounts, or a jackpot in money")
         group = self.choice(t.get("group", "side"), f"{key}.group", ("main", "side"))
+        # The stake levels the lines' amounts name (already checked by self.amounts): a slip may stake only the
+        # bet's own stake, and its message names the others (issue 41, item 17).
+        amount_stakes = sorted({self.number(level, f"{key}.amounts", 0, MAX_AMOUNT, open_low=True)
+                                for raw in (*cases_raw, t.get("otherwise"))
+                                if isinstance(raw, dict) and isinstance(raw.get("amounts"), dict)
+                                for level in raw["amounts"]})
         bet = Bet(
             id=bet_id,
             name=self.string(t.get("name", bet_id), f"{key}.name"),
@@ -402,10 +410,11 @@ class RuleFileChecker(Checker):
             description=self.string(t.get("description", ""), f"{key}.description"),
             jackpot=jackpot,
             stake=stake,
+            amount_stakes=tuple(amount_stakes),
             _explicit_otherwise="otherwise" in t,
         )
         if card_level:
             return bet  # its lines are checked on the card detail (Bet.check_detail)
-        check.can_win_and_lose([Bet._case_net(case, commission.rate) for case in cases],
-                               Bet._case_net(bet.otherwise, commission.rate))
+        check.can_win_and_lose(cases, [Bet._case_net(case, commission.rate) for case in cases],
+                               bet.otherwise, Bet._case_net(bet.otherwise, commission.rate))
         return bet

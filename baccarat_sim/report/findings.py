@@ -173,7 +173,10 @@ def _catalogue_section(findings: FindingsTables) -> list[str]:
                 "bet": [f"`{b}`" for b in group["bet"]],
                 "name": group["name"],
                 "pays": group["pays"],
-                "house edge (exact)": [_pct(v) for v in group["house_edge"]],
+                # A progressive's edge is a straight line in its meter: say which meter the figure is at.
+                "house edge (exact)": [_pct(v) + ("" if rules.bet(b).jackpot is None else
+                                                  f" at a meter of {amount_text(rules.bet(b).jackpot.meter)}")
+                                       for b, v in zip(group["bet"], group["house_edge"])],
                 "published house edge": ["none published" if pd.isna(v) else v for v in group["published"]],
                 "verdict": ["-" if pd.isna(v) else "reproduced" if v else "**differs**" for v in group["reproduced"]],
             }

@@ -15,8 +15,11 @@ cannot drift:
 - ``docs/reference/catalogue.md``: the side-bet catalogue, from the shipped
   ``catalogue-*`` rule files.
 
-``tests/test_docs_generated.py`` fails when a committed page differs from what
-this script writes; ``tests/test_docs_examples.py`` when an example prints
+and the generated parts of hand-written pages (counts of catalogue bets and
+published figures, the findings list, the benchmark tables: ``docs/parts.py``).
+
+``tests/test_docs_generated.py`` fails when a committed page or part differs
+from what this script writes; ``tests/test_docs_examples.py`` when an example prints
 something other than its page shows.
 """
 
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -220,6 +224,28 @@ GENERATED = {
 }
 
 
+def _load_parts():
+    """docs/parts.py, imported by its path (docs/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("docs_parts", HERE / "parts.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+parts = _load_parts()
+
+
+def written_pages() -> dict[Path, str]:
+    """Every generated page and every page with a generated part -> its text as this script writes it."""
+    texts = {path: write() for path, write in GENERATED.items()}
+    for page in parts.pages():
+        text = page.read_text()
+        if page not in texts and parts.has_parts(text):
+            texts[page] = parts.fill(text, str(page.relative_to(ROOT)))
+    return texts
+
+
 def _examples(paths: list[str]) -> int:
     sys.path.insert(0, str(HERE))
     import examples
@@ -248,8 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.results is not None:
         return _results(args.results)
     stale = []
-    for path, write in GENERATED.items():
-        text = write()
+    for path, text in written_pages().items():
         if path.exists() and path.read_text() == text:
             continue
         stale.append(path)

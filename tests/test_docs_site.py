@@ -70,3 +70,13 @@ def test_every_page_has_one_title_and_every_section_in_its_table_of_contents(sit
         if missing:
             problems.append(f"{name}: sections not in the table of contents: {missing[:3]}")
     assert problems == []
+
+
+@pytest.mark.parametrize("page", ["reference/rule-files/index.html", "reference/catalogue/index.html"])
+def test_source_addresses_are_links(site, page):
+    # Issue 41, item 11: the rule-file reference printed its sources' URLs as plain text.
+    text = (site / page).read_text()
+    article = text.split('<article class="md-content__inner md-typeset">', 1)[1].split("</article>", 1)[0]
+    prose = re.sub(r"<a [^>]*>.*?</a>|<pre.*?</pre>|<code>.*?</code>", "", article, flags=re.S)
+    assert "https://" in article
+    assert re.findall(r"https?://\S{0,60}", html.unescape(re.sub(r"<[^>]+>", "", prose))) == []

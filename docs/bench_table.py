@@ -130,12 +130,12 @@ def _figure_text(figure: Figure) -> str:
 
 
 def _source(figure: Figure) -> str:
-    return f"`benchmarks/{Path(figure.file).stem}.py`"
+    return f"`{Path(figure.file).stem}.py`"
 
 
 def current_figures_table() -> str:
     """The benchmarks page's table: every entry's current figure, its script and file, its target."""
-    lines = ["| what | figure | script | target |", "|---|---|---|---|"]
+    lines = ["| what | figure | script (`benchmarks/`) | target |", "|---|---|---|---|"]
     lines += [f"| {f.what} | {_figure_text(f)} | {_source(f)} | {f.target} |" for f in BENCH_FIGURES]
     read = {f.file for f in BENCH_FIGURES}
     others = sorted(p.name for p in RESULTS.glob("bench_*.json") if p.name not in read)

@@ -148,6 +148,20 @@ def catalogue_table() -> str:
     return "\n".join(lines)
 
 
+def rule_sets_table() -> str:
+    """Every shipped rule set: its id, its own name for itself and its bets' ids, in the order it lists them."""
+    from baccarat_sim.model.rules import available_rules, load_rules
+
+    sets = [load_rules(name) for name in available_rules()]
+    # The rule sheets' and the other plain sets first, then the catalogue (the order a reader meets them).
+    sets.sort(key=lambda rules: (rules.id.startswith("catalogue-"), rules.id))
+    lines = ["| rule set | what it is | bets |", "| --- | --- | --- |"]
+    for rules in sets:
+        name = " ".join(rules.name.split()).replace("|", "\\|")
+        lines.append(f"| `{rules.id}` | {name} | {', '.join(rules.bet_ids)} |")
+    return "\n".join(lines)
+
+
 @functools.cache
 def _bench_table():
     """docs/bench_table.py, imported by its path (docs/ is not a package)."""
@@ -173,6 +187,7 @@ PARTS: dict[str, Callable[[], str]] = {
     "catalogue-verdicts": catalogue_verdicts,
     "catalogue-unsettled": catalogue_unsettled,
     "catalogue-table": catalogue_table,
+    "rule-sets-table": rule_sets_table,
     "bench-current": _bench_current,
     "bench-headline": _bench_headline,
 }

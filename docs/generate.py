@@ -29,7 +29,6 @@ import argparse
 import importlib
 import importlib.util
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -50,15 +49,6 @@ def cli_modules() -> list[str]:
 
 def _escape(text: str) -> str:
     return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-
-
-#: A web address in a source's text: up to a space, a bracket or a separator, never ending on a full stop.
-_URL = re.compile(r"https?://[^\s,;()<>]*[^\s,;()<>.]")
-
-
-def _linked(text: str) -> str:
-    """The text with every web address a link (an autolink, which a code host and the site both follow)."""
-    return _URL.sub(lambda match: f"<{match.group(0)}>", text)
 
 
 def _option_row(action: argparse.Action) -> str:
@@ -161,6 +151,7 @@ def json_page() -> str:
 def catalogue_page() -> str:
     """The side-bet catalogue, read from the shipped catalogue rule files."""
     from baccarat_sim.model.rules import available_rules, load_rules
+    from baccarat_sim.report.render import markdown_links
 
     names = [n for n in available_rules() if n.startswith("catalogue-")]
     sets = [load_rules(n) for n in names]
@@ -172,7 +163,8 @@ def catalogue_page() -> str:
              "[Findings](../findings.md) gives each bet's exact house edge beside the published one. Price one "
              "family with `python -m baccarat_sim.rtp --exact --rules catalogue-stand-alone --check`.", ""]
     for rules in sets:
-        lines += [f"## `{rules.id}`", "", f"{_escape(rules.name)}. Source: {_linked(_escape(rules.source))}.", "",
+        source = markdown_links(_escape(rules.source))
+        lines += [f"## `{rules.id}`", "", f"{_escape(rules.name)}. Source: {source}.", "",
                   "| bet | pays | stated RTP | rule |", "|---|---|---|---|"]
         for bet in rules.bets:
             if bet.group != "side":

@@ -72,7 +72,8 @@ def test_every_page_has_one_title_and_every_section_in_its_table_of_contents(sit
     assert problems == []
 
 
-@pytest.mark.parametrize("page", ["reference/rule-files/index.html", "reference/catalogue/index.html"])
+@pytest.mark.parametrize("page", ["reference/rule-files/index.html", "reference/catalogue/index.html",
+                                  "results/findings/index.html"])
 def test_source_addresses_are_links(site, page):
     # Issue 41, item 11: the rule-file reference printed its sources' URLs as plain text.
     text = (site / page).read_text()

@@ -37,6 +37,11 @@ def _rate(value: float) -> str:
     return f"{value / 1e6:,.0f} M rounds/s" if value >= 1e7 else f"{value:,.0f} rounds/s"
 
 
+def _minutes(value: float) -> str:
+    minutes, seconds = divmod(round(value), 60)
+    return f"{minutes} min {seconds} s"
+
+
 def _seconds(value: float) -> str:
     return f"{value * 1e3:.1f} ms" if value < 0.1 else f"{value:.2f} s" if value < 10 else f"{value:.1f} s"
 
@@ -48,6 +53,7 @@ UNITS: dict[str, Callable[[float], str]] = {
     "share": lambda value: f"{value:.0%} of the plain speed",
     "fraction": lambda value: f"{value:+.1%}",
     "MB": lambda value: f"{value:,.0f} MB",
+    "min": _minutes,
 }
 
 
@@ -57,6 +63,13 @@ def _case(rows: list[dict], **match) -> dict:
     if len(found) != 1:
         raise KeyError(f"{len(found)} cases match {match}")
     return found[0]
+
+
+def _suite_seconds(run: dict) -> float:
+    """The test command's time, only from a run of the whole suite that passed."""
+    if not run["whole_suite"] or run["exit_status"] != 0:
+        raise KeyError("not a passing run of the whole suite (a trial of the script?)")
+    return run["seconds"]
 
 
 def _threads(rows: list[dict], key: str, **match) -> tuple[float, float]:
@@ -109,6 +122,9 @@ BENCH_FIGURES: tuple[Figure, ...] = (
            lambda d: _case(d["cases"], model="fresh")["overhead"], "fraction", "under +10%"),
     Figure("`rtp --exact`, the whole command", "bench_cli.json",
            lambda d: d["median_seconds"]["exact"], "s"),
+    Figure("README's test command on a clean clone: install, compile, every test; kernel cache warm / empty",
+           "bench_suite.json", lambda d: (_suite_seconds(d["runs"]["warm"]), _suite_seconds(d["runs"]["empty"])),
+           "min", "<= 6 min", readme=True),
 )
 
 

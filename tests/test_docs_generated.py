@@ -113,3 +113,15 @@ def test_a_benchmark_entry_that_reads_nothing_says_which(monkeypatch):
     monkeypatch.setattr(bench, "BENCH_FIGURES", (broken,))
     with pytest.raises(KeyError, match="bench_mc.json has no figure for 'a figure'"):
         bench.current_figures_table()
+
+
+def test_the_test_command_time_comes_only_from_a_passing_run_of_the_whole_suite(tmp_path, monkeypatch):
+    bench = generate.parts._bench_table()
+    figures = json.loads((bench.RESULTS / "bench_suite.json").read_text())
+    assert set(figures["runs"]) == {"warm", "empty"}
+    figures["runs"]["warm"] = {**figures["runs"]["warm"], "whole_suite": False}  # a trial of the script
+    (tmp_path / "bench_suite.json").write_text(json.dumps(figures))
+    monkeypatch.setattr(bench, "RESULTS", tmp_path)
+    monkeypatch.setattr(bench, "BENCH_FIGURES", tuple(f for f in bench.BENCH_FIGURES if f.file == "bench_suite.json"))
+    with pytest.raises(KeyError, match="not a passing run of the whole suite"):
+        bench.headline_table()

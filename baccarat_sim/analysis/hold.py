@@ -499,7 +499,7 @@ def analyze_hold(slip: Slip, horizons, *, behind_by=(), observed=None, tables: i
     Returns
     -------
     HoldAnalysis
-        Without sessions or fan chart (see :func:`study_sessions`, :func:`fan_chart`).
+        Without sessions or fan chart (see `study_sessions`, `fan_chart` in this module).
     """
     cache: dict[int, Distribution] = {}
 

@@ -215,7 +215,7 @@ def settle_slip(hist: OutcomeHistogram, rules: Rules, stakes: dict, check: bool 
         stake: one chip on the Banker wins 0.75 chips.
     check : bool
         Check the slip against the rule set's table limits first
-        (:func:`~baccarat_sim.analysis.table_limits.check_limits`).
+        (`baccarat_sim.analysis.table_limits.check_limits`).
 
     Examples
     --------

@@ -26,7 +26,7 @@ def exact_histogram(shoe=8, detail: FactoredDetail | CardDetail | None = None, p
     detail : FactoredDetail, CardDetail or None
         Count the cells of this card detail (default: the rule set's, when
         ``shoe`` is a rule set; else the outcome codes alone; see
-        :mod:`baccarat_sim.model.histogram` for the cells).
+        `baccarat_sim.model.histogram` for the cells).
     progress : callable or None
         ``progress(done, total)`` as the groups of a card detail are enumerated.
 

@@ -328,7 +328,7 @@ class OutcomeHistogram:
 
     @classmethod
     def load(cls, path) -> OutcomeHistogram:
-        """Read a histogram written by :meth:`save`.
+        """Read a histogram written by [`save`][baccarat_sim.model.histogram.OutcomeHistogram.save].
 
         Every byte must read back as written (the archive's checksum), so a
         damaged or edited file is refused rather than loaded as something else.

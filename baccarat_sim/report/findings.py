@@ -32,7 +32,7 @@ from ..model.amounts import amount_text, percent_text
 from ..storage.writing import write_file_set
 from .figures import new_figure
 from .plots import plot_bet_rtp
-from .render import clean_json, csv_text, markdown_table, terminal_text
+from .render import clean_json, csv_text, markdown_links, markdown_table, terminal_text
 from .run_report import STAKE_MARK, Report
 from .tables import commission_frame
 
@@ -181,7 +181,8 @@ def _catalogue_section(findings: FindingsTables) -> list[str]:
                 "verdict": ["-" if pd.isna(v) else "reproduced" if v else "**differs**" for v in group["reproduced"]],
             }
         )
-        lines += [f"### {rules.name} (`{rules_id}`)", "", f"Source: {rules.source}.", "", markdown_table(shown)]
+        lines += [f"### {rules.name} (`{rules_id}`)", "", f"Source: {markdown_links(rules.source)}.", "",
+                  markdown_table(shown)]
         unsettled = [b for b, v in zip(group["bet"], group["reproduced"]) if pd.isna(v) or not v]
         notes = [line for line in rules.assumptions if any(f"`{b}`" in line for b in unsettled)]
         lines += [f"- {line}" for line in notes] + ([""] if notes else [])

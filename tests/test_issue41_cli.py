@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -12,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from baccarat_sim.cli.common import EXIT_INTERRUPTED
+
+from .cli_helpers import cli
 
 
 def _families(pid: int) -> list[int]:
@@ -56,3 +59,44 @@ def test_issue41_item24_ctrl_c_stops_compile_jobs_children_at_once(tmp_path):
     assert parent.returncode == EXIT_INTERRUPTED, err
     assert took < 10, f"the command took {took:.1f} s to stop"
     assert not [pid for pid in children if Path(f"/proc/{pid}").exists()]  # stopped and reaped
+
+
+def test_issue41_item24_sweep_stopped_after_its_last_position_says_how_to_resume(tmp_path, capsys, monkeypatch):
+    from baccarat_sim.report import files
+
+    write = files.write_sweep_files
+
+    def signalled(*args, **kwargs):  # Ctrl-C once every position is dealt, as the sweep's files are written
+        os.kill(os.getpid(), signal.SIGINT)
+        return write(*args, **kwargs)
+
+    monkeypatch.setattr(files, "write_sweep_files", signalled)
+    options = ["--rules", "live-8deck-side-bets", "--bets", "banker", "--sweep", "cut=14,0.5", "--rounds", "2e4",
+               "--seed", "1", "--out", tmp_path, "--no-plots", "--format", "json", "--quiet"]
+    status, _, err = cli(capsys, *options)
+    assert status == EXIT_INTERRUPTED
+    (line,) = err.splitlines()
+    assert line.startswith("stopped by Ctrl-C (SIGINT) after 2 of 2 cut-card positions")
+    assert line.endswith(f"continue with --sweep cut=14,0.5 --resume --seed 1 --rules live-8deck-side-bets "
+                         f"--bets banker --out {tmp_path}")
+    monkeypatch.setattr(files, "write_sweep_files", write)
+    status, out, err = cli(capsys, *options, "--resume")  # the hint works: both positions read back
+    assert status == 0, err
+    assert len(json.loads(out)["cuts"]) == 2
+
+
+def test_issue41_item24_meter_names_bets_in_any_case_as_bets_does(capsys):
+    plain = cli(capsys, "--rules", "catalogue-poker", "--exact", "--bets", "dragon_dragon_1", "--meter",
+                "dragon_dragon_1=10", "--format", "json", "--quiet")
+    shouted = cli(capsys, "--rules", "catalogue-poker", "--exact", "--bets", "DRAGON_DRAGON_1", "--meter",
+                  "Dragon_Dragon_1=10", "--format", "json", "--quiet")
+    assert plain[0] == shouted[0] == 0 and shouted[2] == ""
+    assert json.loads(shouted[1])["bets"] == json.loads(plain[1])["bets"]
+
+
+@pytest.mark.parametrize("given", [["dragon_dragon_1=5,dragon_dragon_1=6"], ["dragon_dragon_1=5", "DRAGON_DRAGON_1=5"]])
+def test_issue41_item24_meter_given_twice_is_refused_in_one_line(capsys, given):
+    options = [option for text in given for option in ("--meter", text)]
+    status, out, err = cli(capsys, "--rules", "catalogue-poker", "--exact", "--bets", "dragon_dragon_1", *options)
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert "--meter: bet 'dragon_dragon_1' is given twice" in err

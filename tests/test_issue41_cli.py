@@ -100,3 +100,19 @@ def test_issue41_item24_meter_given_twice_is_refused_in_one_line(capsys, given):
     status, out, err = cli(capsys, "--rules", "catalogue-poker", "--exact", "--bets", "dragon_dragon_1", *options)
     assert status == 2 and out == "" and err.count("\n") == 1
     assert "--meter: bet 'dragon_dragon_1' is given twice" in err
+
+
+def test_issue41_item15_a_pay_table_returning_more_than_staked_is_flagged(tmp_path, capsys):
+    from .cli_helpers import rules_text
+
+    rules = tmp_path / "draft.toml"
+    rules.write_text(rules_text("draft", tie_pays="18:1"))  # a typo for 8:1: 19 x 9.516% = 180.80%
+    status, out, err = cli(capsys, "--rules", rules, "--exact", "--format", "json", "--quiet")
+    assert status == 0
+    flags = {bet["id"]: bet["pays_more_than_staked"] for bet in json.loads(out)["bets"]}
+    assert flags == {"player": False, "banker": False, "tie": True}
+    (line,) = err.splitlines()
+    assert line.startswith("warning: a bet returns more than is staked (exact RTP above 100%): tie 180.7963%")
+    assert "typo" in line and "jackpot" not in line
+    status, out, err = cli(capsys, "--exact", "--format", "json", "--quiet")  # the house's pays: nothing to say
+    assert status == 0 and err == "" and not any(bet["pays_more_than_staked"] for bet in json.loads(out)["bets"])

@@ -59,6 +59,7 @@ def run_report(args: argparse.Namespace, rules, exact, mc, run_info: dict, shoe,
     print(_render(report, args.format))
     for path in files:
         note(args, f"wrote {path}")
+    _warn_above_stake(report)
     if on_written is not None:
         on_written(status)
     if args.check:
@@ -66,6 +67,19 @@ def run_report(args: argparse.Namespace, rules, exact, mc, run_info: dict, shoe,
     if args.baseline is not None:
         status = max(status, _compare_baseline(report, rules, args))
     return status
+
+
+def _warn_above_stake(report) -> None:
+    """One line on stderr (even with ``--quiet``) naming every bet whose exact RTP is above 100%: a likely typo."""
+    above = report.result.paying_more_than_staked
+    if not above:
+        return
+    bets = ", ".join(f"{bet_id} {100 * rtp:.4f}%" for bet_id, rtp in above.items())
+    jackpot = any(report.rules.bet(bet_id).jackpot is not None for bet_id in above)
+    print(f"warning: {'a bet returns' if len(above) == 1 else f'{len(above)} bets return'} more than is staked "
+          f"(exact RTP above 100%): {bets}; check the pays, almost always a typo"
+          + (" (or a jackpot meter past the bet's break-even)" if jackpot else "")
+          + " (JSON: bets[].pays_more_than_staked)", file=sys.stderr)
 
 
 def _check(report, args: argparse.Namespace) -> int:

@@ -118,6 +118,7 @@ class Report:
                 "exact_house_edge": -row["exact_ev"],
                 "stated_holds": stated_holds.get(bet_id),
                 "se_method": None if pd.isna(row["se"]) else row["se_method"],
+                "pays_more_than_staked": bet_id in self.result.paying_more_than_staked,
             }
             record.update(self._stake_fields(bet_id, row))
             if self.positions is not None:

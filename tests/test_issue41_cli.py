@@ -116,3 +116,45 @@ def test_issue41_item15_a_pay_table_returning_more_than_staked_is_flagged(tmp_pa
     assert "typo" in line and "jackpot" not in line
     status, out, err = cli(capsys, "--exact", "--format", "json", "--quiet")  # the house's pays: nothing to say
     assert status == 0 and err == "" and not any(bet["pays_more_than_staked"] for bet in json.loads(out)["bets"])
+
+
+KING_BET = '''schema_version = 1
+id = "king"
+name = "A bet on a King"
+source = "tests/test_issue41_cli.py"
+
+[shoe]
+decks = 1
+shuffle = "fresh"
+
+[[bets]]
+id = "tie"
+name = "Tie"
+pays = [{ when = "winner == tie", pays = "8:1" }]
+otherwise = "lose"
+
+[[bets]]
+id = "first_king"
+name = "Player's first card a King"
+pays = [{ when = "P1.rank == K", pays = "11:1" }]
+otherwise = "lose"
+'''
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown"])
+def test_issue41_item16_eor_text_shows_by_rank_the_bets_that_tell_tens_apart(tmp_path, capsys, fmt):
+    rules = tmp_path / "king.toml"
+    rules.write_text(KING_BET)
+    status, out, _ = cli(capsys, "--rules", rules, "--exact", "--eor", "--quiet", "--format", fmt)
+    assert status == 0
+    status, json_out, _ = cli(capsys, "--rules", rules, "--exact", "--eor", "--quiet", "--format", "json")
+    by_rank = {bet["id"]: bet["eor_by_rank"] for bet in json.loads(json_out)["bets"]}
+    assert by_rank["first_king"]["K"] != by_rank["first_king"]["Q"]  # the bet tells a King from a Queen
+    assert len({by_rank["tie"][rank] for rank in ("10", "J", "Q", "K")}) == 1  # the tie does not
+    cells = [line.replace("|", " ").split() for line in out.splitlines()]
+    king = next(row for row in cells if row and row[0] == "first_king" and len(row) > 2)
+    assert len(king) == 14 and king[-1] == f"{by_rank['first_king']['K']:+.6f}"  # A..K, the King's own figure
+    header = next(row for row in cells if row[:2] == ["bet", "A"] and "K" in row)
+    assert header[-4:] == ["10", "J", "Q", "K"]
+    tie = next(row for row in cells if row and row[0] == "tie" and len(row) > 2)
+    assert len(tie) == 11  # by point value, A..9 and T

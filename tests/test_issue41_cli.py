@@ -158,3 +158,14 @@ def test_issue41_item16_eor_text_shows_by_rank_the_bets_that_tell_tens_apart(tmp
     assert header[-4:] == ["10", "J", "Q", "K"]
     tie = next(row for row in cells if row and row[0] == "tie" and len(row) > 2)
     assert len(tie) == 11  # by point value, A..9 and T
+
+
+@pytest.mark.parametrize(("written", "meant"), [("royal_flush", "royal"), ("full_house_bonus", "full_house"),
+                                                ("four_of_kind", "four_of_a_kind"), ("straigt", "straight")])
+def test_issue41_item16_poker_category_did_you_mean(written, meant):
+    from baccarat_sim.errors import InputError
+    from baccarat_sim.model.rules import parse_rules
+
+    text = KING_BET.replace('"P1.rank == K"', f'"poker(all) == {written}"')
+    with pytest.raises(InputError, match=f"no poker category '{written}'.*did you mean '{meant}'\\?"):
+        parse_rules(text)

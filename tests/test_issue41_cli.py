@@ -169,3 +169,20 @@ def test_issue41_item16_poker_category_did_you_mean(written, meant):
     text = KING_BET.replace('"P1.rank == K"', f'"poker(all) == {written}"')
     with pytest.raises(InputError, match=f"no poker category '{written}'.*did you mean '{meant}'\\?"):
         parse_rules(text)
+
+
+def test_issue41_item16_a_stopped_exact_run_mentions_no_checkpoint(capsys, monkeypatch):
+    from baccarat_sim.engines import exact
+
+    computed = exact.exact_histogram
+
+    def signalled(*args, **kwargs):  # Ctrl-C while the exact figures are computed
+        os.kill(os.getpid(), signal.SIGINT)
+        return computed(*args, **kwargs)
+
+    monkeypatch.setattr(exact, "exact_histogram", signalled)
+    status, out, err = cli(capsys, "--exact")
+    assert status == EXIT_INTERRUPTED and out == ""
+    assert err.strip() == ("python -m baccarat_sim.rtp: interrupted; nothing was written (exact figures and a settled "
+                           "histogram keep no checkpoint)")
+    assert "checkpoint written" not in err

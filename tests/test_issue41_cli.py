@@ -186,3 +186,31 @@ def test_issue41_item16_a_stopped_exact_run_mentions_no_checkpoint(capsys, monke
     assert err.strip() == ("python -m baccarat_sim.rtp: interrupted; nothing was written (exact figures and a settled "
                            "histogram keep no checkpoint)")
     assert "checkpoint written" not in err
+
+
+def test_issue41_item16_a_counting_runs_time_includes_deriving_its_count(capsys, monkeypatch):
+    from baccarat_sim.analysis import counting
+
+    counting._derived_tags.cache_clear()
+    derived = []
+    real = counting.effect_of_removal
+
+    def spied(*args, **kwargs):
+        started = time.perf_counter()
+        found = real(*args, **kwargs)
+        derived.append(time.perf_counter() - started)
+        return found
+
+    monkeypatch.setattr(counting, "effect_of_removal", spied)
+    status, out, _ = cli(capsys, "--rules", "live-8deck-side-bets", "--count", "lucky6-derived", "--shoes", "100",
+                         "--seed", "1", "--format", "json", "--quiet")
+    assert status == 0
+    run = json.loads(out)["run"]
+    assert len(derived) == 1  # derived once, not again for the study after its first shoe
+    assert run["prepare_seconds"] >= derived[0]
+    assert run["total_seconds"] >= run["seconds"] + run["prepare_seconds"]
+    counting._derived_tags.cache_clear()
+    status, out, _ = cli(capsys, "--rules", "live-8deck-side-bets", "--count", "lucky6-derived", "--shoes", "100",
+                         "--seed", "1", "--quiet")
+    (line,) = [line for line in out.splitlines() if line.startswith("time ")]
+    assert " s in all, " in line and "preparing the strategy (deriving its counts" in line

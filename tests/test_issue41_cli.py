@@ -214,3 +214,37 @@ def test_issue41_item16_a_counting_runs_time_includes_deriving_its_count(capsys,
                          "--seed", "1", "--quiet")
     (line,) = [line for line in out.splitlines() if line.startswith("time ")]
     assert " s in all, " in line and "preparing the strategy (deriving its counts" in line
+
+
+def _hold(capsys, *args):
+    from baccarat_sim.cli.hold import main
+
+    status = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_issue41_item16_hold_says_when_the_observed_handle_is_not_the_slips(capsys):
+    base = ("--slip", "banker=100", "--rounds", "1000", "--observed-win", "-3e6", "--rounds-played", "150000")
+    status, out, err = _hold(capsys, *base, "--observed-handle", "10e6", "--format", "json")
+    assert status == 1  # outside the range
+    observed = json.loads(out)["observed"]
+    assert observed["handle_rescaled"] is True and observed["slip_handle"] == 15e6 and observed["handle"] == 10e6
+    assert observed["model_win"] == -4.5e6  # the hold, -30%, on the slip's handle
+    note = ("note: the observed handle 10,000,000 is not 150,000 rounds of the slip (15,000,000): its hold is "
+            "compared as if the slip had been staked every round, a house result of -4,500,000")
+    assert note in err.splitlines()
+    status, out, err = _hold(capsys, *base, "--observed-handle", "10e6")
+    assert "the observed handle 10,000,000 is not 150,000 rounds of the slip" in out
+    status, out, err = _hold(capsys, *base, "--observed-handle", "15e6", "--format", "json")
+    assert json.loads(out)["observed"]["handle_rescaled"] is False and "observed handle" not in err
+
+
+def test_issue41_item16_hold_summary_on_stderr_states_the_p_value_as_stdout_does(capsys):
+    status, out, err = _hold(capsys, "--slip", "banker=100", "--rounds", "1000", "--observed-win", "-3e6",
+                             "--observed-handle", "15e6", "--rounds-played", "150000")
+    assert status == 1
+    stated = out.split("two-sided p-value ", 1)[1].split()[:2]
+    assert stated[0] == "<="  # far below the error bound: the bound, not a 0 that is not proven
+    (line,) = [line for line in err.splitlines() if "lies outside" in line]
+    assert f"two-sided p-value {' '.join(stated)})" in line

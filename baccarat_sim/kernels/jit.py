@@ -236,12 +236,15 @@ def _cache_by_content() -> None:
     """Put a locator in front of numba's that caches this package's kernels in :func:`kernel_cache_dir`.
 
     numba picks the first cache locator class that accepts a function. The
-    one put in front accepts every function defined in ``baccarat_sim/kernels``
-    (and the folders :func:`cache_by_content` adds), whether or not its folder
-    can be written: a complete cache that cannot be written is read all the
-    same, and a folder that cannot be made is no reason to stop (see
-    :class:`_KernelCache`). If numba's caching internals ever change shape,
-    caching falls back to numba's own behaviour.
+    one put in front accepts every function of the package (the kernels, and
+    the model's functions they compile) and of the folders
+    :func:`cache_by_content` adds (:func:`_cache_place`), whether or not its
+    folder can be written: a complete cache that cannot be written is read all
+    the same, and a folder that cannot be made is no reason to stop. The cache
+    numba builds for such a function (``BaccaratSimKernelCache``, below) turns
+    what fails in the folder into a kernel compiled in memory. If numba's
+    caching internals ever change shape, caching falls back to numba's own
+    behaviour.
     """
     try:
         from numba.core import caching, dispatcher
@@ -250,8 +253,9 @@ def _cache_by_content() -> None:
         locators = impl._locator_classes
         base = caching._CacheLocator
         function_cache = dispatcher.FunctionCache
-        function_cache.load_overload, function_cache.save_overload  # noqa: B018 (the two methods overridden)
     except (ImportError, AttributeError):
+        return
+    if not all(callable(getattr(function_cache, name, None)) for name in ("load_overload", "save_overload")):
         return
     if any(getattr(cls, "_baccarat_sim", False) for cls in locators):
         return

@@ -23,6 +23,10 @@ without starting a family; ``--force`` loads every family all the same.
 
 It also writes the package's Python bytecode (:func:`write_bytecode`), which
 Python does not write itself where ``PYTHONDONTWRITEBYTECODE`` is set.
+
+A cache folder that cannot be written is refused in one line before any family
+starts (nothing compiled could be kept; every command then compiles in memory,
+:mod:`baccarat_sim.kernels.jit`). Ctrl-C stops the families' processes at once.
 """
 
 from __future__ import annotations

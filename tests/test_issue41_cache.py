@@ -136,3 +136,12 @@ def test_issue41_item18_no_cache_anywhere_and_a_read_only_package_still_run_the_
     assert round(bets["banker"]["exact_house_edge"], 6) == 0.010579  # Wizard of Odds, 8 decks: 1.0579%
     assert done.stderr.count("\n") == 1 and str(blocker / "cache" / "baccarat_sim") in done.stderr
     assert "compiled in memory" in done.stderr
+
+
+def test_issue41_item18_compile_refuses_a_cache_folder_it_cannot_write_in_one_line(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    done = _run(blocker / "cache", "-m", "baccarat_sim.compile", "--jobs", "2")
+    assert done.returncode == 1 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert str(blocker / "cache" / "baccarat_sim") in line and "cannot be written (Not a directory)" in line

@@ -116,6 +116,17 @@ class EffectOfRemoval:
         """Cards of each colour in the shoe, ``ndarray(int64, shape=(2,))`` (black, red)."""
         return np.array([self.suit_counts[list(suits)].sum() for suits in SUITS_OF_COLOUR.values()], np.int64)
 
+    @property
+    def rank_bets(self) -> tuple[str, ...]:
+        """The bets whose effect of removal differs among 10, J, Q and K (poker values, a card's rank).
+
+        For them an effect by point value pools ranks the bet tells apart (its
+        ten-value figure is their count-weighted mean): read them by rank.
+        """
+        tens = [r for r, points in enumerate(RANK_POINTS) if points == 0]
+        return tuple(bet_id for bet_id in self.bet_ids
+                     if len({self.by_rank[bet_id][r] for r in tens} - {None}) > 1)
+
     def balance(self, bet_id: str, by: str = "rank") -> Fraction:
         """Count-weighted sum of the EORs of a bet: exactly zero.
 

@@ -108,6 +108,10 @@ class BetFigures:
     rounds_for_0_01pct_ci: int | float
 
 
+#: How far above 1 an exact RTP must be to be more than the stake: floating-point rounding leaves a fair bet within it.
+RTP_ABOVE_ONE = 1e-12
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class RunResult:
     """Per-bet results of one run (exact, or Monte Carlo against exact).
@@ -148,6 +152,15 @@ class RunResult:
     by_stake: dict[str, StakeDependence] = dataclasses.field(default_factory=dict)
     jackpots: dict[str, JackpotFigures] = dataclasses.field(default_factory=dict)
     mc_jackpots: dict[str, JackpotFigures] = dataclasses.field(default_factory=dict)
+
+    @property
+    def paying_more_than_staked(self) -> dict[str, float]:
+        """The bets whose exact RTP is above 100%, bet id to RTP: no house offers one, so the pays hold a typo.
+
+        Or a jackpot's meter is past the bet's break-even (an advantage bet, on
+        purpose). An RTP within rounding of 100% (a fair bet) is not one.
+        """
+        return {figures.id: figures.exact_rtp for figures in self.bets if figures.exact_rtp > 1 + RTP_ABOVE_ONE}
 
     def convergence(self, bet_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Rounds, RTP and standard error of one bet after each batch of the Monte Carlo run.

@@ -1,4 +1,4 @@
-"""``python -m baccarat_sim.math_report``: the math report a test lab receives (see :mod:`baccarat_sim.cli.math_report`)."""
+"""``python -m baccarat_sim.math_report``: the math report a lab receives (:mod:`baccarat_sim.cli.math_report`)."""
 
 import sys
 

@@ -45,9 +45,11 @@ from .math_report_parts import (
     volatility_index,
 )
 
-__all__ = ["DESIRABILITY_INDEX_DEFINITION", "HOLD_HORIZONS", "ONE_IN_LIMIT", "VOLATILITY_LEVELS", "BetSection",
+__all__ = ["DESIRABILITY_INDEX_DEFINITION", "HOLD_HORIZONS", "PARTS", "ONE_IN_LIMIT", "VOLATILITY_LEVELS", "BetSection",
            "MathReport", "ReportSizes", "build_math_report"]
 
+#: The parts of the report that may be left out (``--skip``): each is then said to be left out.
+PARTS = ("decks", "hold", "countability", "sweep")
 #: The numbers of rounds of the hold confidence table.
 HOLD_HORIZONS = (10**3, 10**4, 10**5, 10**6, 10**7)
 #: How the report defines the Desirability Index, with its source.
@@ -127,7 +129,8 @@ class MathReport:
     ----------
     rules : Rules
     sections : tuple of BetSection
-    decks : DeckTable
+    decks : DeckTable or None
+        None: left out (``skip``).
     run : RunResult
         The exact histogram, the Monte Carlo run and its analysis (positions for a dealt shoe).
     eor : EffectOfRemoval or None
@@ -146,7 +149,7 @@ class MathReport:
 
     rules: Rules
     sections: tuple[BetSection, ...]
-    decks: DeckTable
+    decks: DeckTable | None
     run: object
     eor: object | None
     counting: object | None
@@ -188,7 +191,8 @@ class _Timer:
 
 
 def build_math_report(rules: Rules, *, sizes: ReportSizes = ReportSizes(), seed: int | None = None,
-                      threads: int | None = None, shoe=None, progress=None, note=None) -> MathReport:
+                      threads: int | None = None, shoe=None, progress=None, note=None,
+                      skip=()) -> MathReport:
     """Every figure of the math report of ``rules``.
 
     Parameters
@@ -207,6 +211,8 @@ def build_math_report(rules: Rules, *, sizes: ReportSizes = ReportSizes(), seed:
         ``progress(total, unit)``: a context-managed bar with ``update(n)``.
     note : callable or None
         ``note(text)``: told as each part starts.
+    skip : iterable of str
+        Parts of :data:`PARTS` to leave out (the report says so).
 
     Returns
     -------
@@ -224,28 +230,38 @@ def build_math_report(rules: Rules, *, sizes: ReportSizes = ReportSizes(), seed:
     seed = normalize_seed(seed)
     timer = _Timer(progress, note)
     composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
-    notes: list[str] = []
+    skip = frozenset(skip)
+    unknown = skip - set(PARTS)
+    if unknown:
+        from ..errors import InputError
+
+        raise InputError("skip", f"no part {sorted(unknown)[0]!r}; parts: {', '.join(PARTS)}")
+    notes: list[str] = [f"{part}: left out of this report (skip)" for part in PARTS if part in skip]
     with timer.part("exact combinations"):
         detail = rules_detail(rules)
         exact = exact_histogram(composition, detail)
         breakdowns = {bet.id: bet_breakdown(exact, bet, rules) for bet in rules.bets}
         results = {bet.id: settle_bet(exact, bet, rules) for bet in rules.bets}
         jackpots = {bet.id: jackpot_figures(exact, bet, rules) for bet in rules.bets if bet.jackpot is not None}
-    with timer.part("house edge by deck count"):
-        decks = _deck_table(rules, detail, composition)
-    with timer.part("hold confidence table"):
-        holds = {bet.id: _hold_rows(rules, bet, composition) for bet in rules.bets}
-    with timer.part("effect of removal"):
-        eor = _effect_of_removal(rules, composition, notes)
-    with timer.part("counting study"):
-        counting, strategy_text, counts = _counting(rules, eor, composition, sizes.count_shoes, seed, threads,
-                                                    timer, notes)
+    decks, holds, eor, counting, strategy_text, counts = None, {}, None, None, None, {}
+    if "decks" not in skip:
+        with timer.part("house edge by deck count"):
+            decks = _deck_table(rules, detail, composition)
+    if "hold" not in skip:
+        with timer.part("hold confidence table"):
+            holds = {bet.id: _hold_rows(rules, bet, composition) for bet in rules.bets}
+    if "countability" not in skip:
+        with timer.part("effect of removal"):
+            eor = _effect_of_removal(rules, composition, notes)
+        with timer.part("counting study"):
+            counting, strategy_text, counts = _counting(rules, eor, composition, sizes.count_shoes, seed, threads,
+                                                        timer, notes)
     with timer.part("Monte Carlo verification"):
         with timer.bar(sizes.rounds, "round") as bar:
             mc = simulate(rules, sizes.rounds, seed, threads=threads, shoe=composition, progress=bar)
         run = analyze_run(rules, exact, mc, {"rules_path": rules.path, "threads": threads})
     sweep = None
-    if rules.shoe.model == "dealt":
+    if rules.shoe.model == "dealt" and "sweep" not in skip:
         with timer.part("cut-card sweep"):
             sweep = _sweep(rules, composition, sizes.sweep_rounds, seed, threads, timer)
     sections = []
@@ -259,7 +275,7 @@ def build_math_report(rules: Rules, *, sizes: ReportSizes = ReportSizes(), seed:
             result=results[bet.id],
             four_card_divisor=four_card_divisor(bet, composition, breakdown),
             jackpot=jackpots.get(bet.id),
-            hold=holds[bet.id],
+            hold=holds.get(bet.id, ()),
             eor_by_rank=None if eor is None or bet.id not in eor.bet_ids else eor.by_rank[bet.id],
             count=counts.get(bet.id),
             figures=figures,

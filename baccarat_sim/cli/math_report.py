@@ -33,7 +33,10 @@ DEFAULT_ROUNDS = 10**9
 DEFAULT_COUNT_SHOES = 10**5
 #: Rounds per cut-card position of the sweep (a dealt shoe), four positions.
 DEFAULT_SWEEP_ROUNDS = 10**8
-_OWN_OPTIONS = {"rounds": "--rounds", "shoes": "--count-shoes"}
+_OWN_OPTIONS = {"rounds": "--rounds", "shoes": "--count-shoes", "skip": "--skip"}
+#: The parts ``--skip`` may leave out (as :data:`baccarat_sim.analysis.math_report.PARTS`, which a test holds it to:
+#: the parser imports nothing heavy).
+PARTS = ("decks", "hold", "countability", "sweep")
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
@@ -62,6 +65,8 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                        help="shoes of the counting study (every counted bet played in one pass)")
     sizes.add_argument("--sweep-rounds", type=parse_rounds, default=DEFAULT_SWEEP_ROUNDS, metavar="N",
                        help="a rule set dealt through a shoe: rounds per cut-card position")
+    sizes.add_argument("--skip", type=_parts, metavar="PART[,PART...]",
+                       help="leave parts out of the report (it says so): " + ", ".join(PARTS))
     run_group = parser.add_argument_group("how to run")
     options.add_seed(run_group, "master seed of every simulated part (default: drawn at random and stated)")
     options.add_threads(run_group)
@@ -73,6 +78,15 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     options.add_debug(out)
     parser.set_defaults(model=None)  # the rule set's own shoe model (load_table reads it)
     return parser
+
+
+def _parts(text: str) -> tuple[str, ...]:
+    """``--skip hold,countability``: parts of the report to leave out."""
+    chosen = tuple(dict.fromkeys(part.strip() for part in text.split(",")))
+    for part in chosen:
+        if part not in PARTS:
+            raise argparse.ArgumentTypeError(f"no part {part!r}; parts: {', '.join(PARTS)}")
+    return chosen
 
 
 def option_of(param: str, args: argparse.Namespace) -> str:
@@ -99,16 +113,19 @@ def commands(args: argparse.Namespace, result, out_dir) -> tuple[str, dict]:
     table = _table_options(args)
     seed = result.seed
     line = (f"{PROG} {table} --rounds {args.rounds} --count-shoes {args.count_shoes} --sweep-rounds "
-            f"{args.sweep_rounds} --seed {seed} --out {shlex.quote(str(out_dir))}")
+            f"{args.sweep_rounds} --seed {seed}" + (f" --skip {','.join(args.skip)}" if args.skip else "")
+            + f" --out {shlex.quote(str(out_dir))}")
     rules = result.rules
     horizons = ",".join(str(n) for n in HOLD_HORIZONS)
     parts = {
         "exact": f"python -m baccarat_sim.rtp --exact {table}",
         "monte_carlo": f"python -m baccarat_sim.rtp {table} --rounds {args.rounds} --seed {seed}",
-        "effect_of_removal": f"python -m baccarat_sim.rtp --exact --eor {table}",
-        "hold": "; ".join(f"python -m baccarat_sim.hold {table} --model fresh --slip {bet.id}="
-                          f"{hold_stake(rules, bet)} --rounds {horizons}" for bet in rules.bets),
     }
+    if result.eor is not None:
+        parts["effect_of_removal"] = f"python -m baccarat_sim.rtp --exact --eor {table}"
+    if any(section.hold for section in result.sections):
+        parts["hold"] = "; ".join(f"python -m baccarat_sim.hold {table} --model fresh --slip {bet.id}="
+                                  f"{hold_stake(rules, bet)} --rounds {horizons}" for bet in rules.bets)
     if result.count_strategy is not None:
         strategy = shlex.quote(str(out_dir / (rules.id + STRATEGY_FILE)))
         parts["count"] = (f"python -m baccarat_sim.rtp {table} --model dealt --count {strategy} --shoes "
@@ -116,7 +133,7 @@ def commands(args: argparse.Namespace, result, out_dir) -> tuple[str, dict]:
     if result.sweep is not None:
         parts["sweep"] = (f"python -m baccarat_sim.rtp {table} --sweep {sweep_positions(rules)} --rounds "
                           f"{args.sweep_rounds} --seed {seed}")
-    for deck in range(1, 9):
+    for deck in range(1, 9) if result.decks is not None else ():
         parts[f"exact_{deck}_decks"] = f"python -m baccarat_sim.rtp --exact {table} --decks {deck}"
     return line, parts
 
@@ -140,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         result = build_math_report(
             rules, sizes=sizes, seed=args.seed, threads=args.threads, shoe=shoe,
             progress=lambda total, unit: progress_bar(None if not args.quiet else False, total, unit=unit),
-            note=lambda text: note(args, text))
+            note=lambda text: note(args, text), skip=args.skip or ())
     note(args, f"seed {result.seed}")
     line, parts = commands(args, result, out_dir)
     submission = Submission(result, build_manifest(result, line, parts))

@@ -18,8 +18,8 @@ from ..analysis.math_report import DESIRABILITY_INDEX_DEFINITION, HOLD_HORIZONS,
 from ..model.cards import RANK_NAMES
 from .render import clean_json, markdown_table
 
-__all__ = ["SCHEMA_VERSION", "STRATEGY_FILE", "Submission", "build_manifest", "dealing_lines", "fraction_text", "math_report_dict", "math_report_json",
-           "math_report_markdown", "percent", "pays_notation"]
+__all__ = ["SCHEMA_VERSION", "STRATEGY_FILE", "Submission", "build_manifest", "dealing_lines", "fraction_text",
+           "math_report_dict", "math_report_json", "math_report_markdown", "pays_notation", "percent"]
 
 #: Version of the JSON contract; a field keeps its name and meaning within a version.
 SCHEMA_VERSION = 1
@@ -97,7 +97,7 @@ def build_manifest(result, command_line: str, commands: dict) -> dict:
         "platform": platform.platform(),
         "machine": platform.machine(),
         "libraries": _library_versions(),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
 
 
@@ -169,7 +169,9 @@ def _line(row, divisor) -> dict:
 def _jackpot(figures) -> dict | None:
     if figures is None:
         return None
-    to_float = (lambda v: None if v is None else float(v))
+    def to_float(value):
+        return None if value is None else float(value)
+
     return {"unit": figures.unit, "meter": float(figures.meter), "reset": to_float(figures.reset),
             "contribution": to_float(figures.contribution), "base": float(figures.base),
             "base_exact": fraction_text(figures.base), "slope": float(figures.slope),
@@ -230,7 +232,8 @@ def _bet(report, section) -> dict:
         "sd": result.sd,
         "volatility_index": {str(level): value for level, value in section.volatility.items()},
         "jackpot": _jackpot(section.jackpot),
-        "house_edge_by_shoe": {label: float(edge) for label, edge in zip(decks.shoes, decks.house_edge[bet.id])},
+        "house_edge_by_shoe": None if decks is None else
+        {label: float(edge) for label, edge in zip(decks.shoes, decks.house_edge[bet.id])},
         "hold": [{"rounds": row.rounds, "kind": row.kind, "hold_mean": row.hold_mean,
                   "central_90": list(row.central_90), "central_95": list(row.central_95),
                   "central_99": list(row.central_99), "error_bound": row.error_bound} for row in section.hold],
@@ -264,7 +267,8 @@ def math_report_dict(report) -> dict:
         "combinations_unit": "ordered deals of the six cards a round can use (416 x 415 x ... x 411 for 8 decks); "
                              "a bet on the first four cards also in unordered four-card sets",
         "bets": [_bet(report.result, s) for s in report.result.sections],
-        "decks": {"shoes": list(report.result.decks.shoes), "own": report.result.decks.own},
+        "decks": None if report.result.decks is None else
+        {"shoes": list(report.result.decks.shoes), "own": report.result.decks.own},
         "hold_horizons": list(HOLD_HORIZONS),
         "volatility_levels": list(VOLATILITY_LEVELS),
         "one_in_limit": ONE_IN_LIMIT,
@@ -304,7 +308,8 @@ def math_report_markdown(report) -> str:
     out += ["", f"Combinations are {data['combinations_unit']}.", ""]
     for bet in data["bets"]:
         out += _bet_markdown(bet, data)
-    out += ["## House edge by deck count", "", markdown_table(_deck_frame(data)), ""]
+    if data["decks"] is not None:
+        out += ["## House edge by deck count", "", markdown_table(_deck_frame(data)), ""]
     mc = data["monte_carlo"]
     out += ["## Monte Carlo verification", "",
             f"{mc['rounds']:,} rounds, seed {mc['seed']}, {mc['model']} model; a bet passes when |z| < "
@@ -358,7 +363,8 @@ def _bet_markdown(bet: dict, data: dict) -> list[str]:
                           **{f"central {level}%": f"{percent(h[f'central_{level}'][0], 2)} to "
                                                   f"{percent(h[f'central_{level}'][1], 2)}" for level in (90, 95, 99)}}
                          for h in bet["hold"]])
-    out += ["### Hold confidence", "", markdown_table(hold), ""]
+    if bet["hold"]:
+        out += ["### Hold confidence", "", markdown_table(hold), ""]
     count = bet["count"]
     if count is not None:
         if count["skipped"]:

@@ -22,7 +22,7 @@ PLOT_DPI = 150
 
 
 def _s(text) -> str:
-    """A Typst string literal: quotes and backslashes escaped, control characters as ``\\u{..}``."""
+    r"""A Typst string literal: quotes and backslashes escaped, control characters as ``\\u{..}``."""
     out = []
     for char in str(text):
         if char in '\\"':
@@ -122,7 +122,14 @@ def _bet(bet: dict, data: dict, images: dict) -> str:
             f"{_num(jackpot['break_even_meter'], ',.2f')}; priced at a meter of {jackpot['meter']:g}; RTP at reset "
             f"{percent(jackpot['rtp_at_reset'])}; long-run RTP {percent(jackpot['long_run_rtp'])} (n/a: the rule "
             "file gives no reset or contribution rate)."))
-    out.append(_heading(2, "Hold confidence"))
+    if bet["hold"]:
+        out.append(_hold(bet))
+    out.append(_countability(bet))
+    return _tail(out, bet, data)
+
+
+def _hold(bet: dict) -> str:
+    out = [_heading(2, "Hold confidence")]
     out.append(_p("The house's hold (its win as a fraction of the amount bet) on this bet alone over N rounds from "
                   "freshly shuffled shoes: the mean and the central 90%, 95% and 99% ranges, exact (the payout "
                   "lattice of the hold command, with its error bound)."))
@@ -131,7 +138,10 @@ def _bet(bet: dict, data: dict, images: dict) -> str:
              f"{h['error_bound']:.1e}"] for h in bet["hold"]]
     out.append(_table(("rounds", "mean", "central 90%", "central 95%", "central 99%", "error bound"), rows,
                       ("right",) * 6))
-    out.append(_countability(bet))
+    return "".join(out)
+
+
+def _tail(out: list, bet: dict, data: dict) -> str:
     out.append(_heading(2, "Monte Carlo verification"))
     mc, run = bet["monte_carlo"], data["monte_carlo"]
     verdict = "n/a" if mc["passed"] is None else "PASS" if mc["passed"] else "FAIL"
@@ -180,6 +190,8 @@ def _countability(bet: dict) -> str:
 
 
 def _decks(data: dict) -> str:
+    if data["decks"] is None:
+        return ""
     shoes, own = data["decks"]["shoes"], data["decks"]["own"]
     head = ["shoe", *(b["id"] for b in data["bets"])]
     rows = [[s + (" (reported)" if s == own else ""), *(percent(b["house_edge_by_shoe"][s]) for b in data["bets"])]
@@ -282,7 +294,7 @@ def _plots(submission, folder: Path) -> dict:
     for name, figure in figures.items():
         if figure is None:
             continue
-        figure.savefig(folder / f"{name}.png", dpi=PLOT_DPI, format="png")
+        figure.savefig(folder / f"{name}.png", dpi=PLOT_DPI, format="png", bbox_inches="tight")
         images[name] = f"{name}.png"
     return images
 

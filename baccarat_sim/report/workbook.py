@@ -45,7 +45,7 @@ def _col(index: int) -> str:
 
 
 def bet_sheet_names(bet_ids) -> list[str]:
-    """Excel sheet names for the bets: the id, at most 31 characters, unique, without ``[]:*?/\\``."""
+    r"""Excel sheet names for the bets: the id, at most 31 characters, unique, without ``[]:*?/\\``."""
     names, seen = [], set()
     for i, bet_id in enumerate(bet_ids):
         base = "".join(c for c in bet_id if c not in "[]:*?/\\'")[:28] or f"bet{i + 1}"
@@ -209,10 +209,13 @@ def _decks(sheet, data: dict, submission, styles) -> None:
     sheet.set_column(0, 0, 22)
     sheet.set_column(1, len(data["bets"]), 20)
     sheet.write(0, 0, "Exact house edge by shoe (each column a separate exact enumeration)", styles["title"])
+    table = submission.result.decks
+    if table is None:
+        sheet.write(2, 0, "Left out of this report (--skip decks).")
+        return
     sheet.write(2, 0, "Shoe", styles["head"])
     for c, bet in enumerate(data["bets"], 1):
         sheet.write(2, c, bet["id"], styles["head"])
-    table = submission.result.decks
     for r, label in enumerate(table.shoes, 3):
         sheet.write(r, 0, label + (" (reported)" if label == table.own else ""))
         for c, bet in enumerate(data["bets"], 1):

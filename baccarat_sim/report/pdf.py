@@ -209,12 +209,21 @@ def _dealt(data: dict, images: dict) -> str:
                       "cut card and the round's position have no effect. (The counting study deals shoes through to "
                       "the cut card to measure what a counter could gain.)"))
         return "".join(out)
+    out.append(_p("The shoe is dealt through to the cut card: a round's position in the shoe changes what it can "
+                  "deal. RTP by round position, from the Monte Carlo verification run (its seed):"))
     if "by-round" in images:
         out.append(f"#image({_s(images['by-round'])}, width: 100%)\n\n")
     if sweep is not None:
-        out.append(_p(f"RTP by cut-card position: {sweep['run']['rounds']:,} rounds at each position, seed "
-                      f"{sweep['run']['seed']} (Monte Carlo)." if isinstance(sweep.get("run"), dict) and
-                      "rounds" in sweep["run"] else "RTP by cut-card position (Monte Carlo)."))
+        out.append(_p(f"RTP by cut-card position, Monte Carlo: {data['sizes']['sweep_rounds']:,} rounds at each "
+                      f"position, seed {sweep['run']['seed']}."))
+        rows = [[f"{cut['cut_from_end'][0]}" + (f"-{cut['cut_from_end'][1]}" if cut["cut_from_end"][1] !=
+                                                 cut["cut_from_end"][0] else ""),
+                 _num(cut.get("rounds_per_shoe"), ".2f"),
+                 *(f"{percent(b['rtp'], 3)} +- {percent(1.96 * b['se'], 3)}" for b in cut["bets"])]
+                for cut in sweep["cuts"]]
+        ids = [b["id"] for b in sweep["cuts"][0]["bets"]] if sweep["cuts"] else []
+        out.append(_table(("cut card (cards from end)", "rounds per shoe", *ids), rows,
+                          ("right",) * (2 + len(ids)), size="7pt"))
         if "sweep" in images:
             out.append(f"#image({_s(images['sweep'])}, width: 100%)\n\n")
     return "".join(out)

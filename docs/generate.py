@@ -39,6 +39,8 @@ CLI_COMMANDS = (
     ("baccarat_sim.cli.hold", "what a table does over N rounds: the house's result and hold, verdicts, sessions"),
     ("baccarat_sim.cli.leak", "what leaked card information is worth: edge sorting, exposed cards"),
     ("baccarat_sim.cli.findings", "the findings page: exact figures of every shipped rule set"),
+    ("baccarat_sim.cli.math_report", "the math report a test lab receives: a PDF, an Excel workbook with live "
+                                     "formulas, Markdown and JSON"),
     ("baccarat_sim.cli.compile", "every kernel compiled ahead of time, for an image, a CI cache or a first run"),
 )
 

@@ -212,7 +212,9 @@ def strategy_toml(rules: Rules, derived: dict) -> str:
 
     The tags and thresholds are written out (not re-derived on load), so that
     ``python -m baccarat_sim.rtp --count`` of this file plays exactly what the
-    report's study played.
+    report's study played. The exact edge of every bet placed is not recorded
+    (``exact_edge = false``): solving it after every card costs more than the
+    dealing, and the study reports the measured edge with its standard error.
     """
     lines = ["schema_version = 1", f'id = "{rules.id}-derived-counts"',
              f'name = "Derived level-2 counts of {rules.id}"',
@@ -222,7 +224,7 @@ def strategy_toml(rules: Rules, derived: dict) -> str:
         lines += [f"[counts.{bet_id}]", f"tags = {{ {keys} }}", ""]
     for bet_id, tags in derived.items():
         lines += ["[[bets]]", f'id = "{bet_id}"', 'play = "count"', f'count = "{bet_id}"',
-                  f"true_count = {tags.break_even_true_count!r}", ""]
+                  f"true_count = {tags.break_even_true_count!r}", "exact_edge = false", ""]
     return "\n".join(lines)
 
 

@@ -303,7 +303,10 @@ def _plots(submission, folder: Path) -> dict:
     for name, figure in figures.items():
         if figure is None:
             continue
-        figure.savefig(folder / f"{name}.png", dpi=PLOT_DPI, format="png", bbox_inches="tight")
+        title = getattr(figure, "_suptitle", None)  # a long title wraps within the figure, not past its edges
+        if title is not None:
+            title.set_wrap(True)
+        figure.savefig(folder / f"{name}.png", dpi=PLOT_DPI, format="png")
         images[name] = f"{name}.png"
     return images
 

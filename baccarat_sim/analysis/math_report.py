@@ -145,6 +145,9 @@ class MathReport:
         Seconds per part.
     notes : tuple of str
         What a part left out, and why.
+    stream_version : int
+        The random stream's version (:data:`~baccarat_sim.engines.fingerprint.STREAM_VERSION`): a seed means
+        the same deals within one.
     """
 
     rules: Rules
@@ -160,6 +163,20 @@ class MathReport:
     threads: int | None
     timings: dict
     notes: tuple[str, ...] = ()
+    stream_version: int = 0
+
+
+class _Silent:
+    """A progress bar that shows nothing (no ``progress`` given)."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 class _Timer:
@@ -171,9 +188,7 @@ class _Timer:
         self.note = note or (lambda text: None)
 
     def bar(self, total: int, unit: str):
-        from ..report.progress import progress_bar
-
-        return self.progress(total, unit) if self.progress is not None else progress_bar(False, total)
+        return self.progress(total, unit) if self.progress is not None else _Silent()
 
     def part(self, name: str):
         timer = self
@@ -280,8 +295,10 @@ def build_math_report(rules: Rules, *, sizes: ReportSizes = ReportSizes(), seed:
             count=counts.get(bet.id),
             figures=figures,
         ))
+    from ..engines.fingerprint import STREAM_VERSION
+
     return MathReport(rules, tuple(sections), decks, run, eor, counting, strategy_text, sweep, sizes, seed, threads,
-                      timer.timings, tuple(notes))
+                      timer.timings, tuple(notes), STREAM_VERSION)
 
 
 def _deck_table(rules: Rules, detail, composition) -> DeckTable:

@@ -77,12 +77,11 @@ def build_manifest(result, command_line: str, commands: dict) -> dict:
     import sys
 
     from .._version import __version__
-    from ..engines.fingerprint import STREAM_VERSION
 
     return {
         "package": "baccarat_sim",
         "package_version": __version__,
-        "random_stream_version": STREAM_VERSION,
+        "random_stream_version": result.stream_version,
         "rules_id": result.rules.id,
         "rules_file": result.rules.path,
         "rules_sha256": result.rules.sha256,

@@ -294,3 +294,35 @@ def test_out_that_is_a_file_is_refused(tmp_path, capsys):
     target.write_text("x")
     assert report_main(["--out", str(target), "--quiet"]) == 2
     assert "--out" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def test_the_console_script_and_its_usage_lines(capsys):
+    import tomllib
+
+    from baccarat_sim.cli.math_report import COMMAND
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["baccarat-math-report"] == "baccarat_sim.cli.math_report:script"
+    assert COMMAND.main(["--help"], prog=COMMAND.script) == 0
+    assert capsys.readouterr().out.startswith("usage: baccarat-math-report ")
+    assert COMMAND.main(["--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: python -m baccarat_sim.math_report ")
+    assert COMMAND.main(["--version"]) == 0 and capsys.readouterr().out.startswith("baccarat_sim ")
+
+
+def test_help_imports_nothing_heavy():
+    import sys
+
+    code = ("import sys; from baccarat_sim.cli.math_report import main; main(['--help']); "
+            "sys.exit(any(m in sys.modules for m in ('numba', 'numpy', 'pandas', 'matplotlib', 'typst')))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+
+
+def test_the_skippable_parts_are_the_analysis_parts():
+    from baccarat_sim.analysis.math_report import PARTS
+    from baccarat_sim.cli.math_report import PARTS as OPTION_PARTS
+
+    assert OPTION_PARTS == PARTS

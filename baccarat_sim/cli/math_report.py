@@ -141,8 +141,8 @@ def commands(args: argparse.Namespace, result, out_dir) -> tuple[str, dict]:
 def run(args: argparse.Namespace) -> int:
     """Carry out a parsed command line; returns the exit status."""
     started = time.perf_counter()
+    rules, shoe = options.load_table(args)  # bad rules or bets: refused before the output folder is made
     out_dir = check_out_dir(args.out)
-    rules, shoe = options.load_table(args)
     from ..analysis.math_report import ReportSizes, build_math_report
     from ..engines.local import numba_threads
     from ..report.math_report import Submission, build_manifest

@@ -145,6 +145,8 @@ class MathReport:
         Seconds per part.
     notes : tuple of str
         What a part left out, and why.
+    skipped : tuple of str
+        The parts of :data:`PARTS` left out.
     stream_version : int
         The random stream's version (:data:`~baccarat_sim.engines.fingerprint.STREAM_VERSION`): a seed means
         the same deals within one.
@@ -164,6 +166,7 @@ class MathReport:
     timings: dict
     notes: tuple[str, ...] = ()
     stream_version: int = 0
+    skipped: tuple[str, ...] = ()
 
 
 class _Silent:
@@ -298,7 +301,7 @@ def build_math_report(rules: Rules, *, sizes: ReportSizes = ReportSizes(), seed:
     from ..engines.fingerprint import STREAM_VERSION
 
     return MathReport(rules, tuple(sections), decks, run, eor, counting, strategy_text, sweep, sizes, seed, threads,
-                      timer.timings, tuple(notes), STREAM_VERSION)
+                      timer.timings, tuple(notes), STREAM_VERSION, tuple(p for p in PARTS if p in skip))
 
 
 def _deck_table(rules: Rules, detail, composition) -> DeckTable:

@@ -281,6 +281,7 @@ def math_report_dict(report) -> dict:
         "sweep": None if report.result.sweep is None else positions_report.sweep_dict(report.result.sweep),
         "sizes": {"rounds": report.result.sizes.rounds, "count_shoes": report.result.sizes.count_shoes,
                   "sweep_rounds": report.result.sizes.sweep_rounds},
+        "skipped": list(report.result.skipped),
         "timings": report.result.timings,
         "notes": list(report.result.notes),
         "manifest": report.manifest,

@@ -124,7 +124,7 @@ def _bet(bet: dict, data: dict, images: dict) -> str:
             "file gives no reset or contribution rate)."))
     if bet["hold"]:
         out.append(_hold(bet))
-    out.append(_countability(bet))
+    out.append(_countability(bet, data))
     return _tail(out, bet, data)
 
 
@@ -157,8 +157,11 @@ def _tail(out: list, bet: dict, data: dict) -> str:
     return "".join(out)
 
 
-def _countability(bet: dict) -> str:
+def _countability(bet: dict, data: dict) -> str:
     out = [_heading(2, "Countability")]
+    if "countability" in data["skipped"]:
+        out.append(_p("Left out of this report (--skip countability)."))
+        return "".join(out)
     eor = bet["eor_by_rank"]
     if eor is not None:
         out.append(_p("Effect of removal: the exact change in the bet's EV per unit when one card of the rank leaves "
@@ -206,8 +209,9 @@ def _dealt(data: dict, images: dict) -> str:
     sweep = data["sweep"]
     if sweep is None and data["dealing"]["model"] == "fresh":
         out.append(_p("The rule set shuffles before every round: no round is dealt from a depleted shoe, so the "
-                      "cut card and the round's position have no effect. (The counting study deals shoes through to "
-                      "the cut card to measure what a counter could gain.)"))
+                      "cut card and the round's position have no effect."
+                      + ("" if data["counting"] is None else " (The counting study deals shoes through to the cut "
+                                                               "card to measure what a counter could gain.)")))
         return "".join(out)
     out.append(_p("The shoe is dealt through to the cut card: a round's position in the shoe changes what it can "
                   "deal. RTP by round position, from the Monte Carlo verification run (its seed):"))
@@ -260,8 +264,9 @@ def typst_source(data: dict, images: dict) -> str:
     out += [_bet(bet, data, images) for bet in data["bets"]]
     out.append(_decks(data))
     out.append(_dealt(data, images))
-    out.append(_heading(1, "Countability: method"))
-    out.append(_p(data["desirability_index_definition"]))
+    if "countability" not in data["skipped"]:
+        out.append(_heading(1, "Countability: method"))
+        out.append(_p(data["desirability_index_definition"]))
     if data["counting"] is not None:
         c = data["counting"]
         out.append(_p(f"Counting study: {c['shoes']:,} shoes ({c['rounds']:,} rounds) dealt to the cut card, seed "

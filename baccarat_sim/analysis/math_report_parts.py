@@ -164,6 +164,16 @@ class CountSection:
     skipped: str | None
 
     @property
+    def units_per_100_rounds_se(self) -> float | None:
+        """Standard error of the units won per 100 rounds: ``100 x SE(units per shoe) / rounds per shoe``.
+
+        The delta method with the rounds of a shoe taken as fixed (they vary by a few rounds in 80).
+        """
+        if self.row is None or not self.row["rounds_per_shoe"]:
+            return None
+        return 100 * self.row["units_per_shoe_se"] / self.row["rounds_per_shoe"]
+
+    @property
     def desirability_index(self) -> float | None:
         """See :func:`desirability_index` (None without a study)."""
         return None if self.row is None else desirability_index(self.row)

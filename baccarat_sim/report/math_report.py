@@ -185,14 +185,15 @@ def _count(section) -> dict | None:
     tags, row = section.tags, section.row
     out = {"skipped": section.skipped, "tags": None, "level": None, "betting_correlation": None,
            "break_even_true_count": None, "bet_share": None, "advantage_per_bet": None, "advantage_se": None,
-           "units_per_100_rounds": None, "units_per_shoe": None, "units_per_shoe_se": None,
-           "rounds_per_shoe": None, "desirability_index": None}
+           "units_per_100_rounds": None, "units_per_100_rounds_se": None, "units_per_shoe": None,
+           "units_per_shoe_se": None, "rounds_per_shoe": None, "desirability_index": None}
     if tags is not None:
         out.update(tags={RANK_NAMES[r]: int(t) for r, t in enumerate(tags.tags)}, level=tags.level,
                    betting_correlation=tags.betting_correlation, break_even_true_count=tags.break_even_true_count)
     if row is not None:
         out.update(bet_share=row["bet_share"], advantage_per_bet=row["advantage_per_bet"],
                    advantage_se=row["advantage_se"], units_per_100_rounds=row["units_per_100_rounds"],
+                   units_per_100_rounds_se=section.units_per_100_rounds_se,
                    units_per_shoe=row["units_per_shoe"], units_per_shoe_se=row["units_per_shoe_se"],
                    rounds_per_shoe=row["rounds_per_shoe"], desirability_index=section.desirability_index)
     return out
@@ -375,7 +376,8 @@ def _bet_markdown(bet: dict, data: dict) -> list[str]:
                     + f"; betting correlation {count['betting_correlation']:.3f}; bet at true count >= "
                     f"{count['break_even_true_count']:.3f}. Bet in {percent(count['bet_share'], 3)} of rounds, "
                     f"advantage when bet {percent(count['advantage_per_bet'], 3)} +- "
-                    f"{percent(count['advantage_se'], 3)}, {count['units_per_100_rounds']:.4f} units per 100 rounds, "
+                    f"{percent(count['advantage_se'], 3)}, {count['units_per_100_rounds']:.4f} +- "
+                    f"{count['units_per_100_rounds_se']:.4f} units per 100 rounds, "
                     f"{count['units_per_shoe']:.4f} +- {count['units_per_shoe_se']:.4f} units per shoe, "
                     f"Desirability Index {_num(count['desirability_index'])}.", ""]
     mc = bet["monte_carlo"]

@@ -183,7 +183,8 @@ def _countability(bet: dict, data: dict) -> str:
         rows = [("rounds bet", percent(count["bet_share"], 3)),
                 ("average edge when bet", f"{percent(count['advantage_per_bet'], 3)} +- "
                                           f"{percent(count['advantage_se'], 3)}"),
-                ("units per 100 rounds", _num(count["units_per_100_rounds"], "+.4f")),
+                ("units per 100 rounds", f"{_num(count['units_per_100_rounds'], '+.4f')} +- "
+                                         f"{_num(count['units_per_100_rounds_se'], '.4f')}"),
                 ("units per shoe", f"{_num(count['units_per_shoe'], '+.4f')} +- "
                                    f"{_num(count['units_per_shoe_se'], '.4f')}"),
                 ("rounds per shoe", _num(count["rounds_per_shoe"], ".2f")),

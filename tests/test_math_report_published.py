@@ -105,3 +105,18 @@ def test_a_dealt_shoe_reports_positions_and_the_sweep_of_rtp(tmp_path, capsys):
     for ours, theirs_bet in zip(run["bets"], rtp_run["bets"]):
         assert ours["monte_carlo"]["rtp"] == theirs_bet["rtp"]
         assert ours["positions"]["rtp_by_round"] == theirs_bet["rtp_by_round"]
+
+
+def test_the_workbook_moves_a_jackpot_bets_rtp_with_its_meter_cell(poker):
+    formulas = pytest.importorskip("formulas")
+    out, document = poker
+    name = "catalogue-poker-math-report.xlsx"
+    model = formulas.ExcelModel().loads(str(out / name)).finish()
+    bet = next(b for b in document["bets"] if b["id"] == "dragon_dragon_2")
+    meter = 250_000  # dollars
+    values = model.calculate(inputs={f"'[{name}]DRAGON_DRAGON_2'!B5": meter})
+    rows = {values[key].value[0, 0]: key.split("!A")[1] for key in values
+            if key.startswith(f"'[{name}]DRAGON_DRAGON_2'!A") and isinstance(values[key].value[0, 0], str)}
+    rtp = values[f"'[{name}]DRAGON_DRAGON_2'!B{rows['RTP']}"].value[0, 0]
+    exact = Fraction(bet["jackpot"]["base_exact"]) + Fraction(bet["jackpot"]["slope_exact"]) * meter
+    assert rtp == pytest.approx(float(exact), abs=1e-12)

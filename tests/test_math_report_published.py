@@ -84,11 +84,12 @@ def test_a_dealt_shoe_reports_positions_and_the_sweep_of_rtp(tmp_path, capsys):
     """live-8deck-side-bets deals through to the cut card: the report's sweep is ``rtp --sweep``'s, same seed."""
     out = tmp_path / "dealt"
     status = report_main(["--rules", "live-8deck-side-bets", "--bets", "banker,player_natural", "--skip",
-                          "decks,hold,countability", "--rounds", "2e5", "--sweep-rounds", "1e5", "--seed", "5",
-                          "--out", str(out), "--quiet"])
+                          "decks,hold", "--rounds", "2e5", "--sweep-rounds", "1e5", "--count-shoes", "300", "--seed",
+                          "5", "--out", str(out), "--quiet"])
     assert status == 0
     assert capsys.readouterr().out.split() == [str(out / f"live-8deck-side-bets-math-report{suffix}")
-                                               for suffix in (".pdf", ".xlsx", ".md", ".json")]
+                                               for suffix in (".pdf", ".xlsx", ".md", ".json")] + \
+        [str(out / "live-8deck-side-bets-derived-counts.toml")]
     document = json.loads((out / "live-8deck-side-bets-math-report.json").read_text())
     natural = next(b for b in document["bets"] if b["id"] == "player_natural")
     assert natural["max_round"] == 50 and natural["positions"]["rtp_capped"] is not None
@@ -98,6 +99,12 @@ def test_a_dealt_shoe_reports_positions_and_the_sweep_of_rtp(tmp_path, capsys):
     theirs = json.loads(capsys.readouterr().out)
     assert command[sweep_at + 1].startswith("cut=14,")
     assert document["sweep"]["cuts"] == theirs["cuts"] and len(theirs["cuts"]) == 4
+    # A bet with a Max Round Availability is counted as the table offers it: rounds 1-50 of each shoe.
+    assert natural["count"]["variant"] == "rounds 1-50"
+    count = document["manifest"]["commands"]["count"].split()
+    assert rtp_main([*count[3:], "--format", "json"]) == 0
+    rows = {(row["bet"], row["variant"]): row for row in json.loads(capsys.readouterr().out)["results"]}
+    assert natural["count"]["units_per_shoe"] == rows[("player_natural", "rounds 1-50")]["units_per_shoe"]
     run = json.loads(json.dumps(document))  # the verification run is rtp's run of the same seed
     assert rtp_main(["--rules", "live-8deck-side-bets", "--bets", "banker,player_natural", "--rounds", "2e5",
                      "--seed", "5", "--format", "json", "--out", str(tmp_path / "run"), "--no-files"]) == 0

@@ -387,7 +387,10 @@ def _counting(rules: Rules, eor, composition, shoes: int, seed: int, threads, ti
         notes.append(f"counting study: not run ({getattr(error, 'message', error)})")
         return None, text, counts
     for bet_id, tags in derived.items():
-        rows = [row for row in result.rows if row["bet"] == bet_id and row["variant"] == "all rounds"]
+        # A bet offered only up to a round of the shoe is played as the table offers it: its capped variant.
+        max_round = rules.bet(bet_id).max_round
+        variant = "all rounds" if max_round is None else f"rounds 1-{max_round}"
+        rows = [row for row in result.rows if row["bet"] == bet_id and row["variant"] == variant]
         counts[bet_id] = CountSection(tags, rows[0] if rows else None,
                                       None if rows else "the counting study did not play it")
     return result, text, counts

@@ -183,7 +183,8 @@ def _count(section) -> dict | None:
     if section is None:
         return None
     tags, row = section.tags, section.row
-    out = {"skipped": section.skipped, "tags": None, "level": None, "betting_correlation": None,
+    out = {"skipped": section.skipped, "variant": None if row is None else row["variant"], "tags": None,
+           "level": None, "betting_correlation": None,
            "break_even_true_count": None, "bet_share": None, "advantage_per_bet": None, "advantage_se": None,
            "units_per_100_rounds": None, "units_per_100_rounds_se": None, "units_per_shoe": None,
            "units_per_shoe_se": None, "rounds_per_shoe": None, "desirability_index": None}

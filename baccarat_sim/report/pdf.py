@@ -189,7 +189,7 @@ def _countability(bet: dict, data: dict) -> str:
                                    f"{_num(count['units_per_shoe_se'], '.4f')}"),
                 ("rounds per shoe", _num(count["rounds_per_shoe"], ".2f")),
                 ("Desirability Index", _num(count["desirability_index"], ".2f"))]
-        out.append(_table(("simulated through dealt shoes", "value"), rows, ("left", "right")))
+        out.append(_table((f"simulated through dealt shoes ({count['variant']})", "value"), rows, ("left", "right")))
     return "".join(out)
 
 
@@ -252,6 +252,7 @@ def typst_source(data: dict, images: dict) -> str:
                                              f"{manifest['random_stream_version']})"),
                                  ("date", manifest["date"]), ("seed", str(manifest["seed"]))],
                       ("left", "left"), size="8pt"))
+    out.append("#outline(depth: 1, indent: auto)\n\n")
     out.append(_heading(1, "Summary"))
     out.append(_summary(data))
     out.append(_p(f"Every figure is exact (integer combinations, exact fractions) unless it says Monte Carlo. "

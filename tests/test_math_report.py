@@ -326,3 +326,24 @@ def test_the_skippable_parts_are_the_analysis_parts():
     from baccarat_sim.cli.math_report import PARTS as OPTION_PARTS
 
     assert OPTION_PARTS == PARTS
+
+
+def test_a_rounded_commission_holds_as_the_hold_command_at_the_tables_minimum(tmp_path, capsys):
+    """online-commission-rounding rounds the commission for the stake: the hold table is the minimum bet's slip."""
+    out = tmp_path / "rounded"
+    assert report_main(["--rules", "online-commission-rounding", "--bets", "banker", "--skip", "decks,countability",
+                        "--rounds", "1e5", "--seed", "1", "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    bet = json.loads((out / "online-commission-rounding-math-report.json").read_text())["bets"][0]
+    stake = document_stake(out)
+    theirs = run_json(hold_main, capsys, "--rules", "online-commission-rounding", "--model", "fresh", "--slip",
+                      f"banker={stake}", "--rounds", "1000")
+    assert bet["hold"][0]["hold_mean"] == theirs["horizons"][0]["hold_mean"]
+    assert bet["hold"][0]["central_95"] == theirs["horizons"][0]["hold_range_95"]
+
+
+def document_stake(out: Path) -> str:
+    """The stake the report's hold command uses, read from its manifest."""
+    document = json.loads((out / "online-commission-rounding-math-report.json").read_text())
+    command = document["manifest"]["commands"]["hold"]
+    return command.split("--slip banker=")[1].split()[0]

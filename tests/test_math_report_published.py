@@ -18,6 +18,7 @@ from fractions import Fraction
 
 import pytest
 
+from baccarat_sim.cli.hold import main as hold_main
 from baccarat_sim.cli.math_report import main as report_main
 from baccarat_sim.cli.rtp import main as rtp_main
 
@@ -34,7 +35,7 @@ DRAGON_DRAGON = {"Six of a kind": 5_872_124_160, "Five of a kind": 351_070_863_3
 def poker(tmp_path_factory):
     out = tmp_path_factory.mktemp("poker")
     status = report_main(["--rules", "catalogue-poker", "--bets", "jackpot_baccarat,dragon_dragon_1,dragon_dragon_2",
-                          "--skip", "decks,hold,countability", "--rounds", "1e5", "--seed", "3", "--out", str(out),
+                          "--skip", "decks,countability", "--rounds", "1e5", "--seed", "3", "--out", str(out),
                           "--quiet"])
     assert status == 0
     return out, json.loads((out / "catalogue-poker-math-report.json").read_text())
@@ -67,6 +68,20 @@ def test_dragon_dragon_is_wizard_of_odds_row_by_row(poker):
         six = next(line for line in combos["lines"] if line["event"] == "Six of a kind")
         assert six["jackpot"] and six["meets_1_in_100_million"] is True
         assert six["one_in"] == pytest.approx(total / DRAGON_DRAGON["Six of a kind"], rel=1e-15)
+
+
+def test_the_hold_table_of_a_card_level_bet_is_the_hold_command(poker, capsys):
+    """The report's one-round law comes from the combinations table; hold builds its slip by a fresh enumeration."""
+    _, document = poker
+    for bet in document["bets"][:2]:
+        stake = 2 if bet["id"] == "dragon_dragon_2" else 1
+        assert hold_main(["--rules", "catalogue-poker", "--model", "fresh", "--slip", f"{bet['id']}={stake}",
+                          "--rounds", "1000,1e7", "--format", "json"]) == 0
+        horizons = json.loads(capsys.readouterr().out)["horizons"]
+        for ours, theirs in zip((bet["hold"][0], bet["hold"][-1]), horizons):
+            assert ours["rounds"] == theirs["rounds"]
+            assert (ours["hold_mean"], ours["central_95"], ours["central_99"]) == \
+                (theirs["hold_mean"], theirs["hold_range_95"], theirs["hold_range_99"])
 
 
 def test_the_pdf_states_the_published_counts_and_the_conversion(poker):

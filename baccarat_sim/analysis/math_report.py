@@ -267,7 +267,7 @@ def build_math_report(rules: Rules, *, sizes: ReportSizes = ReportSizes(), seed:
             decks = _deck_table(rules, detail, composition)
     if "hold" not in skip:
         with timer.part("hold confidence table"):
-            holds = {bet.id: _hold_rows(rules, bet, composition) for bet in rules.bets}
+            holds = {bet.id: _hold_rows(rules, bet, composition, breakdowns[bet.id]) for bet in rules.bets}
     if "countability" not in skip:
         with timer.part("effect of removal"):
             eor = _effect_of_removal(rules, composition, notes)
@@ -324,14 +324,25 @@ def _deck_table(rules: Rules, detail, composition) -> DeckTable:
                      {bet_id: tuple(values) for bet_id, values in edges.items()})
 
 
-def _hold_rows(rules: Rules, bet: Bet, composition) -> tuple[HoldRow, ...]:
-    """The central 90/95/99% hold of one unit on ``bet`` over :data:`HOLD_HORIZONS`, on the exact lattice."""
-    from .hold import analyze_hold
+def _hold_rows(rules: Rules, bet: Bet, composition, breakdown) -> tuple[HoldRow, ...]:
+    """The central 90/95/99% hold of ``bet`` over :data:`HOLD_HORIZONS`, on the exact lattice (``hold --model fresh``).
+
+    The one-round law of a one-bet slip is the bet's combinations table grouped by net result, times the stake:
+    it is taken from the table already enumerated. Where the commission is rounded for the stake, the slip's
+    nets differ from the table's, and the hold command's slip is built (one more enumeration).
+    """
+    from .hold import analyze_hold, sum_distribution, summarize
+    from .one_round import house_round, one_round
     from .slip import build_slip
 
-    slip = build_slip(rules.with_shoe(model="fresh"), {bet.id: hold_stake(rules, bet)}, composition)
-    analysis = analyze_hold(slip, HOLD_HORIZONS)
-    return tuple(HoldRow.of(summary) for summary in analysis.horizons)
+    stake = hold_stake(rules, bet)
+    if rules.commission.rounded and any(case.commission for case in bet.cases):
+        slip = build_slip(rules.with_shoe(model="fresh"), {bet.id: stake}, composition)
+        return tuple(HoldRow.of(summary) for summary in analyze_hold(slip, HOLD_HORIZONS).horizons)
+    player = one_round([line.net * stake for line in breakdown.lines],
+                       [line.combinations for line in breakdown.lines], cost=stake)
+    house = house_round(player)
+    return tuple(HoldRow.of(summarize(sum_distribution(house, n), stake)) for n in HOLD_HORIZONS)
 
 
 def hold_stake(rules: Rules, bet: Bet) -> Fraction:

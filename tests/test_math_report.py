@@ -347,3 +347,28 @@ def document_stake(out: Path) -> str:
     document = json.loads((out / "online-commission-rounding-math-report.json").read_text())
     command = document["manifest"]["commands"]["hold"]
     return command.split("--slip banker=")[1].split()[0]
+
+
+def test_ctrl_c_while_dealing_writes_nothing(tmp_path):
+    """A stop signal during the Monte Carlo verification: exit 130, the one line, no report file."""
+    import signal
+    import sys
+    import time
+
+    out = tmp_path / "stopped"
+    command = [sys.executable, "-m", "baccarat_sim.math_report", "--rules", "default", "--skip",
+               "decks,hold,countability", "--rounds", "1e11", "--seed", "1", "--out", str(out)]
+    with subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True) as process:
+        try:
+            for line in process.stderr:
+                if line.startswith("Monte Carlo verification"):
+                    break
+            time.sleep(1.0)
+            process.send_signal(signal.SIGINT)
+            rest = process.stderr.read()
+            status = process.wait(timeout=120)
+        finally:
+            process.kill()
+    assert status == 130, rest
+    assert "interrupted; nothing was written" in rest
+    assert not any(out.glob("*math-report*"))

@@ -277,11 +277,13 @@ def build_math_report(rules: Rules, *, sizes: ReportSizes = ReportSizes(), seed:
     with timer.part("Monte Carlo verification"):
         with timer.bar(sizes.rounds, "round") as bar:
             mc = simulate(rules, sizes.rounds, seed, threads=threads, shoe=composition, progress=bar)
+        _stop_unless(mc.meta.get("complete", True), "the Monte Carlo verification")
         run = analyze_run(rules, exact, mc, {"rules_path": rules.path, "threads": threads})
     sweep = None
     if rules.shoe.model == "dealt" and "sweep" not in skip:
         with timer.part("cut-card sweep"):
             sweep = _sweep(rules, composition, sizes.sweep_rounds, seed, threads, timer)
+        _stop_unless(sweep.complete, "the cut-card sweep")
     sections = []
     for bet, figures in zip(rules.bets, run.bets):
         breakdown = breakdowns[bet.id]
@@ -302,6 +304,16 @@ def build_math_report(rules: Rules, *, sizes: ReportSizes = ReportSizes(), seed:
 
     return MathReport(rules, tuple(sections), decks, run, eor, counting, strategy_text, sweep, sizes, seed, threads,
                       timer.timings, tuple(notes), STREAM_VERSION, tuple(p for p in PARTS if p in skip))
+
+
+def _stop_unless(complete: bool, what: str) -> None:
+    """A simulated part stopped before its end (a stop signal, caught by the run driver): the report stops too.
+
+    A report is written whole or not at all, so a part cut short is not reported: the command line turns this
+    into its "interrupted" line and the exit status of the signal.
+    """
+    if not complete:
+        raise KeyboardInterrupt(f"{what} was stopped before its end")
 
 
 def _deck_table(rules: Rules, detail, composition) -> DeckTable:
@@ -397,6 +409,7 @@ def _counting(rules: Rules, eor, composition, shoes: int, seed: int, threads, ti
     except BaccaratSimError as error:
         notes.append(f"counting study: not run ({getattr(error, 'message', error)})")
         return None, text, counts
+    _stop_unless(result.run["complete"], "the counting study")
     for bet_id, tags in derived.items():
         # A bet offered only up to a round of the shoe is played as the table offers it: its capped variant.
         max_round = rules.bet(bet_id).max_round

@@ -150,12 +150,12 @@ def run(args: argparse.Namespace) -> int:
     from ..report.progress import progress_bar
     from .common import EXIT_CHECK_FAILED, EXIT_OK, announce_compile, write_files
 
-    with numba_threads(args.threads):  # checks --threads before any work
+    with numba_threads(args.threads) as threads:  # checks --threads before any work, and says how many run
         pass
     sizes = ReportSizes(args.rounds, args.count_shoes, args.sweep_rounds)
     with announce_compile("the kernels", args.quiet):
         result = build_math_report(
-            rules, sizes=sizes, seed=args.seed, threads=args.threads, shoe=shoe,
+            rules, sizes=sizes, seed=args.seed, threads=threads, shoe=shoe,
             progress=lambda total, unit: progress_bar(None if not args.quiet else False, total, unit=unit),
             note=lambda text: note(args, text), skip=args.skip or ())
     note(args, f"seed {result.seed}")

@@ -145,7 +145,8 @@ def _tail(out: list, bet: dict, data: dict) -> str:
     out.append(_heading(2, "Monte Carlo verification"))
     mc, run = bet["monte_carlo"], data["monte_carlo"]
     verdict = "n/a" if mc["passed"] is None else "PASS" if mc["passed"] else "FAIL"
-    out.append(_p(f"{run['rounds']:,} rounds, seed {run['seed']}: RTP {percent(mc['rtp'], 5)}, 95% confidence "
+    threads = "" if run["threads"] is None else f", {run['threads']} threads"
+    out.append(_p(f"{run['rounds']:,} rounds, seed {run['seed']}{threads}: RTP {percent(mc['rtp'], 5)}, 95% confidence "
                   f"interval {percent(mc['ci95_low'], 5)} to {percent(mc['ci95_high'], 5)}, z = "
                   f"{_num(mc['z'], '+.3f')} against the exact {percent(bet['rtp'], 5)}: {verdict} "
                   f"(|z| < {run['fail_z']})."))

@@ -372,3 +372,20 @@ def test_ctrl_c_while_dealing_writes_nothing(tmp_path):
     assert status == 130, rest
     assert "interrupted; nothing was written" in rest
     assert not any(out.glob("*math-report*"))
+
+
+def test_a_depleted_shoe_and_the_commands_that_give_each_figure(tmp_path, capsys, rules_file):
+    """--remove: the report's shoe is the depleted one, its deck table's full decks, each as its command gives it."""
+    out = tmp_path / "removed"
+    assert report_main(["--rules", str(rules_file), "--remove", "6,6", "--skip", "hold,countability", "--rounds",
+                        "1e5", "--seed", "2", "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    document = json.loads((out / f"{STEM}.json").read_text())
+    assert document["decks"]["own"] == "a shoe of 414 cards" and document["dealing"]["cards"] == 414
+    commands = document["manifest"]["commands"]
+    own = run_json(rtp_main, capsys, *commands["exact"].split()[3:])
+    assert [bet["house_edge"] for bet in own["bets"]] == [bet["house_edge"] for bet in document["bets"]]
+    one_deck = run_json(rtp_main, capsys, *commands["exact_1_decks"].split()[3:])
+    assert "--remove" not in commands["exact_1_decks"]
+    assert [bet["house_edge"] for bet in one_deck["bets"]] == \
+        [bet["house_edge_by_shoe"]["1 deck"] for bet in document["bets"]]

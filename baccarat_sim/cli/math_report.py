@@ -94,9 +94,11 @@ def option_of(param: str, args: argparse.Namespace) -> str:
     return options.option_of(param, args, _OWN_OPTIONS)
 
 
-def _table_options(args: argparse.Namespace) -> str:
+def _table_options(args: argparse.Namespace, shoe: bool = True) -> str:
+    """The options that set the table (``shoe``: with ``--decks`` and ``--remove``)."""
     parts = [f"--rules {shlex.quote(args.rules)}"]
-    for option, value in (("--decks", args.decks), ("--remove", args.remove), ("--bets", args.bets)):
+    chosen = (("--decks", args.decks), ("--remove", args.remove)) if shoe else ()
+    for option, value in (*chosen, ("--bets", args.bets)):
         if value is not None:
             parts.append(f"{option} {shlex.quote(str(value))}")
     for meter in args.meter or []:
@@ -133,8 +135,9 @@ def commands(args: argparse.Namespace, result, out_dir) -> tuple[str, dict]:
     if result.sweep is not None:
         parts["sweep"] = (f"python -m baccarat_sim.rtp {table} --sweep {sweep_positions(rules)} --rounds "
                           f"{args.sweep_rounds} --seed {seed}")
+    full_decks = _table_options(args, shoe=False)  # the deck table's shoes are full, whatever --remove takes out
     for deck in range(1, 9) if result.decks is not None else ():
-        parts[f"exact_{deck}_decks"] = f"python -m baccarat_sim.rtp --exact {table} --decks {deck}"
+        parts[f"exact_{deck}_decks"] = f"python -m baccarat_sim.rtp --exact {full_decks} --decks {deck}"
     return line, parts
 
 

@@ -233,14 +233,23 @@ def test_a_changed_pay_cell_gives_the_exact_house_edge_of_that_pay_table(report,
     assert tie.house_edge != pytest.approx(next(b for b in document["bets"] if b["id"] == "tie")["house_edge"])
 
 
-def test_a_count_above_2_to_the_53_keeps_its_value(tmp_path):
-    """A 17-digit count written as text and two parts below 10^9: the formula gives the nearest double."""
-    from baccarat_sim.report.workbook import SPLIT
-
-    count = 2**53 + 3
-    high, low = divmod(count, SPLIT)
-    assert high * SPLIT + low == count and high < SPLIT and low < SPLIT
-    assert float(high) * SPLIT + low == float(count)  # what Excel computes: the nearest double
+def test_counts_above_2_to_the_53_keep_their_value(tmp_path, rules_file, capsys):
+    """16 decks: 832 x 831 x ... x 827 ~ 3.3e17 orderings, beyond a double's integers; the workbook keeps them."""
+    out = tmp_path / "sixteen"
+    assert report_main(["--rules", str(rules_file), "--decks", "16", "--bets", "tie", "--skip",
+                        "decks,hold,countability", "--rounds", "1e5", "--seed", "1", "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    bet = json.loads((out / f"{STEM}.json").read_text())["bets"][0]
+    assert bet["combinations"]["total"] > 2**53
+    values = _recompute(out / f"{STEM}.xlsx")
+    figures = _figure_rows(values, "tie")
+    assert figures["Total equals the stated total (difference)"] == 0  # exact, part by part
+    assert figures["House edge"] == pytest.approx(bet["house_edge"], abs=1e-12)
+    for i, line in enumerate(bet["combinations"]["lines"]):
+        assert _cell(values, "tie", f"F{9 + i}") == str(line["combinations"])  # every digit, as text
+        high, low = _cell(values, "tie", f"G{9 + i}"), _cell(values, "tie", f"H{9 + i}")
+        assert int(high) * 10**9 + int(low) == line["combinations"]
+        assert _cell(values, "tie", f"J{9 + i}") == pytest.approx(line["probability"], abs=1e-12)
 
 
 # --------------------------------------------------------------------------- the PDF

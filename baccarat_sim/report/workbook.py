@@ -19,7 +19,9 @@ screen and on entry (Wizard of Odds' Lucky Match prints its Loser row as
 written three ways: as text (exact, every digit), and as two whole numbers
 below 10^9, ``high`` and ``low``, which the formula ``= high x 10^9 + low``
 recombines (exact below 2^53, within one part in 10^16 above it); the text is
-what a reviewer reads, the formula what the arithmetic uses.
+what a reviewer reads, the formula what the arithmetic uses. The check that
+the column sums to the stated total adds the two parts separately, so that it
+is exact at any size.
 """
 
 from __future__ import annotations
@@ -117,7 +119,7 @@ def _bet_sheet(book, name: str, bet: dict, section, styles) -> dict:
     first = TABLE_ROW + 1  # Excel's row number of the first line
     last = first + len(combos["lines"]) - 1
     total_row = last + 1
-    rng = {c: f"${c}${first}:${c}${last}" for c in "EIJK"}
+    rng = {c: f"${c}${first}:${c}${last}" for c in "EGHIJK"}
     for i, (line, row) in enumerate(zip(combos["lines"], section.lines)):
         r = TABLE_ROW + i
         excel_row = r + 1
@@ -144,7 +146,9 @@ def _bet_sheet(book, name: str, bet: dict, section, styles) -> dict:
     sheet.write_formula(t, 9, f"=SUM({rng['J']})", styles["prob"], 1.0)
     sheet.write_formula(t, 10, f"=SUM({rng['K']})", styles["prob"], -bet["house_edge"])
     figures = [
-        ("Total equals the stated total (difference)", f"=I{tr}-E4", 0.0, styles["int"]),
+        # Part by part, each sum below 2^53: exact at any size (the recombined counts are rounded above 2^53).
+        ("Total equals the stated total (difference)",
+         f"=(SUM({rng['G']})-C4)*{SPLIT}+(SUM({rng['H']})-D4)", 0, styles["int"]),
         ("RTP", f"=1+K{tr}", bet["rtp"], styles["pct"]),
         ("House edge", f"=-K{tr}", bet["house_edge"], styles["pct"]),
         ("Hit frequency", f'=SUMIF({rng["E"]},">0",{rng["J"]})', bet["hit_frequency"], styles["pct"]),

@@ -377,9 +377,10 @@ def _bet_markdown(bet: dict, data: dict) -> list[str]:
                     + f"; betting correlation {count['betting_correlation']:.3f}; bet at true count >= "
                     f"{count['break_even_true_count']:.3f}. Bet in {percent(count['bet_share'], 3)} of rounds, "
                     f"advantage when bet {percent(count['advantage_per_bet'], 3)} +- "
-                    f"{percent(count['advantage_se'], 3)}, {count['units_per_100_rounds']:.4f} +- "
-                    f"{count['units_per_100_rounds_se']:.4f} units per 100 rounds, "
-                    f"{count['units_per_shoe']:.4f} +- {count['units_per_shoe_se']:.4f} units per shoe, "
+                    f"{percent(count['advantage_se'], 3)}, {_num(count['units_per_100_rounds'], '.4f')} +- "
+                    f"{_num(count['units_per_100_rounds_se'], '.4f')} units per 100 rounds, "
+                    f"{_num(count['units_per_shoe'], '.4f')} +- {_num(count['units_per_shoe_se'], '.4f')} "
+                    "units per shoe, "
                     f"Desirability Index {_num(count['desirability_index'])}.", ""]
     mc = bet["monte_carlo"]
     out += [f"Monte Carlo: RTP {percent(mc['rtp'])}, 95% CI {percent(mc['ci95_low'])} to {percent(mc['ci95_high'])}, "

@@ -182,8 +182,8 @@ def _countability(bet: dict, data: dict) -> str:
                   f"{count['break_even_true_count']:.3f} (its break-even)."))
     if count["bet_share"] is not None:
         rows = [("rounds bet", percent(count["bet_share"], 3)),
-                ("average edge when bet", f"{percent(count['advantage_per_bet'], 3)} +- "
-                                          f"{percent(count['advantage_se'], 3)}"),
+                ("average edge when bet", "n/a (never bet)" if count["advantage_per_bet"] is None else
+                 f"{percent(count['advantage_per_bet'], 3)} +- {percent(count['advantage_se'], 3)}"),
                 ("units per 100 rounds", f"{_num(count['units_per_100_rounds'], '+.4f')} +- "
                                          f"{_num(count['units_per_100_rounds_se'], '.4f')}"),
                 ("units per shoe", f"{_num(count['units_per_shoe'], '+.4f')} +- "

@@ -28,6 +28,7 @@ a count (:data:`DESIRABILITY_INDEX_DEFINITION`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
@@ -193,19 +194,15 @@ class _Timer:
     def bar(self, total: int, unit: str):
         return self.progress(total, unit) if self.progress is not None else _Silent()
 
+    @contextlib.contextmanager
     def part(self, name: str):
-        timer = self
-
-        class Part:
-            def __enter__(self):
-                self.started = time.perf_counter()
-                timer.note(f"{name} ...")
-
-            def __exit__(self, *exc):
-                timer.timings[name] = time.perf_counter() - self.started
-                return False
-
-        return Part()
+        """Time the block as part ``name`` (the note says it starts)."""
+        started = time.perf_counter()
+        self.note(f"{name} ...")
+        try:
+            yield
+        finally:
+            self.timings[name] = time.perf_counter() - started
 
 
 def build_math_report(rules: Rules, *, sizes: ReportSizes = ReportSizes(), seed: int | None = None,

@@ -93,6 +93,8 @@ COMMANDS = {
     "baccarat_sim.hold": "baccarat_sim.cli.hold",
     "baccarat_sim.leak": "baccarat_sim.cli.leak",
     "baccarat_sim.findings": "baccarat_sim.cli.findings",
+    "baccarat_sim.math_report": "baccarat_sim.cli.math_report",
+    "baccarat-math-report": "baccarat_sim.cli.math_report",
     "baccarat-rtp": "baccarat_sim.cli.rtp",
     "baccarat-hold": "baccarat_sim.cli.hold",
     "baccarat-leak": "baccarat_sim.cli.leak",

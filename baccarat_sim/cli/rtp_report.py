@@ -36,15 +36,16 @@ def _render(report, fmt: str) -> str:
 
 
 def run_report(args: argparse.Namespace, rules, exact, mc, run_info: dict, shoe, out_dir: Path | None,
-               on_written=None) -> int:
+               on_written=None, unpriced: dict[str, str] | None = None) -> int:
     """Build, print and write a run's report, check it as asked; returns the exit status.
 
     ``on_written(status)`` is called once the files are written and their
     paths told (a finished run's checkpoint may go then), before the checks.
+    ``unpriced``: the bets whose exact figures were not computed, with why.
     """
     from ..report.run_report import build_report
 
-    report = build_report(rules, exact, mc, run_info)
+    report = build_report(rules, exact, mc, run_info, unpriced)
     if args.eor:
         report = _with_eor(report, rules, shoe)
 
@@ -80,7 +81,9 @@ def _check(report, args: argparse.Namespace) -> int:
             print(f"check FAILED {bet_id}: {line}", file=sys.stderr)
         if bet_id in table.index and bet_id not in failures:
             z = table.loc[bet_id, "z"]
+            exact_rtp = table.loc[bet_id, "exact_rtp"]
             detail = ("exact only" if report.mc is None else f"z {z:+.2f}" if z == z else
+                      "z n/a (exact figure not computed: see the notes; not tested)" if exact_rtp != exact_rtp else
                       "z n/a (too few rounds, or no spread yet: not tested)")
             note(args, f"check ok     {bet_id}: {detail}"
                  + "".join(f"; {c.reason}" for c in report.claims if c.claim.bet == bet_id))

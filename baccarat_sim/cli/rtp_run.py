@@ -282,12 +282,17 @@ def resume_hint(args: argparse.Namespace, seed: int | None = None, *more: str) -
 
 def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
     """Exact figures, and unless ``--exact`` a Monte Carlo run: reported, written, checked; the exit status."""
-    from ..engines.detail import rules_detail
+    from ..engines.detail import check_exact_cost, priced_detail, rules_detail
     from ..engines.exact import exact_histogram
 
     out_dir = results_dir(args)
     with announce_compile("the exact engine", args.quiet):
         detail = rules_detail(rules, progress=progress_note(args, "card detail (which combinations can happen)"))
+        if args.exact:  # every exact figure, or a refusal before any work
+            check_exact_cost(rules, detail)
+            unpriced = {}
+        else:  # a Monte Carlo run waits only for the exact figures the cost model calls cheap
+            detail, unpriced = priced_detail(rules, detail)
         exact = exact_histogram(shoe, detail, progress=progress_note(args, "exact enumeration"))
     run_info = {"rules_path": rules.path}
     if args.remove:
@@ -296,7 +301,7 @@ def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
         run_info.update(rounds=None, shoes=None, seed=None, threads=None, rounds_per_second=None,
                         seconds=time.perf_counter() - started)
         run_info["total_seconds"] = time.perf_counter() - started
-        return run_report(args, rules, exact, None, run_info, shoe, out_dir)
+        return run_report(args, rules, exact, None, run_info, shoe, out_dir, unpriced=unpriced)
     rules, flow = _monte_carlo(args, rules, shoe)
     mc = flow.histogram()
     run_info.update(flow.summary())
@@ -324,7 +329,7 @@ def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
 
     try:
         run_info["total_seconds"] = time.perf_counter() - started
-        status = run_report(args, rules, exact, mc, run_info, shoe, out_dir, written)
+        status = run_report(args, rules, exact, mc, run_info, shoe, out_dir, written, unpriced)
     finally:
         flow.close()
     if flow.complete:

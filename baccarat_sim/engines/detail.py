@@ -29,14 +29,18 @@ from ..errors import InternalError, InvalidRules
 from ..kernels.dealing import CARDS_PER_ROUND
 from ..kernels.exact import exact_counts
 from ..kernels.exact_detail import exact_detail_counts, exact_detail_reach
-from ..model.cards import N_CARD_IDS, N_SUITS, RANK_POINTS
+from ..limits import CHEAP_EXACT_BYTES, CHEAP_EXACT_SECONDS, MAX_PLAN_BYTES, MAX_PLAN_SECONDS
+from ..model.cards import N_CARD_IDS
 from ..model.codes import N_CODES, N_SUFFIXES
 from ..model.condition_tree import OutcomeCompare, outcome_leaves
 from ..model.conditions import atom_of_text, feature_table
-from ..model.detail import MAX_GROUP_ATOMS, CardDetail, FactoredDetail
+from ..model.cost import Cost, card_kinds, exact_cost, kernel_cost, reach_cost
+from ..model.detail import MAX_GROUP_ATOMS, OUTCOMES, CardDetail, FactoredDetail
 from ..model.detail_tables import (
+    MAX_COMBINATIONS,
     TABLE_CELLS,
-    card_letter,
+    _mc_table,
+    _split,
     exact_tables,
     joint_classes,
     table_cells,
@@ -46,7 +50,8 @@ from ..model.detail_tables import (
 from ..model.rules import Bet, Rules
 
 __all__ = ["GROUP_CELLS", "MAX_CELLS", "detail_counts", "detail_of_atoms", "detail_of_group", "detail_of_plan",
-           "exact_detail_weights", "factored_counts", "group_weights", "joint_detail", "plan_groups", "rules_detail"]
+           "exact_detail_weights", "factored_counts", "group_weights", "joint_detail", "plan_groups", "priced_detail", "check_exact_cost",
+           "reach_is_cheap", "rules_detail"]
 
 #: Most cells (details x outcomes) of a group made by merging the groups of several bets: its counters stay in
 #: the fastest caches of the Monte Carlo kernels. One bet's group may be larger, up to :data:`MAX_CELLS`.
@@ -100,13 +105,20 @@ def _first_four_classes(atoms) -> float:
 
 
 def _fits(atoms: list, suffix: bool) -> bool:
-    """Whether atoms merged from several bets stay one small group: one table, few cells, quick to enumerate."""
+    """Whether atoms merged from several bets stay one small group: one table, few cells, quick to enumerate.
+
+    Quick to enumerate: by the first-four classes and third-card classes, and by the cost model (which counts
+    the poker values' states too), so that merging never makes a group whose exact figures are costly.
+    """
     if len(atoms) > MAX_GROUP_ATOMS or table_cells(atoms) > TABLE_CELLS:
         return False
     if table_patterns(atoms) * (N_CODES if suffix else N_CODES // N_SUFFIXES) > GROUP_CELLS:
         return False
     k = third_class_count(atoms)
-    return _first_four_classes(atoms) * (N_SUFFIXES if suffix else 1) * k * k <= EXACT_WORK
+    if _first_four_classes(atoms) * (N_SUFFIXES if suffix else 1) * k * k > EXACT_WORK:
+        return False
+    outcomes = "codes" if suffix else "prefixes"
+    return _cheap(reach_cost(atoms, outcomes).plus(exact_cost(atoms, outcomes)))
 
 
 def plan_groups(bets, codes: bool = False) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -142,26 +154,95 @@ def plan_groups(bets, codes: bool = False) -> tuple[tuple[str, tuple[str, ...]],
     return tuple(("codes" if g["suffix"] else "prefixes", tuple(g["atoms"])) for g in groups)
 
 
+# --------------------------------------------------------------------------- what the cost model allows
+
+
+def _cheap(cost: Cost) -> bool:
+    """Whether a step is cheap enough for a Monte Carlo run to take before dealing (and a group to be merged)."""
+    return cost.seconds <= CHEAP_EXACT_SECONDS and cost.bytes <= CHEAP_EXACT_BYTES
+
+
+def _refused(what: str, cost: Cost, advice: str) -> str | None:
+    """Why a step predicted to take ``cost`` is refused; None within the limits.
+
+    The limits: :data:`~baccarat_sim.limits.MAX_PLAN_BYTES` and :data:`~baccarat_sim.limits.MAX_PLAN_SECONDS`.
+    """
+    problem = cost.over(MAX_PLAN_BYTES, MAX_PLAN_SECONDS)
+    return None if problem is None else f"{what} is predicted to take {cost.text()}, {problem}; {advice}"
+
+
+def reach_is_cheap(atoms, outcomes: str) -> bool:
+    """Whether a group's cells that can happen are worked out exactly (else from the Monte Carlo tables)."""
+    return _cheap(reach_cost(tuple(atoms), outcomes))
+
+
+def _bet_keys(bets, texts) -> str:
+    """The rule file's keys of the card-level bets that read any of the atoms ``texts``: ``bets.a, bets.b``."""
+    texts = set(texts)
+    return ", ".join(f"bets.{bet.id}" for bet in bets if bet.card_level and texts & {a.text for a in bet.atoms})
+
+
+def priced_detail(rules: Rules, detail: FactoredDetail | None) -> tuple[FactoredDetail | None, dict[str, str]]:
+    """The groups a Monte Carlo run prices exactly before it deals, and the bets it leaves out, each with why.
+
+    A group whose exact weights the cost model predicts to take more than
+    :data:`~baccarat_sim.limits.CHEAP_EXACT_SECONDS` (or
+    :data:`~baccarat_sim.limits.CHEAP_EXACT_BYTES`) is not priced: the run
+    goes on from its own tables, and the report says why and how to ask for
+    the exact figure (``rtp --exact --bets ID``, within the exact engine's limits).
+
+    Returns
+    -------
+    (FactoredDetail or None, dict of str to str)
+        The priced groups (None when none is), and the bets left out by id.
+    """
+    kept, missing = [], {}
+    for group in () if detail is None else detail.groups:
+        cost = exact_cost(group.atoms, group.outcomes)
+        if _cheap(cost):
+            kept.append(group)
+            continue
+        beyond = cost.over(MAX_PLAN_BYTES, MAX_PLAN_SECONDS)
+        for bet in rules.bets:
+            if bet.card_level and {a.text for a in bet.atoms} & set(group.texts):
+                how = (f"beyond the exact engine's limits ({beyond})" if beyond else
+                       f"ask for it with rtp --exact --bets {bet.id}")
+                missing[bet.id] = (f"exact figure not computed: pricing it exactly is predicted to take {cost.text()}, "
+                                   f"more than a Monte Carlo run waits for ({CHEAP_EXACT_SECONDS:g} s, "
+                                   f"{CHEAP_EXACT_BYTES >> 20} MB); {how}")
+    return (FactoredDetail(tuple(kept)) if kept else None), missing
+
+
+def check_exact_cost(rules: Rules, detail: FactoredDetail | CardDetail | None) -> None:
+    """Refuse, before any work, a rule set whose exact card-level pricing the cost model puts beyond the limits.
+
+    Raises
+    ------
+    InvalidRules
+        One line naming the file, the bet (the costliest, for the whole file's time) and the predicted cost.
+    """
+    groups = () if detail is None else detail.groups if isinstance(detail, FactoredDetail) else (detail,)
+    costs = [(exact_cost(group.atoms, group.outcomes), group) for group in groups]
+    advice = "run it by Monte Carlo (rtp without --exact), or split its conditions into simpler bets"
+    for cost, group in costs:
+        why = _refused("pricing its card-level conditions exactly", cost, advice)
+        if why:
+            raise InvalidRules("", f"{rules.path}: {_bet_keys(rules.bets, group.texts)}: {why}")
+    total = Cost(0, 0.0, 0, 0.0)
+    for cost, _ in costs:
+        total = total.plus(cost)
+    if total.seconds > MAX_PLAN_SECONDS:
+        cost, group = max(costs, key=lambda pair: pair[0].seconds)
+        raise InvalidRules("", f"{rules.path}: bets: pricing every card-level bet exactly is predicted to take "
+                               f"{total.text()}, more than the limit of {MAX_PLAN_SECONDS:,.0f} s (the costliest: "
+                               f"{_bet_keys(rules.bets, group.texts)}, about {cost.seconds:,.0f} s); price fewer bets "
+                               "at once with --bets, or run them by Monte Carlo")
+
+
 # --------------------------------------------------------------------------- exact weights of a group
 
 
-def _kinds(atoms, outcomes: str, cards: str) -> np.ndarray:
-    """The kind of every card id (``int64[52]``): what the tableau, the atoms and their poker values read of it.
-
-    A kind of card is a point value (the tableau), what every atom reads of a
-    card at every position and what each poker value reads; where every code is
-    counted, also the card itself (``cards="ids"``) or its rank
-    (``cards="ranks"``), for the pairs and the first-card comparison.
-    """
-    ids = np.arange(N_CARD_IDS)
-    keys = [RANK_POINTS[ids // N_SUITS]]
-    if outcomes == "codes":
-        keys.append(ids if cards == "ids" else ids // N_SUITS)
-    keys += [column[:N_CARD_IDS] for column in joint_classes(atoms, letters=True)[0]]
-    for atom in atoms:
-        for hand_value in atom.derived:
-            keys.append(card_letter(hand_value)[:N_CARD_IDS])
-    return np.unique(np.stack(keys, axis=1), axis=0, return_inverse=True)[1].ravel()
+_kinds = card_kinds  # what the tableau, the atoms and their poker values read of each card id (the cost model's)
 
 
 def _pooled_shoe(atoms, outcomes: str, shoe: np.ndarray) -> np.ndarray:
@@ -215,8 +296,13 @@ def group_weights(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None = No
     Raises
     ------
     ValueError
-        When the atoms tell apart more than the enumeration holds.
+        When the atoms tell apart more than the enumeration holds, or the cost model puts the work beyond the
+        limits (before anything is allocated).
     """
+    why = _refused("pricing its card-level conditions exactly", exact_cost(tuple(atoms), outcomes),
+                   "run it by Monte Carlo, or split its conditions into simpler bets")
+    if why:
+        raise ValueError(why)
     tables = exact_tables(atoms, _pooled_shoe(atoms, outcomes, shoe), outcomes)
     lanes = max(1, numba.get_num_threads() if lanes is None else lanes)
     out = np.zeros((lanes, tables["n_combinations"], tables["n_outcomes"]), np.int64)
@@ -278,22 +364,27 @@ def detail_of_group(atoms: tuple, outcomes: str = "codes") -> CardDetail:
     """One group's card detail: which combinations of its atoms' values, with which outcomes, can happen.
 
     Worked out exactly on a shoe with six cards of every id, which deals every
-    sequence of six cards there is (:func:`group_reach`).
+    sequence of six cards there is (:func:`group_reach`), where the cost model
+    says it is cheap (:func:`reach_is_cheap`); otherwise every combination the
+    Monte Carlo tables form, with every outcome (:func:`_tables_detail`).
 
     Raises
     ------
     ValueError
-        When the group has more than :data:`MAX_CELLS` cells, or more than the enumeration holds.
+        When the group has more than :data:`MAX_CELLS` cells or :data:`MAX_GROUP_ATOMS` atoms, or more than the
+        enumeration holds (before anything large is allocated).
     """
+    if len(atoms) > MAX_GROUP_ATOMS:
+        raise ValueError(f"their card-level conditions have {len(atoms)} card-only parts, more than the "
+                         f"{MAX_GROUP_ATOMS} one group holds; split the bet into simpler ones")
+    if not reach_is_cheap(atoms, outcomes):
+        return _tables_detail(tuple(atoms), outcomes)
     reachable, distinct = group_reach(atoms, outcomes)
     by_combination = reachable.any(axis=1)
     bits = _combination_bits(distinct)
     keys = np.unique(bits[by_combination])
     n_outcomes = reachable.shape[1]
-    if len(keys) * n_outcomes > MAX_CELLS:
-        raise ValueError(f"their card-level conditions can hold in {len(keys):,} combinations, "
-                         f"{len(keys) * n_outcomes:,} cells with the outcomes, more than the {MAX_CELLS:,} a group "
-                         "carries; split the bet into simpler ones")
+    _check_cells(len(keys), n_outcomes)
     patterns = ((keys[:, None] >> np.arange(len(atoms), dtype=np.uint64)) & np.uint64(1)).astype(bool)
     possible = np.zeros((len(keys), n_outcomes), bool)
     index = np.searchsorted(keys, bits)
@@ -302,6 +393,46 @@ def detail_of_group(atoms: tuple, outcomes: str = "codes") -> CardDetail:
     for array in (patterns, possible):
         array.setflags(write=False)
     return CardDetail(tuple(atoms), patterns, possible.reshape(-1), outcomes)
+
+
+def _check_cells(n_details: int, n_outcomes: int) -> None:
+    if n_details * n_outcomes > MAX_CELLS:
+        raise ValueError(f"their card-level conditions can hold in {n_details:,} combinations, "
+                         f"{n_details * n_outcomes:,} cells with the outcomes, more than the {MAX_CELLS:,} a group "
+                         "carries; split the bet into simpler ones")
+
+
+def _tables_detail(atoms: tuple, outcomes: str) -> CardDetail:
+    """A group's details from its Monte Carlo tables alone: every combination of atom values they can form.
+
+    More combinations than can happen, perhaps, each with every outcome
+    (``reach="tables"``); built in the Monte Carlo tables' time (their cells are
+    few), never the exact enumeration's. The cells that cannot happen stay
+    empty in every histogram.
+    """
+    why = _refused("packing its card-level conditions for Monte Carlo", kernel_cost(atoms, outcomes),
+                   "split its conditions into simpler bets")
+    if why:
+        raise ValueError(why)
+    tables = _split(list(atoms), table_cells, TABLE_CELLS)
+    bit_of = {atom.text: i for i, atom in enumerate(atoms)}
+    distinct, combinations = [], 1
+    for members in tables:
+        derived = {d.text(): 0 for atom in members for d in atom.derived}
+        values = np.unique(_mc_table(members, [bit_of[a.text] for a in members], derived)[2])
+        distinct.append(values)
+        combinations *= len(values)
+        if combinations > MAX_COMBINATIONS:
+            raise ValueError(f"their card-level conditions make more than {MAX_COMBINATIONS:,} combinations of "
+                             "lookups, the limit; split them into simpler bets")
+    keys = np.unique(_combination_bits(distinct))
+    n_outcomes = OUTCOMES[outcomes]
+    _check_cells(len(keys), n_outcomes)
+    patterns = ((keys[:, None] >> np.arange(len(atoms), dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    possible = np.ones(len(keys) * n_outcomes, bool)
+    for array in (patterns, possible):
+        array.setflags(write=False)
+    return CardDetail(tuple(atoms), patterns, possible, outcomes, reach="tables")
 
 
 def detail_of_atoms(atoms: tuple) -> CardDetail:
@@ -385,10 +516,16 @@ def rules_detail(rules: Rules, codes: bool = False, progress: Progress | None = 
     groups = plan_groups(rules.bets, codes)
     if not groups:
         return None
-    try:
-        detail = detail_of_plan(groups, progress, {atom.text: atom for bet in rules.bets for atom in bet.atoms})
-    except ValueError as error:
-        raise InvalidRules("", f"{rules.path}: bets: {error}") from None
+    atoms = {atom.text: atom for bet in rules.bets for atom in bet.atoms}
+    details = []
+    for g, (outcomes, texts) in enumerate(groups):
+        try:
+            details.append(detail_of_group(tuple(atoms[text] for text in texts), outcomes))
+        except ValueError as error:
+            raise InvalidRules("", f"{rules.path}: {_bet_keys(rules.bets, texts)}: {error}") from None
+        if progress is not None:
+            progress(g + 1, len(groups))
+    detail = FactoredDetail(tuple(details))
     for bet in rules.bets:
         if bet.card_level:
             bet.check_detail(detail.groups[detail.group_holding(a.text for a in bet.atoms)], rules)

@@ -10,7 +10,7 @@ from ..model.detail import CardDetail, FactoredDetail
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Rules
 from ..model.shoe import as_shoe, deck_count
-from .detail import detail_counts, rules_detail
+from .detail import check_exact_cost, detail_counts, rules_detail
 
 __all__ = ["exact_histogram"]
 
@@ -45,6 +45,7 @@ def exact_histogram(shoe=8, detail: FactoredDetail | CardDetail | None = None, p
     """
     if isinstance(shoe, Rules):
         detail = rules_detail(shoe) if detail is None else detail
+        check_exact_cost(shoe, detail)  # refused before any work where the cost model says it is too costly
         shoe = shoe.shoe.decks
     composition = as_shoe(shoe)
     if detail is None:

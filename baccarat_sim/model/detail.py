@@ -59,12 +59,18 @@ class CardDetail:
     outcomes : str
         ``"codes"``: cells ``detail * N_CODES + code``; ``"prefixes"``: cells
         ``detail * N_PREFIXES + prefix`` (the bets read no pair and no first-card comparison).
+    reach : str
+        How ``possible`` was worked out: ``"exact"``, the cells that happen on a shoe that deals every
+        sequence; ``"tables"``, every combination the Monte Carlo tables can form with every outcome (more
+        cells than can happen: where the exact reach is predicted too costly,
+        :func:`baccarat_sim.engines.detail.detail_of_group`).
     """
 
     atoms: tuple
     patterns: np.ndarray
     possible: np.ndarray | None = None
     outcomes: str = "codes"
+    reach: str = "exact"
 
     def __post_init__(self):
         if self.outcomes not in OUTCOMES:

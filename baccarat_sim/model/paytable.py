@@ -231,7 +231,9 @@ class Bet:
         The checks the loader makes of an outcome-only bet on the possible
         outcome codes (:class:`PayTableCheck`): every line can happen, no two
         lines overlap, no outcome is left without a line, the bet can win and
-        can lose.
+        can lose. On a detail whose cells come from the Monte Carlo tables
+        (``detail.reach == "tables"``, more cells than can happen) the overlap
+        and the gaps are not checked: they may lie on cells that cannot happen.
 
         Raises
         ------
@@ -276,6 +278,9 @@ class PayTableCheck:
         self.key = key
         self.detail = detail
         self.possible = possible_codes() if detail is None else detail.possible
+        # A detail whose possible cells come from the Monte Carlo tables holds cells that cannot happen: a line
+        # found on none of them can never happen, but an overlap or a gap there may be on impossible cells only.
+        self.exact_reach = detail is None or detail.reach == "exact"
         self.covered = np.zeros(self.possible.shape, bool)
         self.owner = np.full(self.possible.shape, -1)
         self.whens: dict[int, str] = {}
@@ -286,7 +291,7 @@ class PayTableCheck:
         if not (mask & self.possible).any():
             self.checker.fail(key, f"{excerpt(when)} can never happen at the table")
         overlap = self.covered & mask & self.possible
-        if overlap.any():
+        if overlap.any() and self.exact_reach:
             first = int(np.flatnonzero(overlap)[0])
             owner = int(self.owner[first])
             self.checker.fail(key, f"{excerpt(when)} overlaps pays[{owner}] ({excerpt(self.whens[owner])}), e.g. "
@@ -303,7 +308,7 @@ class PayTableCheck:
     def every_outcome_has_a_line(self) -> None:
         """For a pay table without an ``otherwise`` line: the lines cover every outcome that can happen."""
         missing = self.uncovered
-        if missing.any():
+        if missing.any() and self.exact_reach:
             self.checker.fail(f"{self.key}.otherwise", "missing cases: some outcomes match no line, e.g. "
                                                        f"{describe_cell(int(np.flatnonzero(missing)[0]), self.detail)}"
                                                        "; add otherwise = \"lose\" or lines that cover them")

@@ -29,3 +29,6 @@ MAX_PLAN_SECONDS = 600.0
 CHEAP_EXACT_SECONDS = 3.0
 #: ... and at most this many bytes.
 CHEAP_EXACT_BYTES = 512 << 20
+#: Most memory a Monte Carlo run's counts may be predicted to take (its rows of cells: state, batches, lanes, the
+#: report's copies; :func:`baccarat_sim.model.cost.run_cost`): beyond it the run is refused before dealing.
+MAX_RUN_BYTES = 4 << 30

@@ -378,6 +378,6 @@ def _check_run_cost(plan: RunPlan, rules: Rules, detail) -> None:
     bets = ", ".join(f"bets.{bet.id}" for bet in rules.bets
                      if bet.card_level and texts & {atom.text for atom in bet.atoms})
     raise InvalidRules("", f"{rules.path}: {bets}: a Monte Carlo run of this rule set counts {plan.n_cells:,} cells a "
-                           f"round ({plan.n_batches} batch rows), predicted to take {cost.text().split(', ', 1)[1]}"
-                           f" of memory, more than the limit of {MAX_RUN_BYTES / 1e9:.1f} GB; run fewer of these "
-                           "bets at once (--bets), or price them exactly (--exact)")
+                           f"round ({plan.n_batches} batch rows), predicted to take "
+                           f"{cost.bytes / 1e9:.1f} GB of memory, more than the limit of {MAX_RUN_BYTES / 1e9:.1f} GB; "
+                           "run fewer of these bets at once (--bets), or price them exactly (--exact)")

@@ -47,7 +47,7 @@ def run_report(args: argparse.Namespace, rules, exact, mc, run_info: dict, shoe,
 
     report = build_report(rules, exact, mc, run_info, unpriced)
     if args.eor:
-        report = _with_eor(report, rules, shoe)
+        report = _with_eor(report, rules, shoe, args)
 
     def write(directory):
         from ..report.files import write_report_files
@@ -114,19 +114,32 @@ def _compare_baseline(report, rules, args: argparse.Namespace) -> int:
     return EXIT_CHECK_FAILED
 
 
-def _with_eor(report, rules, shoe):
+def _with_eor(report, rules, shoe, args):
     """``--eor``: the report with every bet's exact effect of removal and derived counting tags (issue 7)."""
     from ..analysis.eor import effect_of_removal
     from ..report.run_report import Report
 
     started = time.perf_counter()
-    eor = effect_of_removal(rules, shoe)
+    eor = effect_of_removal(rules, shoe, progress=_eor_progress(args))
     run_info = {**report.run, "eor_cards": int(shoe.sum()), "eor_seconds": time.perf_counter() - started}
     return Report(dataclasses.replace(report.result, eor=eor, run=run_info))
 
 
+def _eor_progress(args: argparse.Namespace, every: float = 2.0):
+    """``progress(done, total)`` of the effect of removal: a line on stderr at most every ``every`` seconds."""
+    last = [time.monotonic()]
+
+    def progress(done: int, total: int) -> None:
+        if time.monotonic() - last[0] >= every or done == total:
+            last[0] = time.monotonic()
+            note(args, f"effect of removal: {done:,} of {total:,} exact pricings done")
+
+    return progress
+
+
 def from_histogram(args: argparse.Namespace, started) -> int:
     """``--from-histogram FILE``: a saved histogram settled under ``--rules`` (issue 16)."""
+    from ..engines.detail import priced_detail
     from ..engines.exact import exact_histogram
     from ..model.histogram import OutcomeHistogram
     from ..model.rules import load_rules
@@ -145,8 +158,13 @@ def from_histogram(args: argparse.Namespace, started) -> int:
     if hist.model == "dealt":
         _note_dealing(args, hist, rules)
     out_dir = results_dir(args)
+    unpriced = {}
     with announce_compile("the exact engine", args.quiet):
-        exact = hist if hist.engine == "exact" else exact_histogram(hist.shoe, hist.detail)
+        if hist.engine == "exact":
+            exact = hist
+        else:  # the exact figures the cost model calls cheap: as a Monte Carlo run computes them
+            detail, unpriced = priced_detail(rules, hist.detail)
+            exact = exact_histogram(hist.shoe, detail)
     mc = hist if hist.engine == "mc" else None
     run_info = {"rules_path": rules.path, "from_histogram": str(args.from_histogram),
                 "rounds": None if mc is None else mc.rounds, "shoes": None if mc is None else mc.shoes,
@@ -155,7 +173,7 @@ def from_histogram(args: argparse.Namespace, started) -> int:
     requested = hist.meta.get("rounds_requested")
     if mc is not None and type(requested) is int:
         run_info["rounds_requested"] = requested
-    return run_report(args, rules, exact, mc, run_info, hist.shoe, out_dir)
+    return run_report(args, rules, exact, mc, run_info, hist.shoe, out_dir, unpriced=unpriced)
 
 
 def _note_dealing(args: argparse.Namespace, hist, rules) -> None:

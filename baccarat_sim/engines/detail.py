@@ -49,9 +49,9 @@ from ..model.detail_tables import (
 )
 from ..model.rules import Bet, Rules
 
-__all__ = ["GROUP_CELLS", "MAX_CELLS", "detail_counts", "detail_of_atoms", "detail_of_group", "detail_of_plan",
-           "exact_detail_weights", "factored_counts", "group_weights", "joint_detail", "plan_groups", "priced_detail", "check_exact_cost",
-           "reach_is_cheap", "rules_detail"]
+__all__ = ["GROUP_CELLS", "MAX_CELLS", "check_exact_cost", "detail_counts", "detail_of_atoms", "detail_of_group",
+           "detail_of_plan", "exact_detail_weights", "factored_counts", "group_weights", "joint_detail", "plan_groups",
+           "priced_detail", "reach_is_cheap", "rules_detail"]
 
 #: Most cells (details x outcomes) of a group made by merging the groups of several bets: its counters stay in
 #: the fastest caches of the Monte Carlo kernels. One bet's group may be larger, up to :data:`MAX_CELLS`.
@@ -182,7 +182,8 @@ def _bet_keys(bets, texts) -> str:
     return ", ".join(f"bets.{bet.id}" for bet in bets if bet.card_level and texts & {a.text for a in bet.atoms})
 
 
-def priced_detail(rules: Rules, detail: FactoredDetail | None) -> tuple[FactoredDetail | None, dict[str, str]]:
+def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None
+                  ) -> tuple[FactoredDetail | CardDetail | None, dict[str, str]]:
     """The groups a Monte Carlo run prices exactly before it deals, and the bets it leaves out, each with why.
 
     A group whose exact weights the cost model predicts to take more than
@@ -193,11 +194,11 @@ def priced_detail(rules: Rules, detail: FactoredDetail | None) -> tuple[Factored
 
     Returns
     -------
-    (FactoredDetail or None, dict of str to str)
-        The priced groups (None when none is), and the bets left out by id.
+    (FactoredDetail, CardDetail or None, dict of str to str)
+        The priced groups (a one-group detail itself; None when none is), and the bets left out by id.
     """
     kept, missing = [], {}
-    for group in () if detail is None else detail.groups:
+    for group in () if detail is None else detail.groups if isinstance(detail, FactoredDetail) else (detail,):
         cost = exact_cost(group.atoms, group.outcomes)
         if _cheap(cost):
             kept.append(group)
@@ -210,11 +211,25 @@ def priced_detail(rules: Rules, detail: FactoredDetail | None) -> tuple[Factored
                 missing[bet.id] = (f"exact figure not computed: pricing it exactly is predicted to take {cost.text()}, "
                                    f"more than a Monte Carlo run waits for ({CHEAP_EXACT_SECONDS:g} s, "
                                    f"{CHEAP_EXACT_BYTES >> 20} MB); {how}")
+    if isinstance(detail, CardDetail):
+        return (detail if kept else None), missing
     return (FactoredDetail(tuple(kept)) if kept else None), missing
 
 
-def check_exact_cost(rules: Rules, detail: FactoredDetail | CardDetail | None) -> None:
-    """Refuse, before any work, a rule set whose exact card-level pricing the cost model puts beyond the limits.
+def check_exact_cost(rules: Rules, detail: FactoredDetail | CardDetail | None, pricings: int = 1,
+                     what: str = "pricing every card-level bet exactly") -> None:
+    """Refuse, before any work, exact card-level pricing that the cost model puts beyond the limits.
+
+    Parameters
+    ----------
+    rules : Rules
+        The rule set (its file and bets name the refusal).
+    detail : FactoredDetail, CardDetail or None
+        The card detail to be priced.
+    pricings : int
+        How many times it is priced (the effect of removal prices it once per card removed).
+    what : str
+        What prices it, for the message.
 
     Raises
     ------
@@ -228,15 +243,14 @@ def check_exact_cost(rules: Rules, detail: FactoredDetail | CardDetail | None) -
         why = _refused("pricing its card-level conditions exactly", cost, advice)
         if why:
             raise InvalidRules("", f"{rules.path}: {_bet_keys(rules.bets, group.texts)}: {why}")
-    total = Cost(0, 0.0, 0, 0.0)
-    for cost, _ in costs:
-        total = total.plus(cost)
-    if total.seconds > MAX_PLAN_SECONDS:
+    seconds = sum(cost.seconds for cost, _ in costs) * pricings
+    if seconds > MAX_PLAN_SECONDS:
         cost, group = max(costs, key=lambda pair: pair[0].seconds)
-        raise InvalidRules("", f"{rules.path}: bets: pricing every card-level bet exactly is predicted to take "
-                               f"{total.text()}, more than the limit of {MAX_PLAN_SECONDS:,.0f} s (the costliest: "
-                               f"{_bet_keys(rules.bets, group.texts)}, about {cost.seconds:,.0f} s); price fewer bets "
-                               "at once with --bets, or run them by Monte Carlo")
+        times = f" ({pricings:,} exact pricings)" if pricings > 1 else ""
+        raise InvalidRules("", f"{rules.path}: {_bet_keys(rules.bets, group.texts)}: {what}{times} is predicted to "
+                               f"take about {seconds:,.0f} s, more than the limit of {MAX_PLAN_SECONDS:,.0f} s (this "
+                               f"bet: {cost.text()} a pricing); ask for fewer bets at once with --bets, or run them by "
+                               "Monte Carlo")
 
 
 # --------------------------------------------------------------------------- exact weights of a group

@@ -50,6 +50,7 @@ __all__ = [
     "EffectOfRemoval",
     "betting_correlation",
     "break_even_true_count",
+    "check_eor_cost",
     "derive_tags",
     "effect_of_removal",
     "reads_suits",
@@ -235,6 +236,38 @@ def reads_suits(atoms) -> bool:
     return False
 
 
+def _eor_plan(rules: Rules, composition: np.ndarray, bet_list) -> tuple:
+    """The card detail the effect of removal prices, its atoms and the cards removed, ``(rank, suit orbit)`` each.
+
+    Raises
+    ------
+    InvalidRules
+        Where the cost model puts the pricings beyond the limits (:func:`check_eor_cost`).
+    """
+    detail = rules_detail(rules)  # checks the rule set's card-level pay tables
+    atoms = tuple({atom.text: atom for bet in bet_list for atom in bet.atoms}.values())
+    if detail is not None and len(atoms) < len(detail.atoms):
+        # Only the groups of the bets asked for: fewer card details to enumerate after every removal.
+        detail = detail_of_plan(plan_groups(bet_list))
+    orbits = suit_orbits(composition, atoms)
+    removals = [(rank, orbit) for rank in range(N_RANKS) for orbit in orbits if composition[rank, orbit[0]]]
+    check_exact_cost(rules, detail, pricings=1 + len(removals), what="its effect of removal (--eor)")
+    return detail, atoms, removals
+
+
+def check_eor_cost(rules: Rules, shoe=None) -> None:
+    """Refuse, before any work, an effect of removal of every bet that the cost model puts beyond the limits.
+
+    It prices the rule set once, then once per card removed (a rank, and a suit where the bets tell suits apart).
+
+    Raises
+    ------
+    InvalidRules
+        One line naming the file, the costliest bet and the predicted time.
+    """
+    _eor_plan(rules, as_shoe(rules.shoe.decks if shoe is None else shoe), list(rules.bets))
+
+
 def effect_of_removal(rules: Rules, shoe=None, bets=None, progress=None) -> EffectOfRemoval:
     """Exact effect of removing one card of each rank (and point value) on every bet.
 
@@ -277,14 +310,7 @@ def effect_of_removal(rules: Rules, shoe=None, bets=None, progress=None) -> Effe
     def evs(hist) -> dict:
         return {bet.id: settle_bet(hist, bet, rules).ev_exact for bet in bet_list}
 
-    detail = rules_detail(rules)  # checks the rule set's card-level pay tables
-    atoms = tuple({atom.text: atom for bet in bet_list for atom in bet.atoms}.values())
-    if detail is not None and len(atoms) < len(detail.atoms):
-        # Only the groups of the bets asked for: fewer card details to enumerate after every removal.
-        detail = detail_of_plan(plan_groups(bet_list))
-    orbits = suit_orbits(composition, atoms)
-    removals = [(rank, orbit) for rank in range(N_RANKS) for orbit in orbits if composition[rank, orbit[0]]]
-    check_exact_cost(rules, detail, pricings=1 + len(removals), what="its effect of removal (--eor)")
+    detail, atoms, removals = _eor_plan(rules, composition, bet_list)
     base = evs(exact_histogram(composition, detail))
     if progress is not None:
         progress(1, 1 + len(removals))

@@ -288,6 +288,10 @@ def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
     out_dir = results_dir(args)
     with announce_compile("the exact engine", args.quiet):
         detail = rules_detail(rules, progress=progress_note(args, "card detail (which combinations can happen)"))
+        if args.eor:  # the effect of removal prices the rule set once per card removed: refused before any work
+            from ..analysis.eor import check_eor_cost
+
+            check_eor_cost(rules, shoe)
         if args.exact:  # every exact figure, or a refusal before any work
             check_exact_cost(rules, detail)
             unpriced = {}

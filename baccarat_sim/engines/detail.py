@@ -249,8 +249,8 @@ def check_exact_cost(rules: Rules, detail: FactoredDetail | CardDetail | None, p
         times = f" ({pricings:,} exact pricings)" if pricings > 1 else ""
         raise InvalidRules("", f"{rules.path}: {_bet_keys(rules.bets, group.texts)}: {what}{times} is predicted to "
                                f"take about {seconds:,.0f} s, more than the limit of {MAX_PLAN_SECONDS:,.0f} s (this "
-                               f"bet: {cost.text()} a pricing); ask for fewer bets at once with --bets, or run them by "
-                               "Monte Carlo")
+                               f"bet: {cost.text()} a pricing); leave it out with --bets"
+                               + (", or run it by Monte Carlo" if pricings == 1 else ""))
 
 
 # --------------------------------------------------------------------------- exact weights of a group

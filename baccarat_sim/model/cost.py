@@ -67,12 +67,13 @@ THIRD_SECONDS = 1.2e-9
 TOTAL_PAIRS = 100
 #: Bytes per cell of a Monte Carlo table being packed (the grid of its classes, values and bits, int64 each).
 PACK_BYTES_PER_CELL_AND_AXIS, PACK_SECONDS_PER_CELL = 24, 0.2e-6
-#: Copies of a histogram row a Monte Carlo run makes besides its state and lane rows: the histogram, the checkpoint
-#: written, the settlement's indices and nets, the pay-table checks (int64 or float64 each) ...
-RUN_ROW_COPIES = 8
-#: ... and of its batch rows (the state's, the histogram's, the batch-means estimates' views of each group): 2.26 GB
-#: measured for one group of 3,686,400 cells over 20 batches (issue 41), 2.1 GB predicted.
-RUN_BATCH_COPIES = 3
+#: Copies of a histogram row a Monte Carlo run makes besides its state and lane rows: the exact histogram, the
+#: histogram, the checkpoint written, the settlement's indices and nets, the pay-table checks ...
+RUN_ROW_COPIES = 20
+#: ... and of its batch rows (the state's, the histogram's, the batch-means estimates' views of each group): a run
+#: of one group of 3,686,400 cells over 20 batches peaked at 3.4 GB resident (3.1 GB predicted; issue 41 measured
+#: 2.26 GB on another machine).
+RUN_BATCH_COPIES = 4
 
 
 class Cost(NamedTuple):

@@ -282,7 +282,7 @@ def resume_hint(args: argparse.Namespace, seed: int | None = None, *more: str) -
 
 def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
     """Exact figures, and unless ``--exact`` a Monte Carlo run: reported, written, checked; the exit status."""
-    from ..engines.detail import check_exact_cost, priced_detail, rules_detail
+    from ..engines.detail import GroupError, check_exact_cost, priced_detail, rules_detail
     from ..engines.exact import exact_histogram
 
     out_dir = results_dir(args)
@@ -297,7 +297,10 @@ def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
             unpriced = {}
         else:  # a Monte Carlo run waits only for the exact figures the cost model calls cheap
             detail, unpriced = priced_detail(rules, detail)
-        exact = exact_histogram(shoe, detail, progress=progress_note(args, "exact enumeration"))
+        try:
+            exact = exact_histogram(shoe, detail, progress=progress_note(args, "exact enumeration"))
+        except GroupError as error:  # a limit of the enumeration: one line naming the bets
+            raise error.naming(rules) from None
     run_info = {"rules_path": rules.path}
     if args.remove:
         run_info["removed"] = args.remove

@@ -49,9 +49,9 @@ from ..model.detail_tables import (
 )
 from ..model.rules import Bet, Rules
 
-__all__ = ["GROUP_CELLS", "MAX_CELLS", "check_exact_cost", "detail_counts", "detail_of_atoms", "detail_of_group",
-           "detail_of_plan", "exact_detail_weights", "factored_counts", "group_weights", "joint_detail", "plan_groups",
-           "priced_detail", "reach_is_cheap", "rules_detail"]
+__all__ = ["GROUP_CELLS", "MAX_CELLS", "GroupError", "check_exact_cost", "detail_counts", "detail_of_atoms",
+           "detail_of_group", "detail_of_plan", "exact_detail_weights", "factored_counts", "group_weights",
+           "joint_detail", "plan_groups", "priced_detail", "reach_is_cheap", "rules_detail"]
 
 #: Most cells (details x outcomes) of a group made by merging the groups of several bets: its counters stay in
 #: the fastest caches of the Monte Carlo kernels. One bet's group may be larger, up to :data:`MAX_CELLS`.
@@ -454,9 +454,30 @@ def detail_of_atoms(atoms: tuple) -> CardDetail:
     return detail_of_group(tuple(atoms), "codes")
 
 
+class GroupError(ValueError):
+    """A group of card-level conditions the exact enumeration refuses; ``texts``: its atoms, to name its bets."""
+
+    def __init__(self, texts: tuple, message: str):
+        super().__init__(message)
+        self.texts = texts
+
+    def naming(self, rules: Rules) -> InvalidRules:
+        """The refusal as one line naming the rule file and the bets that read the group."""
+        return InvalidRules("", f"{rules.path}: {_bet_keys(rules.bets, self.texts)}: {self}")
+
+
 def group_counts(group: CardDetail, shoe: np.ndarray) -> np.ndarray:
-    """Exact weights of every cell of one group (``detail * n_outcomes + outcome``) from a freshly shuffled shoe."""
-    weights, distinct = group_weights(group.atoms, shoe, group.outcomes)
+    """Exact weights of every cell of one group (``detail * n_outcomes + outcome``) from a freshly shuffled shoe.
+
+    Raises
+    ------
+    GroupError
+        Where the enumeration refuses the group (a limit, or the cost model's prediction).
+    """
+    try:
+        weights, distinct = group_weights(group.atoms, shoe, group.outcomes)
+    except ValueError as error:
+        raise GroupError(group.texts, str(error)) from None
     details = group.details_of_bits(_combination_bits(distinct))
     if weights[details < 0].any():  # the universal shoe deals every sequence: no other shoe can add a combination
         raise InternalError("a shoe dealt a combination of card-level conditions the universal shoe cannot")

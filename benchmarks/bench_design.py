@@ -84,7 +84,8 @@ finally:
 #: Run as ``python -c``: the refusal alone, once the package is imported.
 REFUSAL = '''
 import sys, time
-from baccarat_sim.engines.detail import check_exact_cost, rules_detail
+from baccarat_sim.engines.budget import check_exact_cost
+from baccarat_sim.engines.detail import rules_detail
 from baccarat_sim.errors import InvalidRules
 from baccarat_sim.model.rules import load_rules
 started = time.perf_counter()

@@ -19,7 +19,8 @@ import pytest
 from baccarat_sim import load_rules
 from baccarat_sim.analysis.eor import effect_of_removal
 from baccarat_sim.engines import detail as engine_detail
-from baccarat_sim.engines.detail import group_reach, group_weights, priced_detail, rules_detail
+from baccarat_sim.engines.budget import priced_detail
+from baccarat_sim.engines.detail import group_reach, group_weights, rules_detail
 from baccarat_sim.engines.plan import plan_run
 from baccarat_sim.errors import InvalidRules
 from baccarat_sim.model import cost as cost_model

@@ -36,7 +36,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..engines.detail import check_exact_cost, detail_of_plan, plan_groups, rules_detail
+from ..engines.budget import check_exact_cost
+from ..engines.detail import detail_of_plan, plan_groups, rules_detail
 from ..engines.exact import exact_histogram
 from ..errors import InputError, ShoeError
 from ..model.cardlevel import NONE

@@ -139,7 +139,7 @@ def _eor_progress(args: argparse.Namespace, every: float = 2.0):
 
 def from_histogram(args: argparse.Namespace, started) -> int:
     """``--from-histogram FILE``: a saved histogram settled under ``--rules`` (issue 16)."""
-    from ..engines.detail import priced_detail
+    from ..engines.budget import priced_detail
     from ..engines.exact import exact_histogram
     from ..model.histogram import OutcomeHistogram
     from ..model.rules import load_rules

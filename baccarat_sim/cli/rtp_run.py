@@ -282,7 +282,8 @@ def resume_hint(args: argparse.Namespace, seed: int | None = None, *more: str) -
 
 def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
     """Exact figures, and unless ``--exact`` a Monte Carlo run: reported, written, checked; the exit status."""
-    from ..engines.detail import GroupError, check_exact_cost, priced_detail, rules_detail
+    from ..engines.budget import check_exact_cost, priced_detail
+    from ..engines.detail import GroupError, rules_detail
     from ..engines.exact import exact_histogram
 
     out_dir = results_dir(args)

@@ -29,12 +29,11 @@ from ..errors import InternalError, InvalidRules
 from ..kernels.dealing import CARDS_PER_ROUND
 from ..kernels.exact import exact_counts
 from ..kernels.exact_detail import exact_detail_counts, exact_detail_reach
-from ..limits import CHEAP_EXACT_BYTES, CHEAP_EXACT_SECONDS, MAX_PLAN_BYTES, MAX_PLAN_SECONDS
 from ..model.cards import N_CARD_IDS
 from ..model.codes import N_CODES, N_SUFFIXES
 from ..model.condition_tree import OutcomeCompare, outcome_leaves
 from ..model.conditions import atom_of_text, feature_table
-from ..model.cost import Cost, card_kinds, exact_cost, kernel_cost, reach_cost
+from ..model.cost import card_kinds, exact_cost, kernel_cost, reach_cost
 from ..model.detail import MAX_GROUP_ATOMS, OUTCOMES, CardDetail, FactoredDetail
 from ..model.detail_tables import (
     MAX_COMBINATIONS,
@@ -48,10 +47,11 @@ from ..model.detail_tables import (
     third_class_count,
 )
 from ..model.rules import Bet, Rules
+from .budget import bet_keys, cheap, reach_is_cheap, refused
 
-__all__ = ["GROUP_CELLS", "MAX_CELLS", "GroupError", "check_exact_cost", "detail_counts", "detail_of_atoms",
-           "detail_of_group", "detail_of_plan", "exact_detail_weights", "factored_counts", "group_weights",
-           "joint_detail", "plan_groups", "priced_detail", "reach_is_cheap", "rules_detail"]
+__all__ = ["GROUP_CELLS", "MAX_CELLS", "GroupError", "detail_counts", "detail_of_atoms", "detail_of_group",
+           "detail_of_plan", "exact_detail_weights", "factored_counts", "group_weights", "joint_detail", "plan_groups",
+           "rules_detail"]
 
 #: Most cells (details x outcomes) of a group made by merging the groups of several bets: its counters stay in
 #: the fastest caches of the Monte Carlo kernels. One bet's group may be larger, up to :data:`MAX_CELLS`.
@@ -118,7 +118,7 @@ def _fits(atoms: list, suffix: bool) -> bool:
     if _first_four_classes(atoms) * (N_SUFFIXES if suffix else 1) * k * k > EXACT_WORK:
         return False
     outcomes = "codes" if suffix else "prefixes"
-    return _cheap(reach_cost(atoms, outcomes).plus(exact_cost(atoms, outcomes)))
+    return cheap(reach_cost(atoms, outcomes).plus(exact_cost(atoms, outcomes)))
 
 
 def plan_groups(bets, codes: bool = False) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -152,105 +152,6 @@ def plan_groups(bets, codes: bool = False) -> tuple[tuple[str, tuple[str, ...]],
         else:
             groups.append({"atoms": dict(unit["atoms"]), "suffix": unit["suffix"]})
     return tuple(("codes" if g["suffix"] else "prefixes", tuple(g["atoms"])) for g in groups)
-
-
-# --------------------------------------------------------------------------- what the cost model allows
-
-
-def _cheap(cost: Cost) -> bool:
-    """Whether a step is cheap enough for a Monte Carlo run to take before dealing (and a group to be merged)."""
-    return cost.seconds <= CHEAP_EXACT_SECONDS and cost.bytes <= CHEAP_EXACT_BYTES
-
-
-def _refused(what: str, cost: Cost, advice: str) -> str | None:
-    """Why a step predicted to take ``cost`` is refused; None within the limits.
-
-    The limits: :data:`~baccarat_sim.limits.MAX_PLAN_BYTES` and :data:`~baccarat_sim.limits.MAX_PLAN_SECONDS`.
-    """
-    problem = cost.over(MAX_PLAN_BYTES, MAX_PLAN_SECONDS)
-    return None if problem is None else f"{what} is predicted to take {cost.text()}, {problem}; {advice}"
-
-
-def reach_is_cheap(atoms, outcomes: str) -> bool:
-    """Whether a group's cells that can happen are worked out exactly (else from the Monte Carlo tables)."""
-    return _cheap(reach_cost(tuple(atoms), outcomes))
-
-
-def _bet_keys(bets, texts) -> str:
-    """The rule file's keys of the card-level bets that read any of the atoms ``texts``: ``bets.a, bets.b``."""
-    texts = set(texts)
-    return ", ".join(f"bets.{bet.id}" for bet in bets if bet.card_level and texts & {a.text for a in bet.atoms})
-
-
-def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None
-                  ) -> tuple[FactoredDetail | CardDetail | None, dict[str, str]]:
-    """The groups a Monte Carlo run prices exactly before it deals, and the bets it leaves out, each with why.
-
-    A group whose exact weights the cost model predicts to take more than
-    :data:`~baccarat_sim.limits.CHEAP_EXACT_SECONDS` (or
-    :data:`~baccarat_sim.limits.CHEAP_EXACT_BYTES`) is not priced: the run
-    goes on from its own tables, and the report says why and how to ask for
-    the exact figure (``rtp --exact --bets ID``, within the exact engine's limits).
-
-    Returns
-    -------
-    (FactoredDetail, CardDetail or None, dict of str to str)
-        The priced groups (a one-group detail itself; None when none is), and the bets left out by id.
-    """
-    kept, missing = [], {}
-    for group in () if detail is None else detail.groups if isinstance(detail, FactoredDetail) else (detail,):
-        cost = exact_cost(group.atoms, group.outcomes)
-        if _cheap(cost):
-            kept.append(group)
-            continue
-        beyond = cost.over(MAX_PLAN_BYTES, MAX_PLAN_SECONDS)
-        for bet in rules.bets:
-            if bet.card_level and {a.text for a in bet.atoms} & set(group.texts):
-                how = (f"beyond the exact engine's limits ({beyond})" if beyond else
-                       f"ask for it with rtp --exact --bets {bet.id}")
-                missing[bet.id] = (f"exact figure not computed: pricing it exactly is predicted to take {cost.text()}, "
-                                   f"more than a Monte Carlo run waits for ({CHEAP_EXACT_SECONDS:g} s, "
-                                   f"{CHEAP_EXACT_BYTES >> 20} MB); {how}")
-    if isinstance(detail, CardDetail):
-        return (detail if kept else None), missing
-    return (FactoredDetail(tuple(kept)) if kept else None), missing
-
-
-def check_exact_cost(rules: Rules, detail: FactoredDetail | CardDetail | None, pricings: int = 1,
-                     what: str = "pricing every card-level bet exactly") -> None:
-    """Refuse, before any work, exact card-level pricing that the cost model puts beyond the limits.
-
-    Parameters
-    ----------
-    rules : Rules
-        The rule set (its file and bets name the refusal).
-    detail : FactoredDetail, CardDetail or None
-        The card detail to be priced.
-    pricings : int
-        How many times it is priced (the effect of removal prices it once per card removed).
-    what : str
-        What prices it, for the message.
-
-    Raises
-    ------
-    InvalidRules
-        One line naming the file, the bet (the costliest, for the whole file's time) and the predicted cost.
-    """
-    groups = () if detail is None else detail.groups if isinstance(detail, FactoredDetail) else (detail,)
-    costs = [(exact_cost(group.atoms, group.outcomes), group) for group in groups]
-    advice = "run it by Monte Carlo (rtp without --exact), or split its conditions into simpler bets"
-    for cost, group in costs:
-        why = _refused("pricing its card-level conditions exactly", cost, advice)
-        if why:
-            raise InvalidRules("", f"{rules.path}: {_bet_keys(rules.bets, group.texts)}: {why}")
-    seconds = sum(cost.seconds for cost, _ in costs) * pricings
-    if seconds > MAX_PLAN_SECONDS:
-        cost, group = max(costs, key=lambda pair: pair[0].seconds)
-        times = f" ({pricings:,} exact pricings)" if pricings > 1 else ""
-        raise InvalidRules("", f"{rules.path}: {_bet_keys(rules.bets, group.texts)}: {what}{times} is predicted to "
-                               f"take about {seconds:,.0f} s, more than the limit of {MAX_PLAN_SECONDS:,.0f} s (this "
-                               f"bet: {cost.text()} a pricing); leave it out with --bets"
-                               + (", or run it by Monte Carlo" if pricings == 1 else ""))
 
 
 # --------------------------------------------------------------------------- exact weights of a group
@@ -313,7 +214,7 @@ def group_weights(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None = No
         When the atoms tell apart more than the enumeration holds, or the cost model puts the work beyond the
         limits (before anything is allocated).
     """
-    why = _refused("pricing its card-level conditions exactly", exact_cost(tuple(atoms), outcomes),
+    why = refused("pricing its card-level conditions exactly", exact_cost(tuple(atoms), outcomes),
                    "run it by Monte Carlo, or split its conditions into simpler bets")
     if why:
         raise ValueError(why)
@@ -424,7 +325,7 @@ def _tables_detail(atoms: tuple, outcomes: str) -> CardDetail:
     few), never the exact enumeration's. The cells that cannot happen stay
     empty in every histogram.
     """
-    why = _refused("packing its card-level conditions for Monte Carlo", kernel_cost(atoms, outcomes),
+    why = refused("packing its card-level conditions for Monte Carlo", kernel_cost(atoms, outcomes),
                    "split its conditions into simpler bets")
     if why:
         raise ValueError(why)
@@ -463,7 +364,7 @@ class GroupError(ValueError):
 
     def naming(self, rules: Rules) -> InvalidRules:
         """The refusal as one line naming the rule file and the bets that read the group."""
-        return InvalidRules("", f"{rules.path}: {_bet_keys(rules.bets, self.texts)}: {self}")
+        return InvalidRules("", f"{rules.path}: {bet_keys(rules.bets, self.texts)}: {self}")
 
 
 def group_counts(group: CardDetail, shoe: np.ndarray) -> np.ndarray:
@@ -557,7 +458,7 @@ def rules_detail(rules: Rules, codes: bool = False, progress: Progress | None = 
         try:
             details.append(detail_of_group(tuple(atoms[text] for text in texts), outcomes))
         except ValueError as error:
-            raise InvalidRules("", f"{rules.path}: {_bet_keys(rules.bets, texts)}: {error}") from None
+            raise InvalidRules("", f"{rules.path}: {bet_keys(rules.bets, texts)}: {error}") from None
         if progress is not None:
             progress(g + 1, len(groups))
     detail = FactoredDetail(tuple(details))

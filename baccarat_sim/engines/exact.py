@@ -10,7 +10,8 @@ from ..model.detail import CardDetail, FactoredDetail
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Rules
 from ..model.shoe import as_shoe, deck_count
-from .detail import check_exact_cost, detail_counts, rules_detail
+from .budget import check_exact_cost
+from .detail import detail_counts, rules_detail
 
 __all__ = ["exact_histogram"]
 

@@ -33,7 +33,7 @@ from ..model.cards import N_CARD_IDS
 from ..model.codes import N_CODES, N_SUFFIXES
 from ..model.condition_tree import OutcomeCompare, outcome_leaves
 from ..model.conditions import atom_of_text, feature_table
-from ..model.cost import card_kinds, exact_cost, kernel_cost, reach_cost
+from ..model.cost import builder_cost, card_kinds, enumeration_cost, exact_cost, kernel_cost, reach_cost
 from ..model.detail import MAX_GROUP_ATOMS, OUTCOMES, CardDetail, FactoredDetail
 from ..model.detail_tables import (
     MAX_COMBINATIONS,
@@ -214,12 +214,17 @@ def group_weights(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None = No
         When the atoms tell apart more than the enumeration holds, or the cost model puts the work beyond the
         limits (before anything is allocated).
     """
-    why = refused("pricing its card-level conditions exactly", exact_cost(tuple(atoms), outcomes),
-                   "run it by Monte Carlo, or split its conditions into simpler bets")
+    lanes = max(1, numba.get_num_threads() if lanes is None else lanes)
+    advice = "run it by Monte Carlo, or split its conditions into simpler bets"
+    # The builder's tables by the cost model's prediction, then the enumeration's arrays by the tables' real sizes.
+    why = refused("building its card-level tables", builder_cost(tuple(atoms), outcomes), advice)
     if why:
         raise ValueError(why)
     tables = exact_tables(atoms, _pooled_shoe(atoms, outcomes, shoe), outcomes)
-    lanes = max(1, numba.get_num_threads() if lanes is None else lanes)
+    why = refused("pricing its card-level conditions exactly",
+                  enumeration_cost(atoms, outcomes, tables["n_states"], tables["n_combinations"], lanes), advice)
+    if why:
+        raise ValueError(why)
     out = np.zeros((lanes, tables["n_combinations"], tables["n_outcomes"]), np.int64)
     args = [tables[name] for name in ("counts", "points", "ids", "n_ids", "tclass", "t_total", "t_point", "first4",
                                       "d_over", "d_rank_only", "d_keys", "d_key_offset", "d_key_count", "d_stride",

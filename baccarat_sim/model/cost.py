@@ -27,6 +27,7 @@ bytes a bound the limits (:mod:`baccarat_sim.limits`) are checked against.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -44,13 +45,15 @@ from .detail_tables import (
     _hands,
     _split,
     card_letter,
+    exact_tables,
     joint_classes,
     table_cells,
     table_patterns,
     third_class_count,
 )
 
-__all__ = ["Cost", "builder_cost", "card_kinds", "exact_cost", "kernel_cost", "reach_cost", "run_cost"]
+__all__ = ["Cost", "builder_cost", "card_kinds", "enumeration_cost", "exact_cost", "kernel_cost", "reach_cost",
+           "run_cost"]
 
 #: Seconds per cell of the exact builder's tables (numpy: each cell's poker values and atom bits, then the rows
 #: made unique): measured 2.4 us for ``poker(all) == flush`` (25.6 M cells in 60 s), 0.7 us for ``kind(all)``.
@@ -196,31 +199,61 @@ def builder_cost(atoms, outcomes: str = "codes") -> Cost:
                 0.01 + sum(cells) * BUILD_SECONDS_PER_CELL)
 
 
+#: A builder predicted at most this quick and small is run to size the enumeration from its real tables (its
+#: partial classes are the distinct rows of its tables, often far fewer than their rows).
+PROBE_SECONDS, PROBE_BYTES = 0.5, 128 << 20
+
+
+@functools.lru_cache(maxsize=64)
+def _enumeration_sizes(atoms: tuple, outcomes: str) -> tuple[float, float]:
+    """The enumeration's partial states (its states without the code's suffix) and its combinations of local ids.
+
+    Off the builder's real tables where the builder is cheap (:data:`PROBE_SECONDS`); else bounds: each set's
+    first-four rows multiplied, each set's distinct atom bits multiplied.
+    """
+    sets = _exact_sets(atoms)
+    builder = builder_cost(atoms, outcomes)
+    if builder.seconds <= PROBE_SECONDS and builder.bytes <= PROBE_BYTES:
+        kinds = card_kinds(atoms, outcomes)
+        shoe = np.zeros(N_CARD_IDS, np.int64)
+        shoe[np.unique(kinds, return_index=True)[1]] = 8  # one id of each kind, as the engines pool the shoe
+        tables = exact_tables(atoms, shoe.reshape(13, 4), outcomes)
+        return float(tables["n_states"] // tables["radix"][0]), float(tables["n_combinations"])
+    return float(math.prod(rows for _, _, rows in sets)), _combinations([m for m, _, _ in sets])
+
+
 def _states(atoms, outcomes: str) -> float:
-    """A bound on the enumeration's states: the suffix where every code is counted, times each set's rows."""
-    return float(math.prod(rows for _, _, rows in _exact_sets(atoms))) * (N_SUFFIXES if outcomes == "codes" else 1)
+    """The enumeration's states: the suffix where every code is counted, times the partial states."""
+    return _enumeration_sizes(tuple(atoms), outcomes)[0] * (N_SUFFIXES if outcomes == "codes" else 1)
 
 
 def _n_outcomes(outcomes: str) -> int:
     return N_CODES if outcomes == "codes" else N_CODES // N_SUFFIXES
 
 
-def exact_cost(atoms, outcomes: str = "codes", lanes: int = 2) -> Cost:
-    """A group's exact weights on a shoe (:func:`baccarat_sim.engines.detail.group_weights`)."""
+def enumeration_cost(atoms, outcomes: str, states: float, combinations: float, lanes: int = 2) -> Cost:
+    """The exact enumeration's kernel once the builder's tables are known.
+
+    ``states`` (the code's suffix included) and ``combinations`` (of local ids) as the tables hold them
+    (:func:`exact_cost` estimates them before).
+    """
     atoms = list(atoms)
-    sets = _exact_sets(atoms)
     k = third_class_count(atoms)
-    kinds = len(np.unique(card_kinds(atoms, outcomes)))
-    prefixes = float(kinds) ** 4
-    states = _states(atoms, outcomes)
+    prefixes = float(len(np.unique(card_kinds(atoms, outcomes)))) ** 4
     third = min(TOTAL_PAIRS * states, prefixes) * k * k
-    parts = len(_hands(_derived_of(atoms))) + len(sets)
+    parts = len(_hands(_derived_of(atoms))) + len(_exact_sets(atoms))
     seconds = prefixes * (PREFIX_SECONDS + PREFIX_SECONDS_PER_PART * parts) + third * THIRD_SECONDS
-    combinations = _combinations([m for m, _, _ in sets])
     rows = max(1.0, min(states, MAX_EXACT_CELLS // (k * k)))
     out = lanes * combinations * _n_outcomes(outcomes)
     scratch = lanes * (states * 4 + rows * (k * k + k + 2) * 8)
-    enumeration = Cost(int(out), prefixes + third, int(out * 8 + scratch), seconds)
+    return Cost(int(out), prefixes + third, int(out * 8 + scratch), seconds)
+
+
+def exact_cost(atoms, outcomes: str = "codes", lanes: int = 2) -> Cost:
+    """A group's exact weights on a shoe (:func:`baccarat_sim.engines.detail.group_weights`)."""
+    atoms = tuple(atoms)
+    enumeration = enumeration_cost(atoms, outcomes, _states(atoms, outcomes), _enumeration_sizes(atoms, outcomes)[1],
+                                   lanes)
     return builder_cost(atoms, outcomes).beside(enumeration)
 
 
@@ -235,7 +268,7 @@ def reach_cost(atoms, outcomes: str = "codes") -> Cost:
     third = min(TOTAL_PAIRS * partial, prefixes) * (k * k + k)
     parts = len(_hands(_derived_of(atoms))) + len(sets)
     seconds = (prefixes * (PREFIX_SECONDS + PREFIX_SECONDS_PER_PART * parts) + third * THIRD_SECONDS) * 2  # 1 thread
-    cells = _combinations([m for m, _, _ in sets]) * _n_outcomes(outcomes)
+    cells = _enumeration_sizes(tuple(atoms), outcomes)[1] * _n_outcomes(outcomes)
     enumeration = Cost(int(cells), prefixes + third, int(cells * 2 + partial * 12), seconds)
     return builder_cost(atoms, outcomes).beside(enumeration)
 

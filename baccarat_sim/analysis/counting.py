@@ -49,13 +49,13 @@ from ..engines.detail import factored_counts, joint_detail, rules_detail
 from ..engines.driver import RunControl, run
 from ..engines.exact import exact_histogram
 from ..engines.local import LocalBackend
+from ..engines.packer import kernel_tables
 from ..engines.plan import normalize_seed, shoe_params, whole_number
 from ..engines.value_basis import value_basis
 from ..errors import InputError, InvalidStrategy, ShoeError
 from ..model.cards import N_CARD_IDS, N_SUITS
 from ..model.codes import N_CODES
 from ..model.detail import CardDetail, FactoredDetail
-from ..model.detail_tables import kernel_tables
 from ..model.rules import Rules
 from ..model.shoe import as_shoe, canonical_cards
 from ..model.strategy import BetPlay, Strategy

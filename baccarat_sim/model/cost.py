@@ -13,7 +13,7 @@ refuse from the same figures (:mod:`baccarat_sim.engines.detail`,
 * :func:`reach_cost`: which of a group's cells can happen (the builder on a
   shoe of six cards of every kind, then the reach enumeration);
 * :func:`kernel_cost`: the Monte Carlo tables of a group
-  (:func:`~baccarat_sim.model.detail_tables.kernel_tables`) and a bound on the
+  (:func:`~baccarat_sim.engines.packer.kernel_tables`) and a bound on the
   cells it adds to a histogram row;
 * :func:`run_cost`: a Monte Carlo run's counts (state and batch rows, lanes,
   the report's copies).

@@ -25,7 +25,7 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
-from ..errors import InternalError, InvalidRules
+from ..errors import InputError, InternalError, InvalidRules
 from ..kernels.dealing import CARDS_PER_ROUND
 from ..kernels.exact import exact_counts
 from ..kernels.exact_detail import exact_detail_counts, exact_detail_reach
@@ -360,16 +360,24 @@ def detail_of_atoms(atoms: tuple) -> CardDetail:
     return detail_of_group(tuple(atoms), "codes")
 
 
-class GroupError(ValueError):
-    """A group of card-level conditions the exact enumeration refuses; ``texts``: its atoms, to name its bets."""
+class GroupError(InputError):
+    """A group of card-level conditions the exact enumeration refuses, before its work: one line naming them.
 
-    def __init__(self, texts: tuple, message: str):
-        super().__init__(message)
-        self.texts = texts
+    ``texts``: the group's atoms; :meth:`naming` names the bets that read them instead, where the rule set is at
+    hand.
+    """
+
+    def __init__(self, texts: tuple, reason: str):
+        self.texts, self.reason = tuple(texts), reason
+        shown = ", ".join(repr(text) for text in self.texts[:2]) + (", ..." if len(self.texts) > 2 else "")
+        super().__init__("", f"card-level conditions {shown}: {reason}")
+
+    def __reduce__(self):
+        return (type(self), (self.texts, self.reason))
 
     def naming(self, rules: Rules) -> InvalidRules:
         """The refusal as one line naming the rule file and the bets that read the group."""
-        return InvalidRules("", f"{rules.path}: {bet_keys(rules.bets, self.texts)}: {self}")
+        return InvalidRules("", f"{rules.path}: {bet_keys(rules.bets, self.texts)}: {self.reason}")
 
 
 def group_counts(group: CardDetail, shoe: np.ndarray) -> np.ndarray:

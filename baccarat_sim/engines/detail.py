@@ -117,6 +117,8 @@ def _fits(atoms: list, suffix: bool) -> bool:
     k = third_class_count(atoms)
     if _first_four_classes(atoms) * (N_SUFFIXES if suffix else 1) * k * k > EXACT_WORK:
         return False
+    if not any(atom.derived for atom in atoms):  # no poker value: the classes above are all the work there is
+        return True
     outcomes = "codes" if suffix else "prefixes"
     return cheap(reach_cost(atoms, outcomes).plus(exact_cost(atoms, outcomes)))
 

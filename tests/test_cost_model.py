@@ -202,3 +202,38 @@ def test_every_shipped_rule_set_keeps_its_exact_reach_and_exact_figures():
         assert all(group.reach == "exact" for group in detail.groups), rules_id
         priced, missing = priced_detail(rules, detail)
         assert missing == {} and priced is not None and len(priced.groups) == len(detail.groups), rules_id
+
+
+@pytest.fixture
+def tables_reach(monkeypatch):
+    """Every group's card detail from the Monte Carlo tables, as for a group whose exact reach is costly."""
+    engine_detail.detail_of_group.cache_clear()
+    monkeypatch.setattr(engine_detail, "reach_is_cheap", lambda atoms, outcomes: False)
+    yield
+    engine_detail.detail_of_group.cache_clear()
+
+
+def test_a_detail_from_the_monte_carlo_tables_prices_as_the_exact_reach(tables_reach):
+    from baccarat_sim import exact_histogram, settle
+
+    suits = ["P1.suit == B1.suit and P1.suit == hearts", "P1.suit == B1.suit and P1.suit != hearts"]
+    rules = parse_rules(_rules_text({"suits": suits, "flush": ["poker(player) == flush"]}), "t.toml")
+    detail = rules_detail(rules)
+    assert all(group.reach == "tables" for group in detail.groups)
+    tables = settle(exact_histogram(8, detail), rules)
+    engine_detail.detail_of_group.cache_clear()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine_detail, "reach_is_cheap", lambda atoms, outcomes: True)
+        exact = settle(exact_histogram(8, rules_detail(rules)), rules)
+    assert [r.ev_exact for r in tables] == [r.ev_exact for r in exact]
+
+
+def test_overlapping_lines_of_a_detail_from_the_tables_are_found_on_the_exact_weights(tables_reach):
+    from baccarat_sim import exact_histogram
+    from baccarat_sim.engines.detail import check_on_weights
+
+    rules = parse_rules(_rules_text({"hearts": ["P1.suit == hearts", "P1.suit == hearts and B1.suit == hearts"]}),
+                        "overlap.toml")
+    detail = rules_detail(rules)  # the tables' cells hold cells that cannot happen: no overlap is judged on them
+    with pytest.raises(InvalidRules, match=r"^overlap.toml: bets\.hearts\.pays\[1\]\.when: .* overlaps pays\[0\]"):
+        check_on_weights(rules, exact_histogram(8, detail))

@@ -283,7 +283,7 @@ def resume_hint(args: argparse.Namespace, seed: int | None = None, *more: str) -
 def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
     """Exact figures, and unless ``--exact`` a Monte Carlo run: reported, written, checked; the exit status."""
     from ..engines.budget import check_exact_cost, priced_detail
-    from ..engines.detail import GroupError, rules_detail
+    from ..engines.detail import GroupError, check_on_weights, rules_detail
     from ..engines.exact import exact_histogram
 
     out_dir = results_dir(args)
@@ -302,6 +302,7 @@ def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
             exact = exact_histogram(shoe, detail, progress=progress_note(args, "exact enumeration"))
         except GroupError as error:  # a limit of the enumeration: one line naming the bets
             raise error.naming(rules) from None
+        check_on_weights(rules, exact)  # overlaps and gaps of the groups whose cells came from the Monte Carlo tables
     run_info = {"rules_path": rules.path}
     if args.remove:
         run_info["removed"] = args.remove

@@ -19,6 +19,7 @@ enumeration takes the few kinds of card the bets read instead of 52 card ids.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 
@@ -49,9 +50,9 @@ from ..model.detail_tables import (
 from ..model.rules import Bet, Rules
 from .budget import bet_keys, cheap, reach_is_cheap, refused
 
-__all__ = ["GROUP_CELLS", "MAX_CELLS", "GroupError", "detail_counts", "detail_of_atoms", "detail_of_group",
-           "detail_of_plan", "exact_detail_weights", "factored_counts", "group_weights", "joint_detail", "plan_groups",
-           "rules_detail"]
+__all__ = ["GROUP_CELLS", "MAX_CELLS", "GroupError", "check_on_weights", "detail_counts", "detail_of_atoms",
+           "detail_of_group", "detail_of_plan", "exact_detail_weights", "factored_counts", "group_weights",
+           "joint_detail", "plan_groups", "rules_detail"]
 
 #: Most cells (details x outcomes) of a group made by merging the groups of several bets: its counters stay in
 #: the fastest caches of the Monte Carlo kernels. One bet's group may be larger, up to :data:`MAX_CELLS`.
@@ -481,6 +482,31 @@ def rules_detail(rules: Rules, codes: bool = False, progress: Progress | None = 
         if bet.card_level:
             bet.check_detail(detail.groups[detail.group_holding(a.text for a in bet.atoms)], rules)
     return detail
+
+
+def check_on_weights(rules: Rules, hist) -> None:
+    """The pay-table checks the Monte Carlo tables' cells could not make, on the cells an exact histogram weighs.
+
+    A group whose card detail comes from the Monte Carlo tables (``reach == "tables"``) had its lines checked
+    only for lines that can never happen; its cells of positive exact weight certainly happen, so two lines that
+    both hold on one of them overlap, and a cell no line covers is a gap (without ``otherwise``).
+
+    Raises
+    ------
+    InvalidRules
+        Naming the file, the bet and the line at fault.
+    """
+    detail = hist.detail
+    groups = () if detail is None else detail.groups if isinstance(detail, FactoredDetail) else (detail,)
+    for g, group in enumerate(groups):
+        if group.reach != "tables":
+            continue
+        start = detail.offset(g) if isinstance(detail, FactoredDetail) else 0
+        weighed = np.asarray(hist.counts[start:start + group.n_cells]) > 0
+        dealt = dataclasses.replace(group, possible=weighed, reach="dealt")
+        for bet in rules.bets:
+            if bet.card_level and {atom.text for atom in bet.atoms} <= set(group.texts):
+                bet.check_detail(dealt, rules)
 
 
 def joint_detail(rules: Rules, bet_ids) -> CardDetail | None:

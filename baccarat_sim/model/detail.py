@@ -63,7 +63,8 @@ class CardDetail:
         How ``possible`` was worked out: ``"exact"``, the cells that happen on a shoe that deals every
         sequence; ``"tables"``, every combination the Monte Carlo tables can form with every outcome (more
         cells than can happen: where the exact reach is predicted too costly,
-        :func:`baccarat_sim.engines.detail.detail_of_group`).
+        :func:`baccarat_sim.engines.detail.detail_of_group`); ``"dealt"``, the cells of positive weight on one
+        shoe (fewer, perhaps, than can happen: :func:`baccarat_sim.engines.detail.check_on_weights`).
     """
 
     atoms: tuple

@@ -15,6 +15,10 @@ from ..model.cost import Cost, exact_cost, reach_cost
 from ..model.detail import CardDetail, FactoredDetail
 from ..model.rules import Rules
 
+#: What a run's note adds for a group whose cells came from the Monte Carlo tables.
+UNCHECKED = ("; its pay table's lines were checked for lines that can never happen, not for overlaps or gaps (they "
+             "need the exact cells)")
+
 __all__ = ["bet_keys", "cheap", "check_exact_cost", "priced_detail", "reach_is_cheap", "refused"]
 
 
@@ -71,7 +75,8 @@ def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None
                        f"ask for it with rtp --exact --bets {bet.id}")
                 missing[bet.id] = (f"exact figure not computed: pricing it exactly is predicted to take {cost.text()}, "
                                    f"more than a Monte Carlo run waits for ({CHEAP_EXACT_SECONDS:g} s, "
-                                   f"{CHEAP_EXACT_BYTES >> 20} MB); {how}")
+                                   f"{CHEAP_EXACT_BYTES >> 20} MB); {how}"
+                                   + (UNCHECKED if group.reach == "tables" else ""))
     if isinstance(detail, CardDetail):
         return (detail if kept else None), missing
     return (FactoredDetail(tuple(kept)) if kept else None), missing

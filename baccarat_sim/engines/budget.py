@@ -15,11 +15,11 @@ from ..model.cost import Cost, exact_cost, reach_cost
 from ..model.detail import CardDetail, FactoredDetail
 from ..model.rules import Rules
 
+__all__ = ["UNCHECKED", "bet_keys", "cheap", "check_exact_cost", "priced_detail", "reach_is_cheap", "refused"]
+
 #: What a run's note adds for a group whose cells came from the Monte Carlo tables.
 UNCHECKED = ("; its pay table's lines were checked for lines that can never happen, not for overlaps or gaps (they "
              "need the exact cells)")
-
-__all__ = ["bet_keys", "cheap", "check_exact_cost", "priced_detail", "reach_is_cheap", "refused"]
 
 
 def cheap(cost: Cost) -> bool:

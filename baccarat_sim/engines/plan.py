@@ -27,7 +27,7 @@ from ..kernels.dealing import N_SHOE_PARAMS, pack_shoe_params
 from ..kernels.dealing import rounds_in_every_shoe as _worst_shoe_rounds
 from ..limits import MAX_ROUNDS, MAX_RUN_BYTES
 from ..model.codes import N_CODES
-from ..model.cost import run_cost
+from ..model.cost import kernel_cost, run_cost
 from ..model.rules import Rules, Shoe
 from ..model.shoe import as_shoe
 from .detail import rules_detail
@@ -371,6 +371,8 @@ def _check_run_cost(plan: RunPlan, rules: Rules, detail) -> None:
         One line naming the file, the card-level bets whose groups hold most of the cells, and the predicted cost.
     """
     cost = run_cost(plan.n_cells, plan.n_positions, plan.n_batches, min(2, max(1, numba.get_num_threads())))
+    for group in () if detail is None else detail.groups:  # the Monte Carlo tables, packed before the run deals
+        cost = cost.beside(kernel_cost(group.atoms, group.outcomes))
     if cost.bytes <= MAX_RUN_BYTES:
         return
     largest = sorted(detail.groups, key=lambda group: -group.n_cells)

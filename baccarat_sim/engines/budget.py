@@ -55,11 +55,11 @@ def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None
     :data:`~baccarat_sim.limits.CHEAP_EXACT_SECONDS` (or
     :data:`~baccarat_sim.limits.CHEAP_EXACT_BYTES`) is not priced: the run
     goes on from its own tables, and the report says why and how to ask for
-    the exact figure (``rtp --exact --bets ID``, within the exact engine's limits).
+    the exact figure (``rtp --exact --rules FILE --bets ID``, within the exact engine's limits).
 
     Returns
     -------
-    (FactoredDetail, CardDetail or None, dict of str to str)
+    (FactoredDetail or CardDetail or None, dict of str to str)
         The priced groups (a one-group detail itself; None when none is), and the bets left out by id.
     """
     kept, missing = [], {}
@@ -72,7 +72,7 @@ def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None
         for bet in rules.bets:
             if bet.card_level and {a.text for a in bet.atoms} & set(group.texts):
                 how = (f"beyond the exact engine's limits ({beyond})" if beyond else
-                       f"ask for it with rtp --exact --bets {bet.id}")
+                       f"ask for it with rtp --exact --rules {rules.path} --bets {bet.id}")
                 missing[bet.id] = (f"exact figure not computed: pricing it exactly is predicted to take {cost.text()}, "
                                    f"more than a Monte Carlo run waits for ({CHEAP_EXACT_SECONDS:g} s, "
                                    f"{CHEAP_EXACT_BYTES >> 20} MB); {how}"

@@ -237,3 +237,12 @@ def test_overlapping_lines_of_a_detail_from_the_tables_are_found_on_the_exact_we
     detail = rules_detail(rules)  # the tables' cells hold cells that cannot happen: no overlap is judged on them
     with pytest.raises(InvalidRules, match=r"^overlap.toml: bets\.hearts\.pays\[1\]\.when: .* overlaps pays\[0\]"):
         check_on_weights(rules, exact_histogram(8, detail))
+
+
+def test_a_bet_within_the_limits_but_slow_is_left_to_ask_for_with_its_command():
+    rules = parse_rules(_rules_text({"four": ["poker(all) == four_of_a_kind"], "hearts": ["P1.suit == hearts"]}),
+                        "four.toml")
+    priced, missing = priced_detail(rules, rules_detail(rules))
+    assert list(missing) == ["four"] and [group.texts for group in priced.groups] == [("P1.suit in [hearts]",)]
+    assert "ask for it with rtp --exact --rules four.toml --bets four" in missing["four"]
+    assert missing["four"].endswith("not for overlaps or gaps (they need the exact cells)")

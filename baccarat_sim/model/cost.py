@@ -18,11 +18,13 @@ refuse from the same figures (:mod:`baccarat_sim.engines.detail`,
 * :func:`run_cost`: a Monte Carlo run's counts (state and batch rows, lanes,
   the report's copies).
 
-The figures are predictions from the sizes alone (classes, states, cells),
-each in a few milliseconds; the constants are measured on this project's
-2-core machines (``benchmarks/bench_design.py`` checks them against real
-runs: bytes within a factor of 4 of the traced peak). Seconds are a guide,
-bytes a bound the limits (:mod:`baccarat_sim.limits`) are checked against.
+The figures are predictions from the sizes (classes, states, cells), each in
+milliseconds: a builder predicted cheap (:data:`PROBE_SECONDS`) is run to
+size the enumeration from its real tables, nothing large is ever allocated.
+The constants are measured on this project's 2-core machines: bytes are held
+within a factor of 2 of the real peak by ``tests/test_cost_model.py``;
+seconds are a guide (a busy machine is slower). The limits
+(:mod:`baccarat_sim.limits`) are checked against them.
 """
 
 from __future__ import annotations

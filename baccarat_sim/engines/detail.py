@@ -300,8 +300,9 @@ def detail_of_group(atoms: tuple, outcomes: str = "codes") -> CardDetail:
     if len(atoms) > MAX_GROUP_ATOMS:
         raise ValueError(f"their card-level conditions have {len(atoms)} card-only parts, more than the "
                          f"{MAX_GROUP_ATOMS} one group holds; split the bet into simpler ones")
+    table_bits = _table_bits(tuple(atoms), outcomes)  # the Monte Carlo tables' limits, whichever way is taken
     if not reach_is_cheap(atoms, outcomes):
-        return _tables_detail(tuple(atoms), outcomes)
+        return _tables_detail(tuple(atoms), outcomes, table_bits)
     reachable, distinct = group_reach(atoms, outcomes)
     by_combination = reachable.any(axis=1)
     bits = _combination_bits(distinct)
@@ -325,22 +326,23 @@ def _check_cells(n_details: int, n_outcomes: int) -> None:
                          "carries; split the bet into simpler ones")
 
 
-def _tables_detail(atoms: tuple, outcomes: str) -> CardDetail:
-    """A group's details from its Monte Carlo tables alone: every combination of atom values they can form.
+def _table_bits(atoms: tuple, outcomes: str) -> list[np.ndarray]:
+    """The distinct atom bits of each Monte Carlo table of a group, its packing checked against the limits first.
 
-    More combinations than can happen, perhaps, each with every outcome
-    (``reach="tables"``); built in the Monte Carlo tables' time (their cells are
-    few), never the exact enumeration's. The cells that cannot happen stay
-    empty in every histogram.
+    Raises
+    ------
+    ValueError
+        When packing the tables is predicted beyond the memory limit, or their local ids make more than
+        :data:`~baccarat_sim.model.detail_tables.MAX_COMBINATIONS` combinations (the packer's limit, found here
+        before a run deals).
     """
     why = refused("packing its card-level conditions for Monte Carlo", kernel_cost(atoms, outcomes),
-                   "split its conditions into simpler bets")
+                  "split its conditions into simpler bets")
     if why:
         raise ValueError(why)
-    tables = _split(list(atoms), table_cells, TABLE_CELLS)
     bit_of = {atom.text: i for i, atom in enumerate(atoms)}
     distinct, combinations = [], 1
-    for members in tables:
+    for members in _split(list(atoms), table_cells, TABLE_CELLS):
         derived = {d.text(): 0 for atom in members for d in atom.derived}
         values = np.unique(_mc_table(members, [bit_of[a.text] for a in members], derived)[2])
         distinct.append(values)
@@ -348,6 +350,17 @@ def _tables_detail(atoms: tuple, outcomes: str) -> CardDetail:
         if combinations > MAX_COMBINATIONS:
             raise ValueError(f"their card-level conditions make more than {MAX_COMBINATIONS:,} combinations of "
                              "lookups, the limit; split them into simpler bets")
+    return distinct
+
+
+def _tables_detail(atoms: tuple, outcomes: str, distinct: list[np.ndarray]) -> CardDetail:
+    """A group's details from its Monte Carlo tables alone: every combination of atom values they can form.
+
+    More combinations than can happen, perhaps, each with every outcome
+    (``reach="tables"``); built in the Monte Carlo tables' time (their cells are
+    few), never the exact enumeration's. The cells that cannot happen stay
+    empty in every histogram. ``distinct``: each table's atom bits (:func:`_table_bits`).
+    """
     keys = np.unique(_combination_bits(distinct))
     n_outcomes = OUTCOMES[outcomes]
     _check_cells(len(keys), n_outcomes)

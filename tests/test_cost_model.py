@@ -32,16 +32,20 @@ from baccarat_sim.model.rules import available_rules, parse_rules
 ADDRESS_SPACE = 3 << 30
 
 
-def _rule_file(tmp_path, bets: dict[str, list[str]], decks: int = 8, name: str = "hostile") -> str:
-    """A rule file of card-level bets, each line ``when`` paying 1:1 (or as written ``when => pays``)."""
+def _rules_text(bets: dict[str, list[str]], decks: int = 8, name: str = "t") -> str:
+    """A rule set of card-level bets, line ``i`` of each paying ``i + 1`` to 1, the rest losing."""
     blocks = []
     for bet_id, lines in bets.items():
         pays = ", ".join(f'{{ when = "{when}", pays = "{i + 1}:1" }}' for i, when in enumerate(lines))
         blocks.append(f'[[bets]]\nid = "{bet_id}"\nname = "{bet_id}"\npays = [{pays}]\notherwise = "lose"\n')
-    text = (f'schema_version = 1\nid = "{name}"\nname = "{name}"\npayout_notation = "to"\n\n[shoe]\ndecks = {decks}\n\n'
+    return (f'schema_version = 1\nid = "{name}"\nname = "{name}"\npayout_notation = "to"\n\n[shoe]\ndecks = {decks}\n\n'
             + "\n".join(blocks))
+
+
+def _rule_file(tmp_path, bets: dict[str, list[str]], decks: int = 8, name: str = "hostile") -> str:
+    """:func:`_rules_text` written to a file; its path."""
     path = tmp_path / f"{name}.toml"
-    path.write_text(text)
+    path.write_text(_rules_text(bets, decks, name))
     return str(path)
 
 
@@ -49,9 +53,9 @@ def _capped():
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
 
-def _rtp(*args, cwd=None) -> subprocess.CompletedProcess:
+def _rtp(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "baccarat_sim.rtp", *map(str, args)], capture_output=True,
-                          text=True, timeout=300, preexec_fn=_capped, cwd=cwd)
+                          text=True, timeout=300, preexec_fn=_capped)
 
 
 HOSTILE = {
@@ -107,15 +111,6 @@ def test_a_monte_carlo_plan_builds_no_exact_table_for_a_costly_group(monkeypatch
     assert group.reach == "tables" and plan.n_cells == 14_400 + group.n_cells
     # Both values of the atom, with every prefix of the outcome code (the bet reads no pair).
     assert group.n_details == 2 and group.possible.all()
-
-
-def _rules_text(bets: dict[str, list[str]], decks: int = 8) -> str:
-    blocks = []
-    for bet_id, lines in bets.items():
-        pays = ", ".join(f'{{ when = "{when}", pays = "{i + 1}:1" }}' for i, when in enumerate(lines))
-        blocks.append(f'[[bets]]\nid = "{bet_id}"\nname = "{bet_id}"\npays = [{pays}]\notherwise = "lose"\n')
-    return f'schema_version = 1\nid = "t"\nname = "t"\npayout_notation = "to"\n\n[shoe]\ndecks = {decks}\n\n' + \
-        "\n".join(blocks)
 
 
 def test_the_group_atom_limit_names_the_bet():

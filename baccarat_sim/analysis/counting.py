@@ -47,17 +47,17 @@ from ..engines.counting import (
     CountPlan,
     CountStatistics,
 )
-from ..engines.detail import factored_counts, joint_detail, rules_detail
+from ..engines.detail import GroupError, factored_counts, joint_detail, rules_detail
 from ..engines.driver import RunControl, run
 from ..engines.exact import exact_histogram
 from ..engines.local import LocalBackend
+from ..engines.packer import kernel_tables
 from ..engines.plan import normalize_seed, shoe_params, whole_number
 from ..engines.value_basis import value_basis
 from ..errors import InputError, InvalidStrategy, ShoeError
 from ..model.cards import N_CARD_IDS, N_SUITS
 from ..model.codes import N_CODES
 from ..model.detail import CardDetail, FactoredDetail
-from ..model.detail_tables import kernel_tables
 from ..model.rules import Rules
 from ..model.shoe import as_shoe, canonical_cards
 from ..model.strategy import BetPlay, Strategy
@@ -442,7 +442,10 @@ def _off_the_top(resolved: _Resolved, rules: Rules, composition: np.ndarray) -> 
     """Exact EV of every played bet on the full shoe: the solver's, and the exact engine's for card-level bets."""
     evs = resolved.solver.ev(composition)
     if resolved.card_level:
-        hist = exact_histogram(composition, resolved.detail)
+        try:
+            hist = exact_histogram(composition, resolved.detail)
+        except GroupError as error:  # refused before its work: one line naming the bets
+            raise error.naming(rules) from None
         evs.update({b: settle_bet(hist, rules.bet(b), rules).ev_exact for b in resolved.card_level})
     return evs
 

@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..engines.detail import joint_detail
+from ..engines.detail import GroupError, joint_detail
 from ..engines.exact import exact_histogram
 from ..errors import InputError, InternalError
 from ..model.detail import CardDetail
@@ -133,7 +133,10 @@ def build_slip(rules: Rules, stakes: dict, shoe=None, *, check: bool = True) -> 
     # Bets on the cards themselves (suits, third cards, ...) are settled on the card detail they read, all of
     # them together (one group, with every outcome code).
     detail = joint_detail(rules, [bet.id for bet in bets])
-    hist = exact_histogram(composition, detail)
+    try:
+        hist = exact_histogram(composition, detail)
+    except GroupError as error:  # refused before its work: one line naming the bets
+        raise error.naming(rules) from None
     # The joint pay-table line of every outcome code, and the slip's net for each combination of lines
     # (a handful): stake times the line's net per unit, the commission rounded for that stake where the rule
     # set rounds it.

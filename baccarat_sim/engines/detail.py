@@ -19,24 +19,28 @@ enumeration takes the few kinds of card the bets read instead of 52 card ids.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 
 import numba
 import numpy as np
 
-from ..errors import InternalError, InvalidRules
+from ..errors import InputError, InternalError, InvalidRules
 from ..kernels.dealing import CARDS_PER_ROUND
 from ..kernels.exact import exact_counts
 from ..kernels.exact_detail import exact_detail_counts, exact_detail_reach
-from ..model.cards import N_CARD_IDS, N_SUITS, RANK_POINTS
+from ..model.cards import N_CARD_IDS
 from ..model.codes import N_CODES, N_SUFFIXES
 from ..model.condition_tree import OutcomeCompare, outcome_leaves
 from ..model.conditions import atom_of_text, feature_table
-from ..model.detail import MAX_GROUP_ATOMS, CardDetail, FactoredDetail
+from ..model.cost import builder_cost, card_kinds, enumeration_cost, exact_cost, kernel_cost, reach_cost
+from ..model.detail import MAX_GROUP_ATOMS, OUTCOMES, CardDetail, FactoredDetail
 from ..model.detail_tables import (
+    MAX_COMBINATIONS,
     TABLE_CELLS,
-    card_letter,
+    _mc_table,
+    _split,
     exact_tables,
     joint_classes,
     table_cells,
@@ -44,9 +48,11 @@ from ..model.detail_tables import (
     third_class_count,
 )
 from ..model.rules import Bet, Rules
+from .budget import bet_keys, cheap, reach_is_cheap, refused
 
-__all__ = ["GROUP_CELLS", "MAX_CELLS", "detail_counts", "detail_of_atoms", "detail_of_group", "detail_of_plan",
-           "exact_detail_weights", "factored_counts", "group_weights", "joint_detail", "plan_groups", "rules_detail"]
+__all__ = ["GROUP_CELLS", "MAX_CELLS", "GroupError", "check_on_weights", "detail_counts", "detail_of_atoms",
+           "detail_of_group", "detail_of_plan", "exact_detail_weights", "factored_counts", "group_weights",
+           "joint_detail", "plan_groups", "rules_detail"]
 
 #: Most cells (details x outcomes) of a group made by merging the groups of several bets: its counters stay in
 #: the fastest caches of the Monte Carlo kernels. One bet's group may be larger, up to :data:`MAX_CELLS`.
@@ -100,13 +106,22 @@ def _first_four_classes(atoms) -> float:
 
 
 def _fits(atoms: list, suffix: bool) -> bool:
-    """Whether atoms merged from several bets stay one small group: one table, few cells, quick to enumerate."""
+    """Whether atoms merged from several bets stay one small group: one table, few cells, quick to enumerate.
+
+    Quick to enumerate: by the first-four classes and third-card classes, and by the cost model (which counts
+    the poker values' states too), so that merging never makes a group whose exact figures are costly.
+    """
     if len(atoms) > MAX_GROUP_ATOMS or table_cells(atoms) > TABLE_CELLS:
         return False
     if table_patterns(atoms) * (N_CODES if suffix else N_CODES // N_SUFFIXES) > GROUP_CELLS:
         return False
     k = third_class_count(atoms)
-    return _first_four_classes(atoms) * (N_SUFFIXES if suffix else 1) * k * k <= EXACT_WORK
+    if _first_four_classes(atoms) * (N_SUFFIXES if suffix else 1) * k * k > EXACT_WORK:
+        return False
+    if not any(atom.derived for atom in atoms):  # no poker value: the classes above are all the work there is
+        return True
+    outcomes = "codes" if suffix else "prefixes"
+    return cheap(reach_cost(atoms, outcomes).plus(exact_cost(atoms, outcomes)))
 
 
 def plan_groups(bets, codes: bool = False) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -145,23 +160,7 @@ def plan_groups(bets, codes: bool = False) -> tuple[tuple[str, tuple[str, ...]],
 # --------------------------------------------------------------------------- exact weights of a group
 
 
-def _kinds(atoms, outcomes: str, cards: str) -> np.ndarray:
-    """The kind of every card id (``int64[52]``): what the tableau, the atoms and their poker values read of it.
-
-    A kind of card is a point value (the tableau), what every atom reads of a
-    card at every position and what each poker value reads; where every code is
-    counted, also the card itself (``cards="ids"``) or its rank
-    (``cards="ranks"``), for the pairs and the first-card comparison.
-    """
-    ids = np.arange(N_CARD_IDS)
-    keys = [RANK_POINTS[ids // N_SUITS]]
-    if outcomes == "codes":
-        keys.append(ids if cards == "ids" else ids // N_SUITS)
-    keys += [column[:N_CARD_IDS] for column in joint_classes(atoms, letters=True)[0]]
-    for atom in atoms:
-        for hand_value in atom.derived:
-            keys.append(card_letter(hand_value)[:N_CARD_IDS])
-    return np.unique(np.stack(keys, axis=1), axis=0, return_inverse=True)[1].ravel()
+_kinds = card_kinds  # what the tableau, the atoms and their poker values read of each card id (the cost model's)
 
 
 def _pooled_shoe(atoms, outcomes: str, shoe: np.ndarray) -> np.ndarray:
@@ -215,10 +214,20 @@ def group_weights(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None = No
     Raises
     ------
     ValueError
-        When the atoms tell apart more than the enumeration holds.
+        When the atoms tell apart more than the enumeration holds, or the cost model puts the work beyond the
+        limits (before anything is allocated).
     """
-    tables = exact_tables(atoms, _pooled_shoe(atoms, outcomes, shoe), outcomes)
     lanes = max(1, numba.get_num_threads() if lanes is None else lanes)
+    advice = "run it by Monte Carlo, or split its conditions into simpler bets"
+    # The builder's tables by the cost model's prediction, then the enumeration's arrays by the tables' real sizes.
+    why = refused("building its card-level tables", builder_cost(tuple(atoms), outcomes), advice)
+    if why:
+        raise ValueError(why)
+    tables = exact_tables(atoms, _pooled_shoe(atoms, outcomes, shoe), outcomes)
+    why = refused("pricing its card-level conditions exactly",
+                  enumeration_cost(atoms, outcomes, tables["n_states"], tables["n_combinations"], lanes), advice)
+    if why:
+        raise ValueError(why)
     out = np.zeros((lanes, tables["n_combinations"], tables["n_outcomes"]), np.int64)
     args = [tables[name] for name in ("counts", "points", "ids", "n_ids", "tclass", "t_total", "t_point", "first4",
                                       "d_over", "d_rank_only", "d_keys", "d_key_offset", "d_key_count", "d_stride",
@@ -278,22 +287,28 @@ def detail_of_group(atoms: tuple, outcomes: str = "codes") -> CardDetail:
     """One group's card detail: which combinations of its atoms' values, with which outcomes, can happen.
 
     Worked out exactly on a shoe with six cards of every id, which deals every
-    sequence of six cards there is (:func:`group_reach`).
+    sequence of six cards there is (:func:`group_reach`), where the cost model
+    says it is cheap (:func:`reach_is_cheap`); otherwise every combination the
+    Monte Carlo tables form, with every outcome (:func:`_tables_detail`).
 
     Raises
     ------
     ValueError
-        When the group has more than :data:`MAX_CELLS` cells, or more than the enumeration holds.
+        When the group has more than :data:`MAX_CELLS` cells or :data:`MAX_GROUP_ATOMS` atoms, or more than the
+        enumeration holds (before anything large is allocated).
     """
+    if len(atoms) > MAX_GROUP_ATOMS:
+        raise ValueError(f"their card-level conditions have {len(atoms)} card-only parts, more than the "
+                         f"{MAX_GROUP_ATOMS} one group holds; split the bet into simpler ones")
+    table_bits = _table_bits(tuple(atoms), outcomes)  # the Monte Carlo tables' limits, whichever way is taken
+    if not reach_is_cheap(atoms, outcomes):
+        return _tables_detail(tuple(atoms), outcomes, table_bits)
     reachable, distinct = group_reach(atoms, outcomes)
     by_combination = reachable.any(axis=1)
     bits = _combination_bits(distinct)
     keys = np.unique(bits[by_combination])
     n_outcomes = reachable.shape[1]
-    if len(keys) * n_outcomes > MAX_CELLS:
-        raise ValueError(f"their card-level conditions can hold in {len(keys):,} combinations, "
-                         f"{len(keys) * n_outcomes:,} cells with the outcomes, more than the {MAX_CELLS:,} a group "
-                         "carries; split the bet into simpler ones")
+    _check_cells(len(keys), n_outcomes)
     patterns = ((keys[:, None] >> np.arange(len(atoms), dtype=np.uint64)) & np.uint64(1)).astype(bool)
     possible = np.zeros((len(keys), n_outcomes), bool)
     index = np.searchsorted(keys, bits)
@@ -304,14 +319,95 @@ def detail_of_group(atoms: tuple, outcomes: str = "codes") -> CardDetail:
     return CardDetail(tuple(atoms), patterns, possible.reshape(-1), outcomes)
 
 
+def _check_cells(n_details: int, n_outcomes: int) -> None:
+    if n_details * n_outcomes > MAX_CELLS:
+        raise ValueError(f"their card-level conditions can hold in {n_details:,} combinations, "
+                         f"{n_details * n_outcomes:,} cells with the outcomes, more than the {MAX_CELLS:,} a group "
+                         "carries; split the bet into simpler ones")
+
+
+def _table_bits(atoms: tuple, outcomes: str) -> list[np.ndarray]:
+    """The distinct atom bits of each Monte Carlo table of a group, its packing checked against the limits first.
+
+    Raises
+    ------
+    ValueError
+        When packing the tables is predicted beyond the memory limit, or their local ids make more than
+        :data:`~baccarat_sim.model.detail_tables.MAX_COMBINATIONS` combinations (the packer's limit, found here
+        before a run deals).
+    """
+    why = refused("packing its card-level conditions for Monte Carlo", kernel_cost(atoms, outcomes),
+                  "split its conditions into simpler bets")
+    if why:
+        raise ValueError(why)
+    bit_of = {atom.text: i for i, atom in enumerate(atoms)}
+    distinct, combinations = [], 1
+    for members in _split(list(atoms), table_cells, TABLE_CELLS):
+        derived = {d.text(): 0 for atom in members for d in atom.derived}
+        values = np.unique(_mc_table(members, [bit_of[a.text] for a in members], derived)[2])
+        distinct.append(values)
+        combinations *= len(values)
+        if combinations > MAX_COMBINATIONS:
+            raise ValueError(f"their card-level conditions make more than {MAX_COMBINATIONS:,} combinations of "
+                             "lookups, the limit; split them into simpler bets")
+    return distinct
+
+
+def _tables_detail(atoms: tuple, outcomes: str, distinct: list[np.ndarray]) -> CardDetail:
+    """A group's details from its Monte Carlo tables alone: every combination of atom values they can form.
+
+    More combinations than can happen, perhaps, each with every outcome
+    (``reach="tables"``); built in the Monte Carlo tables' time (their cells are
+    few), never the exact enumeration's. The cells that cannot happen stay
+    empty in every histogram. ``distinct``: each table's atom bits (:func:`_table_bits`).
+    """
+    keys = np.unique(_combination_bits(distinct))
+    n_outcomes = OUTCOMES[outcomes]
+    _check_cells(len(keys), n_outcomes)
+    patterns = ((keys[:, None] >> np.arange(len(atoms), dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    possible = np.ones(len(keys) * n_outcomes, bool)
+    for array in (patterns, possible):
+        array.setflags(write=False)
+    return CardDetail(tuple(atoms), patterns, possible, outcomes, reach="tables")
+
+
 def detail_of_atoms(atoms: tuple) -> CardDetail:
     """The joint card detail of some atoms, counted with every outcome code (one group)."""
     return detail_of_group(tuple(atoms), "codes")
 
 
+class GroupError(InputError):
+    """A group of card-level conditions the exact enumeration refuses, before its work: one line naming them.
+
+    ``texts``: the group's atoms; :meth:`naming` names the bets that read them instead, where the rule set is at
+    hand.
+    """
+
+    def __init__(self, texts: tuple, reason: str):
+        self.texts, self.reason = tuple(texts), reason
+        shown = ", ".join(repr(text) for text in self.texts[:2]) + (", ..." if len(self.texts) > 2 else "")
+        super().__init__("", f"card-level conditions {shown}: {reason}")
+
+    def __reduce__(self):
+        return (type(self), (self.texts, self.reason))
+
+    def naming(self, rules: Rules) -> InvalidRules:
+        """The refusal as one line naming the rule file and the bets that read the group."""
+        return InvalidRules("", f"{rules.path}: {bet_keys(rules.bets, self.texts)}: {self.reason}")
+
+
 def group_counts(group: CardDetail, shoe: np.ndarray) -> np.ndarray:
-    """Exact weights of every cell of one group (``detail * n_outcomes + outcome``) from a freshly shuffled shoe."""
-    weights, distinct = group_weights(group.atoms, shoe, group.outcomes)
+    """Exact weights of every cell of one group (``detail * n_outcomes + outcome``) from a freshly shuffled shoe.
+
+    Raises
+    ------
+    GroupError
+        Where the enumeration refuses the group (a limit, or the cost model's prediction).
+    """
+    try:
+        weights, distinct = group_weights(group.atoms, shoe, group.outcomes)
+    except ValueError as error:
+        raise GroupError(group.texts, str(error)) from None
     details = group.details_of_bits(_combination_bits(distinct))
     if weights[details < 0].any():  # the universal shoe deals every sequence: no other shoe can add a combination
         raise InternalError("a shoe dealt a combination of card-level conditions the universal shoe cannot")
@@ -385,14 +481,45 @@ def rules_detail(rules: Rules, codes: bool = False, progress: Progress | None = 
     groups = plan_groups(rules.bets, codes)
     if not groups:
         return None
-    try:
-        detail = detail_of_plan(groups, progress, {atom.text: atom for bet in rules.bets for atom in bet.atoms})
-    except ValueError as error:
-        raise InvalidRules("", f"{rules.path}: bets: {error}") from None
+    atoms = {atom.text: atom for bet in rules.bets for atom in bet.atoms}
+    details = []
+    for g, (outcomes, texts) in enumerate(groups):
+        try:
+            details.append(detail_of_group(tuple(atoms[text] for text in texts), outcomes))
+        except ValueError as error:
+            raise InvalidRules("", f"{rules.path}: {bet_keys(rules.bets, texts)}: {error}") from None
+        if progress is not None:
+            progress(g + 1, len(groups))
+    detail = FactoredDetail(tuple(details))
     for bet in rules.bets:
         if bet.card_level:
             bet.check_detail(detail.groups[detail.group_holding(a.text for a in bet.atoms)], rules)
     return detail
+
+
+def check_on_weights(rules: Rules, hist) -> None:
+    """The pay-table checks the Monte Carlo tables' cells could not make, on the cells an exact histogram weighs.
+
+    A group whose card detail comes from the Monte Carlo tables (``reach == "tables"``) had its lines checked
+    only for lines that can never happen; its cells of positive exact weight certainly happen, so two lines that
+    both hold on one of them overlap, and a cell no line covers is a gap (without ``otherwise``).
+
+    Raises
+    ------
+    InvalidRules
+        Naming the file, the bet and the line at fault.
+    """
+    detail = hist.detail
+    groups = () if detail is None else detail.groups if isinstance(detail, FactoredDetail) else (detail,)
+    for g, group in enumerate(groups):
+        if group.reach != "tables":
+            continue
+        start = detail.offset(g) if isinstance(detail, FactoredDetail) else 0
+        weighed = np.asarray(hist.counts[start:start + group.n_cells]) > 0
+        dealt = dataclasses.replace(group, possible=weighed, reach="dealt")
+        for bet in rules.bets:
+            if bet.card_level and {atom.text for atom in bet.atoms} <= set(group.texts):
+                bet.check_detail(dealt, rules)
 
 
 def joint_detail(rules: Rules, bet_ids) -> CardDetail | None:

@@ -2,13 +2,13 @@
 
 Pure numba functions, no I/O. The atoms come in *groups*
 (:mod:`baccarat_sim.model.detail`); a group is evaluated through its tables
-(:func:`baccarat_sim.model.detail_tables.kernel_tables`): the card at each
+(:func:`baccarat_sim.engines.packer.kernel_tables`): the card at each
 position is projected onto the classes a table's atoms tell apart, each poker
 value a table reads is read off the poker state tables
 (:mod:`baccarat_sim.model.poker_states`), and one lookup gives a *local id*;
 the local ids of the group's tables add up to a *combination*, and a last
-lookup gives the group's detail. The tables come packed in one named tuple
-(:class:`baccarat_sim.model.detail_tables.KernelTables`):
+lookup gives the group's detail. The tables come packed in one named tuple,
+:class:`KernelTables`, defined here so that the kernels' cache stamps cover it:
 
 ``which``       ``int64[d]``: each poker value's number (:data:`baccarat_sim.model.poker.VALUES`);
 ``projection``  ``uint32[t, 6, 53]``: by table and position (0-5: P1 B1 P2 B2
@@ -64,6 +64,8 @@ groups (a microbenchmark over real rounds) where round by round took 150-180 ns.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..model.cards import N_CARD_IDS, N_SUITS, SUIT_BITS
@@ -71,8 +73,8 @@ from ..model.poker_states import HAND_LETTER_BITS, LETTERS, NO_LETTER, SUIT_COUN
 from .jit import jit
 from .outcome import banker_drew_of, player_drew_of, third_cards
 
-__all__ = ["BATCH_CARD_BITS", "BATCH_FIELDS", "BATCH_ROUNDS", "NO_CARD", "batch_cells", "count_batch", "detail_index",
-           "new_batch", "put_round"]
+__all__ = ["BATCH_CARD_BITS", "BATCH_FIELDS", "BATCH_ROUNDS", "NO_CARD", "KernelTables", "batch_cells", "count_batch",
+           "detail_index", "new_batch", "put_round"]
 
 _P1, _B1, _P2, _B2, _P3, _B3 = (np.uint64(i) for i in range(6))
 #: The card value of a missing third card (see :data:`baccarat_sim.model.cardlevel.NONE`).
@@ -81,7 +83,7 @@ _letter = jit(inline="always")(letter_of)
 _SUIT_MASK = (1 << SUIT_BITS) - 1
 _L1, _L2, _L3 = LETTERS, LETTERS ** 2, LETTERS ** 3
 
-# A hand's field in a packed word (model/detail_tables._hand_terms): its letters' index, then a count a suit.
+# A hand's field in a packed word (engines/packer._hand_terms): its letters' index, then a count a suit.
 _LETTER_MASK = (1 << HAND_LETTER_BITS) - 1
 _SUIT_COUNTS_MASK = (1 << (SUIT_COUNT_BITS * N_SUITS)) - 1
 _SUIT_COUNT_ONES = sum(1 << (SUIT_COUNT_BITS * suit) for suit in range(N_SUITS))
@@ -365,3 +367,39 @@ def _word_terms(projection, cards, n, word):
         x = np.uint64(cards[i])
         word[i] = ((t0[x & _U_MASK] + t1[(x >> _U_SHIFT1) & _U_MASK]) + (t2[(x >> _U_SHIFT2) & _U_MASK]
                    + t3[(x >> _U_SHIFT3) & _U_MASK]) + (t4[(x >> _U_SHIFT4) & _U_MASK] + t5[x >> _U_SHIFT5]))
+
+
+class KernelTables(NamedTuple):
+    """A card detail packed for the Monte Carlo, counting and session kernels (read-only arrays).
+
+    The module's docstring says what each field holds and how the kernels read
+    them; :func:`baccarat_sim.engines.packer.kernel_tables` packs them.
+    """
+
+    which: np.ndarray
+    projection: np.ndarray
+    dstride: np.ndarray
+    toffset: np.ndarray
+    table: np.ndarray
+    first_table: np.ndarray
+    loffset: np.ndarray
+    lookup: np.ndarray
+    cell_of: np.ndarray
+    cell_table: np.ndarray
+    prefix_mult: np.ndarray
+    suffix_mult: np.ndarray
+    hand_reads: np.ndarray
+    hand_of: np.ndarray
+    first_four_state: np.ndarray
+    next_state: np.ndarray
+    hand_value: np.ndarray
+    words: np.ndarray
+    table_word: np.ndarray
+    table_shift: np.ndarray
+    table_mask: np.ndarray
+    hand_word: np.ndarray
+    hand_shift: np.ndarray
+    hand_base: np.ndarray
+    first_term: np.ndarray
+    term_hand: np.ndarray
+    term_table: np.ndarray

@@ -236,7 +236,11 @@ class Bet:
         The checks the loader makes of an outcome-only bet on the possible
         outcome codes (:class:`PayTableCheck`): every line can happen, no two
         lines overlap, no outcome is left without a line, the bet can win and
-        can lose.
+        can lose. On a detail whose cells come from the Monte Carlo tables
+        (``detail.reach == "tables"``, more cells than can happen) the overlap
+        and the gaps are not checked: they may lie on cells that cannot happen;
+        on one whose cells are those a shoe dealt (``"dealt"``, fewer) only
+        they are.
 
         Raises
         ------
@@ -281,6 +285,12 @@ class PayTableCheck:
         self.key = key
         self.detail = detail
         self.possible = possible_codes() if detail is None else detail.possible
+        # A detail whose possible cells come from the Monte Carlo tables holds cells that cannot happen: a line
+        # found on none of them can never happen, but an overlap or a gap there may be on impossible cells only.
+        # One whose cells are those a shoe dealt holds only cells that happen, perhaps not all: an overlap or a gap
+        # there is one, but a line missing there may happen on another shoe.
+        reach = "exact" if detail is None else detail.reach
+        self.all_happen, self.all_there = reach in ("exact", "dealt"), reach in ("exact", "tables")
         self.covered = np.zeros(self.possible.shape, bool)
         self.owner = np.full(self.possible.shape, -1)
         self.whens: dict[int, str] = {}
@@ -288,10 +298,10 @@ class PayTableCheck:
     def line(self, i: int, when: str, mask: np.ndarray) -> None:
         """Line ``pays[i]``, ``when`` holding where ``mask``: it can happen and overlaps no earlier line."""
         key = f"{self.key}.pays[{i}].when"
-        if not (mask & self.possible).any():
+        if not (mask & self.possible).any() and self.all_there:
             self.checker.fail(key, f"{excerpt(when)} can never happen at the table")
         overlap = self.covered & mask & self.possible
-        if overlap.any():
+        if overlap.any() and self.all_happen:
             first = int(np.flatnonzero(overlap)[0])
             owner = int(self.owner[first])
             self.checker.fail(key, f"{excerpt(when)} overlaps pays[{owner}] ({excerpt(self.whens[owner])}), e.g. "
@@ -308,7 +318,7 @@ class PayTableCheck:
     def every_outcome_has_a_line(self) -> None:
         """For a pay table without an ``otherwise`` line: the lines cover every outcome that can happen."""
         missing = self.uncovered
-        if missing.any():
+        if missing.any() and self.all_happen:
             self.checker.fail(f"{self.key}.otherwise", "missing cases: some outcomes match no line, e.g. "
                                                        f"{describe_cell(int(np.flatnonzero(missing)[0]), self.detail)}"
                                                        "; add otherwise = \"lose\" or lines that cover them")
@@ -323,6 +333,8 @@ class PayTableCheck:
         (issue 41, item 22). Every other line wins where its net result (after
         commission) is above 0 and loses where it is below.
         """
+        if not self.all_there:  # a line that never happened on one shoe may still win or lose on another
+            return
         lines = list(zip(cases, nets))
         if self.uncovered.any():
             lines.append((otherwise, otherwise_net))

@@ -339,6 +339,6 @@ def _seconds(value) -> str:
 
 
 def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | None = None,
-                 run: dict | None = None) -> Report:
+                 run: dict | None = None, unpriced: dict[str, str] | None = None) -> Report:
     """Settle every bet of ``rules`` exactly (and by Monte Carlo) and report it: :func:`analyze_run`, rendered."""
-    return Report(analyze_run(rules, exact, mc, run))
+    return Report(analyze_run(rules, exact, mc, run, unpriced))

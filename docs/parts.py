@@ -136,16 +136,14 @@ def catalogue_unsettled() -> str:
     return "\n".join(lines)
 
 
-#: A catalogue row's ``reproduced`` as the findings list words it.
-VERDICTS = {True: "reproduced", False: "**differs**", None: "none published"}
-
-
 def catalogue_table() -> str:
-    """Every catalogue bet: its exact house edge beside the published one, and the verdict."""
+    """Every catalogue bet: its exact house edge beside the published one, and the verdict (the findings' words)."""
+    from baccarat_sim.report.findings import VERDICT_WORDS
+
     lines = ["| rule file | bet | name | pays | exact house edge | published house edge | verdict |",
              "|---|---|---|---|---:|---:|---|"]
     for row in catalogue_rows():
-        verdict = VERDICTS.get(row["reproduced"], str(row["reproduced"]))
+        verdict = VERDICT_WORDS.get(row["reproduced"], str(row["reproduced"]))
         cells = [f"`{row['rules']}`", f"`{row['bet']}`", row["name"], row["pays"], _percent(row["house_edge"]),
                  row["published"] or "", verdict]
         lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")

@@ -36,7 +36,10 @@ from .render import clean_json, csv_text, markdown_links, markdown_table, termin
 from .run_report import STAKE_MARK, Report
 from .tables import commission_frame
 
-__all__ = ["FindingsTables", "findings_tables", "write_findings"]
+__all__ = ["VERDICT_WORDS", "FindingsTables", "findings_tables", "write_findings"]
+
+#: A catalogue bet's verdict in words: its published figure reproduced (True) or not (False); None: none published.
+VERDICT_WORDS = {True: "reproduced", False: "**differs**", None: "none published"}
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -177,8 +180,8 @@ def _catalogue_section(findings: FindingsTables) -> list[str]:
                 "house edge (exact)": [_pct(v) + ("" if rules.bet(b).jackpot is None else
                                                   f" at a meter of {amount_text(rules.bet(b).jackpot.meter)}")
                                        for b, v in zip(group["bet"], group["house_edge"])],
-                "published house edge": ["none published" if pd.isna(v) else v for v in group["published"]],
-                "verdict": ["-" if pd.isna(v) else "reproduced" if v else "**differs**" for v in group["reproduced"]],
+                "published house edge": [VERDICT_WORDS[None] if pd.isna(v) else v for v in group["published"]],
+                "verdict": ["-" if pd.isna(v) else VERDICT_WORDS[bool(v)] for v in group["reproduced"]],
             }
         )
         lines += [f"### {rules.name} (`{rules_id}`)", "", f"Source: {markdown_links(rules.source)}.", "",

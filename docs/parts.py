@@ -138,13 +138,19 @@ def catalogue_unsettled() -> str:
 
 def catalogue_table() -> str:
     """Every catalogue bet: its exact house edge beside the published one, and the verdict (the findings' words)."""
-    from baccarat_sim.report.findings import VERDICT_WORDS
+    from baccarat_sim.model.rules import load_rules
+    from baccarat_sim.report.findings import VERDICT_WORDS, at_meter
 
     lines = ["| rule file | bet | name | pays | exact house edge | published house edge | verdict |",
              "|---|---|---|---|---:|---:|---|"]
+    sets: dict = {}  # rule set id -> Rules, each loaded once
     for row in catalogue_rows():
         verdict = VERDICT_WORDS.get(row["reproduced"], str(row["reproduced"]))
-        cells = [f"`{row['rules']}`", f"`{row['bet']}`", row["name"], row["pays"], _percent(row["house_edge"]),
+        if row["rules"] not in sets:
+            sets[row["rules"]] = load_rules(row["rules"])
+        rules = sets[row["rules"]]
+        exact = _percent(row["house_edge"]) + at_meter(rules.bet(row["bet"]))
+        cells = [f"`{row['rules']}`", f"`{row['bet']}`", row["name"], row["pays"], exact,
                  row["published"] or "", verdict]
         lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)

@@ -170,6 +170,16 @@ def rule_sets_table() -> str:
     return "\n".join(lines)
 
 
+def card_detail_limits() -> str:
+    """The limits of one group of card-level bets, from the constants the code refuses a rule file by."""
+    from baccarat_sim.engines.detail import MAX_CELLS
+    from baccarat_sim.model.detail import MAX_GROUP_ATOMS
+    from baccarat_sim.model.detail_tables import MAX_COMBINATIONS
+
+    return (f"{MAX_CELLS:,} cells (combinations of their values times outcomes), {MAX_COMBINATIONS:,} combinations "
+            f"of lookups and {MAX_GROUP_ATOMS:,} card-only conditions (atoms)")
+
+
 @functools.cache
 def _bench_table():
     """docs/bench_table.py, imported by its path (docs/ is not a package)."""
@@ -196,6 +206,7 @@ PARTS: dict[str, Callable[[], str]] = {
     "catalogue-unsettled": catalogue_unsettled,
     "catalogue-table": catalogue_table,
     "rule-sets-table": rule_sets_table,
+    "card-detail-limits": card_detail_limits,
     "bench-current": _bench_current,
     "bench-headline": _bench_headline,
 }

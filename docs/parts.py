@@ -136,17 +136,21 @@ def catalogue_unsettled() -> str:
     return "\n".join(lines)
 
 
-#: A catalogue row's ``reproduced`` as the findings list words it.
-VERDICTS = {True: "reproduced", False: "**differs**", None: "none published"}
-
-
 def catalogue_table() -> str:
-    """Every catalogue bet: its exact house edge beside the published one, and the verdict."""
+    """Every catalogue bet: its exact house edge beside the published one, and the verdict (the findings' words)."""
+    from baccarat_sim.model.rules import load_rules
+    from baccarat_sim.report.findings import VERDICT_WORDS, at_meter
+
     lines = ["| rule file | bet | name | pays | exact house edge | published house edge | verdict |",
              "|---|---|---|---|---:|---:|---|"]
+    sets: dict = {}  # rule set id -> Rules, each loaded once
     for row in catalogue_rows():
-        verdict = VERDICTS.get(row["reproduced"], str(row["reproduced"]))
-        cells = [f"`{row['rules']}`", f"`{row['bet']}`", row["name"], row["pays"], _percent(row["house_edge"]),
+        verdict = VERDICT_WORDS.get(row["reproduced"], str(row["reproduced"]))
+        if row["rules"] not in sets:
+            sets[row["rules"]] = load_rules(row["rules"])
+        rules = sets[row["rules"]]
+        exact = _percent(row["house_edge"]) + at_meter(rules.bet(row["bet"]))
+        cells = [f"`{row['rules']}`", f"`{row['bet']}`", row["name"], row["pays"], exact,
                  row["published"] or "", verdict]
         lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
@@ -164,6 +168,16 @@ def rule_sets_table() -> str:
         name = " ".join(rules.name.split()).replace("|", "\\|")
         lines.append(f"| `{rules.id}` | {name} | {', '.join(rules.bet_ids)} |")
     return "\n".join(lines)
+
+
+def card_detail_limits() -> str:
+    """The limits of one group of card-level bets, from the constants the code refuses a rule file by."""
+    from baccarat_sim.engines.detail import MAX_CELLS
+    from baccarat_sim.model.detail import MAX_GROUP_ATOMS
+    from baccarat_sim.model.detail_tables import MAX_COMBINATIONS
+
+    return (f"{MAX_CELLS:,} cells (combinations of their values times outcomes), {MAX_COMBINATIONS:,} combinations "
+            f"of lookups and {MAX_GROUP_ATOMS:,} card-only conditions (atoms)")
 
 
 @functools.cache
@@ -192,6 +206,7 @@ PARTS: dict[str, Callable[[], str]] = {
     "catalogue-unsettled": catalogue_unsettled,
     "catalogue-table": catalogue_table,
     "rule-sets-table": rule_sets_table,
+    "card-detail-limits": card_detail_limits,
     "bench-current": _bench_current,
     "bench-headline": _bench_headline,
 }

@@ -209,10 +209,10 @@ def test_issue41_item21_baseline_names_a_jackpot_figure_on_one_side_only(capsys,
 
 
 @pytest.mark.parametrize("edit, field", [
-    (lambda bet: bet.update(exact_rtp=10**400), "exact_rtp"),
-    (lambda bet: bet.update(sd=-(10**400)), "sd"),
-    (lambda bet: bet["jackpot"].update(rtp_base=10**400), "jackpot"),
-    (lambda bet: bet["jackpot"].update(rtp_per_meter_unit="0.1"), "jackpot"),
+    (lambda bet: bet.update(exact_rtp=10**400), "bets[0].exact_rtp"),
+    (lambda bet: bet.update(sd=-(10**400)), "bets[0].sd"),
+    (lambda bet: bet["jackpot"].update(rtp_base=10**400), "bets[0].jackpot.rtp_base"),
+    (lambda bet: bet["jackpot"].update(rtp_per_meter_unit="0.1"), "bets[0].jackpot.rtp_per_meter_unit"),
 ])
 def test_issue41_item23_baseline_with_a_number_beyond_float_is_bad_input(capsys, tmp_path, edit, field):
     path = _no_reset_progressive(tmp_path)
@@ -223,6 +223,7 @@ def test_issue41_item23_baseline_with_a_number_beyond_float_is_bad_input(capsys,
     baseline.write_text(json.dumps(document))
     status, out, err = cli(capsys, "--exact", "--rules", path, "--baseline", baseline, "--quiet")
     assert status == 2 and len(err.splitlines()) == 1 and "--baseline" in err and "each a finite number" in err
+    assert f"{baseline}: {field}: not a finite number" in err  # the field at fault, by its JSON path
 
 
 def _resigned(tmp_path, hist, edit) -> Path:

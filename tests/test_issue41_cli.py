@@ -248,3 +248,41 @@ def test_issue41_item16_hold_summary_on_stderr_states_the_p_value_as_stdout_does
     assert stated[0] == "<="  # far below the error bound: the bound, not a 0 that is not proven
     (line,) = [line for line in err.splitlines() if "lies outside" in line]
     assert f"two-sided p-value {' '.join(stated)})" in line
+
+
+def _rank_lines(positions: str, start: int = 1) -> str:
+    """Pay-table lines ``POS.rank == R`` paying 1:1, one per rank of each position (13 card-level conditions each)."""
+    return ",\n".join(f'  {{ when = "{position}.rank == {rank}", pays = "1:1" }}'
+                      for position in positions.split() for rank in range(start, 14))
+
+
+@pytest.mark.parametrize(("bets", "named"), [
+    ([("ranks", "P1 P2 B1 B2")], "bets.ranks:"),
+    # Two bets sharing a condition count in one group: both are named.
+    ([("first", "P1 P2"), ("second", "P2 B1 B2")], "bets.first, bets.second:"),
+])
+def test_issue41_item24_a_card_detail_limit_names_the_bet(tmp_path, capsys, bets, named):
+    from .cli_helpers import rules_text
+
+    extra = "".join(f'\n[[bets]]\nid = "{bet_id}"\nname = "{bet_id}"\npays = [\n{_rank_lines(positions)}\n]\n'
+                    'otherwise = { pays = "lose" }\n' for bet_id, positions in bets)
+    rules = tmp_path / "big.toml"
+    rules.write_text(rules_text("big", extra=extra))
+    status, out, err = cli(capsys, "--rules", rules, "--exact")
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert f"{rules}: {named} their card-level conditions can hold in" in err and "a group carries" in err
+
+
+def test_issue41_item24_a_slip_beyond_a_card_detail_limit_names_its_bet(tmp_path):
+    from baccarat_sim.engines.detail import joint_detail
+    from baccarat_sim.errors import InvalidRules
+    from baccarat_sim.model.rules import load_rules
+
+    from .cli_helpers import rules_text
+
+    rules = tmp_path / "big.toml"
+    rules.write_text(rules_text("big", extra=f'\n[[bets]]\nid = "ranks"\nname = "ranks"\npays = [\n'
+                                             f'{_rank_lines("P1 P2 B1")}\n]\notherwise = {{ pays = "lose" }}\n'))
+    # Alone the bet fits; with every outcome code (a slip's joint group) it does not: one bet, named as bets.ID.
+    with pytest.raises(InvalidRules, match=r"big\.toml: bets\.ranks: their card-level conditions"):
+        joint_detail(load_rules(rules), ["banker", "ranks"])

@@ -102,16 +102,24 @@ def exact_figures(exact: OutcomeHistogram, rules: Rules) -> dict[str, dict[str, 
     return figures
 
 
-def _finite(value) -> float:
-    """A JSON number as a finite float, or TypeError (a bool, a string, an integer beyond float: 10**400)."""
+class _NotFinite(TypeError):
+    """A figure of a saved report that is not a finite number (``where``: its JSON path)."""
+
+    def __init__(self, where: str):
+        super().__init__(where)
+        self.where = where
+
+
+def _finite(value, where: str) -> float:
+    """A JSON number as a finite float, or :class:`_NotFinite` (a bool, a string, an integer beyond float: 10**400)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError
+        raise _NotFinite(where)
     try:
         number = float(value)
     except OverflowError:  # an integer of hundreds of digits
-        raise TypeError from None
+        raise _NotFinite(where) from None
     if not math.isfinite(number):
-        raise TypeError
+        raise _NotFinite(where)
     return number
 
 
@@ -124,7 +132,7 @@ def _baseline_figures(document, source: str) -> dict[str, dict[str, float]]:
         exact_run = document["run"]["model"] == "exact"
         bets = document["bets"]
         figures = {}
-        for bet in bets:
+        for i, bet in enumerate(bets):
             fields = {"rtp": bet["exact_rtp"]}
             if exact_run:
                 fields.update(hit_frequency=bet["hit_frequency"], sd=bet["sd"])
@@ -136,12 +144,14 @@ def _baseline_figures(document, source: str) -> dict[str, dict[str, float]]:
             if bet["id"] in figures:
                 duplicate = bet["id"]
                 break
-            figures[bet["id"]] = {k: _finite(v) for k, v in fields.items()}
+            figures[bet["id"]] = {k: _finite(v, f"bets[{i}].{'exact_rtp' if k == 'rtp' else k}")
+                                  for k, v in fields.items()}
         else:
             return figures
-    except (KeyError, TypeError, IndexError, AttributeError):
-        raise InputError("baseline", f"{source}: is not a report of `--format json` (run.model and bets[] with id, "
-                                     "exact_rtp, hit_frequency, sd, each a finite number, and a jackpot bet's "
+    except (KeyError, TypeError, IndexError, AttributeError) as error:
+        at = f"{error.where}: not a finite number; " if isinstance(error, _NotFinite) else ""
+        raise InputError("baseline", f"{source}: {at}is not a report of `--format json` (run.model and bets[] with "
+                                     "id, exact_rtp, hit_frequency, sd, each a finite number, and a jackpot bet's "
                                      f"jackpot.{', jackpot.'.join(JACKPOT_FIELDS)})") from None
     # A second entry of one bet would hide a drift of the first (or the reverse): a report has each bet once.
     raise InputError("baseline", f"{source}: bets[] has bet {duplicate!r} twice; a report lists each bet once")

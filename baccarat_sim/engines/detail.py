@@ -537,8 +537,10 @@ def joint_detail(rules: Rules, bet_ids) -> CardDetail | None:
     try:
         detail = detail_of_group(atoms, "codes")
     except ValueError as error:
-        names = ", ".join(bet.id for bet in bets if bet.card_level)
-        raise InvalidRules("", f"{rules.path}: bets {names} together: {error}") from None
+        # The rule file's keys of the bets, as every other refusal of a bet names it (bets.ID).
+        together = " together" if sum(bet.card_level for bet in bets) > 1 else ""
+        raise InvalidRules("", f"{rules.path}: {bet_keys(bets, [atom.text for atom in atoms])}{together}: "
+                               f"{error}") from None
     for bet in bets:
         if bet.card_level:
             bet.check_detail(detail, rules)

@@ -63,6 +63,8 @@ class _Payer:
     notation: str
     jackpot: Jackpot | None = None
     stake: Fraction | None = None
+    #: The stake levels the bet's lines' ``amounts`` name, gathered as they are read (:meth:`RuleFileChecker.amounts`).
+    amount_stakes: set = dataclasses.field(default_factory=set, compare=False)
 
     @property
     def returned(self) -> Fraction:
@@ -268,6 +270,7 @@ class RuleFileChecker(Checker):
         for stake_text, amount in table.items():
             stake = self.number(stake_text, f"{key}.{stake_text}", 0, MAX_AMOUNT, open_low=True)
             levels[stake] = self.number(amount, f"{key}.{stake_text}", 0, MAX_AMOUNT, open_low=True)
+        payer.amount_stakes.update(levels)
         stakes = ", ".join(amount_text(level) for level in levels)
         if payer.stake is None:
             self.fail(key, f"amounts for stakes {stakes} need the bet's stake (stake = one of them) to say which "
@@ -392,12 +395,6 @@ class RuleFileChecker(Checker):
                 isinstance(raw, dict) and "amounts" in raw for raw in (*cases_raw, t.get("otherwise"))):
             self.fail(f"{key}.stake", "only goes with lines that pay amounts, or a jackpot in money")
         group = self.choice(t.get("group", "side"), f"{key}.group", ("main", "side"))
-        # The stake levels the lines' amounts name (already checked by self.amounts): a slip may stake only the
-        # bet's own stake, and its message names the others (issue 41, item 17).
-        amount_stakes = sorted({self.number(level, f"{key}.amounts", 0, MAX_AMOUNT, open_low=True)
-                                for raw in (*cases_raw, t.get("otherwise"))
-                                if isinstance(raw, dict) and isinstance(raw.get("amounts"), dict)
-                                for level in raw["amounts"]})
         bet = Bet(
             id=bet_id,
             name=self.string(t.get("name", bet_id), f"{key}.name"),
@@ -410,7 +407,8 @@ class RuleFileChecker(Checker):
             description=self.string(t.get("description", ""), f"{key}.description"),
             jackpot=jackpot,
             stake=stake,
-            amount_stakes=tuple(amount_stakes),
+            # A slip may stake only the bet's own stake; its refusal names these (issue 41, item 17).
+            amount_stakes=tuple(sorted(payer.amount_stakes)),
             _explicit_otherwise="otherwise" in t,
         )
         if card_level:

@@ -1,0 +1,263 @@
+"""Advantage-play flags: bets that follow a count, maximum bets late in the shoe, seats that bet together.
+
+* **count**: for each player (the logged player id, else the table and seat) and each countable side bet of the
+  rule set (one whose best count, :func:`~.audit_counts.best_count`, exists), the correlation over the rounds the
+  player played of the amount on that bet with the true count before the round. Its p-value is a permutation
+  p-value within shoes (the amounts shuffled among the rounds of each shoe, :data:`PERMUTATIONS` times, so that a
+  shoe's count path is kept) for every player whose normal-law p-value is below :data:`SCREEN`; the others keep
+  the normal-law p-value, which is larger.
+* **late max bets**: the share of a player's maximum bets (their largest stake, on any bet) in the last third of
+  the shoe against the share of all their bets there (one-sided binomial).
+* **together**: for each table, gaming day and side bet, each pair of seats that played the same rounds: how often
+  both bet the side bet against their rates alone (one-sided hypergeometric, Fisher's exact test); flagged pairs
+  join into groups.
+
+Each family is put through Benjamini-Hochberg at 5%. Each flag carries the money at stake: the amounts bet times
+the edge the count gives at the rounds they were bet (``base EV + EV per true count x true count``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .audit_counts import best_count, counts_before_rounds
+from .audit_data import AuditData
+from .audit_stats import FDR, benjamini_hochberg
+
+__all__ = ["PERMUTATIONS", "SCREEN", "advantage_flags"]
+
+#: Permutations of a permutation p-value.
+PERMUTATIONS = 999
+#: Normal-law p-value below which a correlation gets its permutation p-value.
+SCREEN = 0.01
+#: Fewest bets on a side bet before a player's correlation is tested.
+MIN_BETS = 5
+
+
+def _players(data: AuditData) -> np.ndarray:
+    bets = data.bets
+    seat_key = np.char.add(np.char.add(data.rounds["table"][bets["row"]].astype(str), " seat "),
+                           bets["seat"].astype(str))
+    named = bets["player"].astype(str)
+    return np.where(named != "", named, seat_key)
+
+
+def _countable(data: AuditData) -> dict:
+    """Rule set to {bet id: (BetCount, true count per round row)}."""
+    found = {}
+    for rule_id, rules in data.rules.items():
+        mine = data.rounds["rule_set"] == rule_id
+        bets = {}
+        for bet in rules.bets:
+            if bet.group == "main" or bet.card_level or not (data.bets["bet"] == bet.id).any():
+                continue
+            count = best_count(rules, bet.id)
+            if count is None:
+                continue
+            true = np.full(data.n_rounds, np.nan)
+            rows = np.flatnonzero(mine)
+            true[rows] = counts_before_rounds(data.rounds["cards"][rows], data.shoe_start[rows], count.tags,
+                                              rules.shoe.decks * 52, data.rounds["turned"][rows])[1]
+            bets[bet.id] = (count, true)
+        found[rule_id] = bets
+    return found
+
+
+def _correlation(x, y, group, n_groups):
+    n = np.bincount(group, minlength=n_groups).astype(float)
+    sx, sy = np.bincount(group, x, n_groups), np.bincount(group, y, n_groups)
+    sxx, syy, sxy = (np.bincount(group, x * x, n_groups), np.bincount(group, y * y, n_groups),
+                     np.bincount(group, x * y, n_groups))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = sxy - sx * sy / n
+        r = cov / np.sqrt((sxx - sx * sx / n) * (syy - sy * sy / n))
+    return np.nan_to_num(r), n
+
+
+def _permutation_p(x, y, shoe, rng) -> float:
+    """One-sided: P(correlation of x shuffled within shoes with y >= observed)."""
+    observed = np.corrcoef(x, y)[0, 1]
+    hits = 0
+    for _ in range(PERMUTATIONS):
+        order = np.lexsort((rng.random(len(x)), shoe))
+        hits += np.corrcoef(x[order], y)[0, 1] >= observed - 1e-12
+    return (hits + 1) / (PERMUTATIONS + 1)
+
+
+def _count_flags(data: AuditData, countable: dict, players: np.ndarray, rng) -> list[dict]:
+    bets = data.bets
+    tests = []
+    shoe = np.cumsum(data.shoe_start) - 1
+    keys, player_index = np.unique(players, return_inverse=True)
+    for rule_id, by_bet in countable.items():
+        of_rule = data.rounds["rule_set"][bets["row"]] == rule_id
+        for bet_id, (count, true) in by_bet.items():
+            on_bet = of_rule & (bets["bet"] == bet_id)
+            bettors = np.unique(player_index[on_bet])
+            per_player = np.bincount(player_index[on_bet], minlength=len(keys))
+            bettors = bettors[per_player[bettors] >= MIN_BETS]
+            if not bettors.size:
+                continue
+            active = of_rule & np.isin(player_index, bettors)
+            pair = np.unique(player_index[active] * np.int64(data.n_rounds) + bets["row"][active])
+            who, row = pair // data.n_rounds, pair % data.n_rounds
+            amount = np.zeros(len(pair))
+            on_pair = np.searchsorted(pair, player_index[on_bet & active] * np.int64(data.n_rounds)
+                                      + bets["row"][on_bet & active])
+            np.add.at(amount, on_pair, bets["stake"][on_bet & active])
+            local = np.searchsorted(bettors, who)
+            r, n = _correlation(amount, true[row], local, len(bettors))
+            z = r * np.sqrt(np.maximum(n - 2, 1))
+            p_normal = 0.5 * np.vectorize(math.erfc)(z / math.sqrt(2))
+            for k, player in enumerate(bettors):
+                mine = local == k
+                p, method = float(p_normal[k]), "normal"
+                if p < SCREEN:
+                    p, method = _permutation_p(amount[mine], true[row[mine]], shoe[row[mine]], rng), "permutation"
+                edge = count.edge(true[row[mine]])
+                staked = amount[mine]
+                tests.append({"kind": "count", "player": str(keys[player]), "rule_set": rule_id, "bet": bet_id,
+                              "table": str(data.rounds["table"][row[mine][0]]), "rounds": int(mine.sum()),
+                              "bets": int((staked > 0).sum()), "correlation": float(r[k]), "p": p, "method": method,
+                              "amount_bet": float(staked.sum()), "money_at_stake": float((staked * edge).sum()),
+                              "count_tags": list(count.tags), "betting_correlation": count.betting_correlation,
+                              "first_day": str(data.rounds["day"][row[mine]].min()),
+                              "last_day": str(data.rounds["day"][row[mine]].max())})
+    return tests
+
+
+def _late_flags(data: AuditData, players: np.ndarray) -> list[dict]:
+    bets = data.bets
+    shoe = np.cumsum(data.shoe_start) - 1
+    length = np.bincount(shoe)
+    depth = data.rounds["round"][bets["row"]] / length[shoe[bets["row"]]]
+    late = depth > 2 / 3
+    keys, who = np.unique(players, return_inverse=True)
+    top = np.zeros(len(keys))
+    np.maximum.at(top, who, bets["stake"])
+    is_max = bets["stake"] >= top[who]
+    n_max = np.bincount(who, is_max, len(keys))
+    late_max = np.bincount(who, is_max & late, len(keys))
+    share = np.bincount(who, late, len(keys)) / np.maximum(np.bincount(who, minlength=len(keys)), 1)
+    tests = []
+    for k in np.flatnonzero((n_max >= MIN_BETS) & (n_max < np.bincount(who, minlength=len(keys)))):
+        p = _binomial_upper(int(late_max[k]), int(n_max[k]), float(share[k]))
+        tests.append({"kind": "late_max_bets", "player": str(keys[k]), "max_stake": float(top[k]),
+                      "max_bets": int(n_max[k]), "late_max_bets": int(late_max[k]), "late_share_of_bets":
+                      float(share[k]), "p": p, "amount_bet": float(top[k] * n_max[k]), "money_at_stake": None,
+                      "table": str(data.rounds["table"][bets["row"][who == k][0]])})
+    return tests
+
+
+def _binomial_upper(k: int, n: int, p: float) -> float:
+    """P(X >= k) for X binomial(n, p), summed exactly in logs."""
+    if k <= 0:
+        return 1.0
+    if p <= 0:
+        return 0.0
+    if p >= 1:
+        return 1.0
+    terms = [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) + j * math.log(p)
+             + (n - j) * math.log1p(-p) for j in range(k, n + 1)]
+    top = max(terms)
+    return min(1.0, math.exp(top) * sum(math.exp(t - top) for t in terms))
+
+
+def _hypergeometric_upper(both: int, n: int, a: int, b: int) -> float:
+    """P(X >= both), X the overlap of random subsets of sizes a and b of n (Fisher's exact test, one-sided)."""
+    def log_choose(x, y):
+        return math.lgamma(x + 1) - math.lgamma(y + 1) - math.lgamma(x - y + 1)
+    top = min(a, b)
+    terms = [log_choose(a, j) + log_choose(n - a, b - j) - log_choose(n, b) for j in range(both, top + 1)
+             if b - j <= n - a]
+    if not terms:
+        return 0.0
+    peak = max(terms)
+    return min(1.0, math.exp(peak) * sum(math.exp(t - peak) for t in terms))
+
+
+def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> list[dict]:
+    bets = data.bets
+    tests = []
+    table_of = data.rounds["table"][bets["row"]]
+    day_of = data.rounds["day"][bets["row"]]
+    side_ids = {bet for by_bet in countable.values() for bet in by_bet}
+    if not side_ids:
+        return tests
+    group = np.char.add(np.char.add(table_of.astype(str), "|"), day_of.astype(str))
+    order = np.argsort(group, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1], True])
+    for start, end in zip(bounds[:-1], bounds[1:]):
+        chosen = order[start:end]
+        seats = np.unique(bets["seat"][chosen])
+        if len(seats) < 2:
+            continue
+        rows, row_index = np.unique(bets["row"][chosen], return_inverse=True)
+        seat_index = np.searchsorted(seats, bets["seat"][chosen])
+        active = np.zeros((len(rows), len(seats)), bool)
+        active[row_index, seat_index] = True
+        for bet_id in side_ids:
+            on = bets["bet"][chosen] == bet_id
+            if on.sum() < 2 * MIN_BETS:
+                continue
+            placed = np.zeros_like(active)
+            placed[row_index[on], seat_index[on]] = True
+            for i in range(len(seats)):
+                for j in range(i + 1, len(seats)):
+                    shared = active[:, i] & active[:, j]
+                    a, b = int((placed[:, i] & shared).sum()), int((placed[:, j] & shared).sum())
+                    both = int((placed[:, i] & placed[:, j]).sum())
+                    n = int(shared.sum())
+                    if both < 3 or both <= a * b / max(n, 1):
+                        continue
+                    p = _hypergeometric_upper(both, n, a, b)
+                    name = {s: str(players[chosen][bets["seat"][chosen] == s][0]) for s in (seats[i], seats[j])}
+                    staked = float(bets["stake"][chosen][on & np.isin(bets["seat"][chosen], (seats[i], seats[j]))
+                                                         & np.isin(bets["row"][chosen], rows[placed[:, i]
+                                                                                                & placed[:, j]])].sum())
+                    tests.append({"kind": "together", "table": str(table_of[chosen][0]), "day": str(day_of[chosen][0]),
+                                  "bet": bet_id, "seats": [int(seats[i]), int(seats[j])],
+                                  "players": [name[seats[i]], name[seats[j]]], "rounds": n, "both": both,
+                                  "expected_both": a * b / max(n, 1), "p": p, "amount_bet": staked,
+                                  "money_at_stake": None})
+    return tests
+
+
+def _groups(flagged_pairs: list[dict]) -> list[dict]:
+    """Flagged pairs joined into groups (seats linked by a flagged pair) per table, day and bet."""
+    groups: dict = {}
+    for pair in flagged_pairs:
+        key = (pair["table"], pair["day"], pair["bet"])
+        sets = groups.setdefault(key, [])
+        members = set(pair["players"])
+        joined = [s for s in sets if s["players"] & members]
+        merged = {"players": members.union(*(s["players"] for s in joined)),
+                  "seats": set(pair["seats"]).union(*(s["seats"] for s in joined)),
+                  "amount_bet": pair["amount_bet"] + sum(s["amount_bet"] for s in joined),
+                  "p": min([pair["p"], *(s["p"] for s in joined)])}
+        groups[key] = [s for s in sets if s not in joined] + [merged]
+    return [{"kind": "group", "table": table, "day": day, "bet": bet, "players": sorted(g["players"]),
+             "seats": sorted(g["seats"]), "p": g["p"], "amount_bet": g["amount_bet"]}
+            for (table, day, bet), sets in groups.items() for g in sets]
+
+
+def advantage_flags(data: AuditData, seed: int = 0) -> dict:
+    """Every advantage-play test and its flag (BH at 5% per family), the groups of seats, and the counts used."""
+    if not len(data.bets["row"]):
+        return {"count": [], "late_max_bets": [], "together": [], "groups": [], "counts": {}}
+    rng = np.random.default_rng(seed)
+    players = _players(data)
+    countable = _countable(data)
+    families = {"count": _count_flags(data, countable, players, rng), "late_max_bets": _late_flags(data, players),
+                "together": _together_flags(data, countable, players)}
+    for tests in families.values():
+        for test, flag in zip(tests, benjamini_hochberg([t["p"] for t in tests], FDR)):
+            test["flag"] = bool(flag)
+    flagged = [t for t in families["together"] if t["flag"]]
+    counts = {rule_id: {bet: {"tags": list(c.tags), "level": c.level, "betting_correlation": c.betting_correlation,
+                              "break_even_true_count": c.break_even_true_count, "base_ev": c.base_ev,
+                              "ev_per_true_count": c.ev_per_true_count} for bet, (c, _) in by_bet.items()}
+              for rule_id, by_bet in countable.items()}
+    return {**families, "groups": _groups(flagged), "counts": counts}

@@ -1,0 +1,151 @@
+"""Hold on drop: each period's hold against the hold the game's bet mix and chip churn lead to expect.
+
+A table's hold is ``win / drop``; the game's edge is per unit of *handle*. With a drop-to-handle ratio (the
+*churn*, handle / drop: how many times a chip is bet) the expected hold on drop is ``edge x churn``. The bet mix
+(each bet's share of the handle) and the churn are estimated from the logs where bets are logged and handle is
+reported, else given.
+
+The house's result over a period is the sum of its rounds. Rounds of unequal total stakes are replaced by
+``n_eff = handle^2 / sum(stake_round^2)`` rounds of equal stake (same mean and variance), ``n_eff`` rounded to two
+significant digits (the ranges move by less than 1% for it); the result of ``n_eff`` rounds of the bet mix is
+computed on its payout lattice or, past the lattice's memory, by the saddlepoint approximation
+(:func:`~baccarat_sim.analysis.hold.sum_distribution`, :func:`~baccarat_sim.analysis.hold.check_observed`). Each
+period gets its hold's central 95% and 99% range and a two-sided p-value; the periods outside the 95% range are the
+ones to investigate (5% of clean periods are), and Benjamini-Hochberg at 5% over all periods flags those the
+logs cannot explain.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import InputError
+from ..model.rules import Rules
+from .audit_data import AuditData
+from .audit_stats import FDR, benjamini_hochberg
+from .hold import check_observed, sum_distribution
+from .one_round import house_round
+from .slip import build_slip
+
+__all__ = ["PERIODS", "hold_on_drop"]
+
+#: The periods of the hold, by name and numpy unit.
+PERIODS = {"day": "D", "month": "M", "year": "Y"}
+_SUMS: dict = {}
+
+
+def _two_digits(n: float) -> int:
+    if n < 100:
+        return max(1, int(round(n)))
+    scale = 10 ** (int(math.floor(math.log10(n))) - 1)
+    return int(round(n / scale) * scale)
+
+
+def _mix_of(data: AuditData, rule_id: str, given: dict | None) -> dict:
+    bets = data.bets
+    if len(bets["row"]):
+        chosen = data.rounds["rule_set"][bets["row"]] == rule_id
+        if chosen.any():
+            ids, where = np.unique(bets["bet"][chosen], return_inverse=True)
+            staked = np.bincount(where, weights=bets["stake"][chosen])
+            return {str(i): float(s / staked.sum()) for i, s in zip(ids, staked)}
+    if not given:
+        raise InputError("mix", f"rule set {rule_id}: no bets are logged; give the bet mix (e.g. banker=0.55,"
+                                "player=0.4,tie=0.05)")
+    return given
+
+
+def _slip(rules: Rules, mix: dict):
+    stakes = {bet: max(1, round(share * 1000)) for bet, share in mix.items() if share > 0 and bet in rules.bet_ids}
+    return build_slip(rules, stakes, check=False)
+
+
+def hold_on_drop(data: AuditData, mix: dict | None = None, churn: float | None = None) -> dict:
+    """Hold by day, month and year for every table and every rule set's floor, with ranges and p-values.
+
+    Parameters
+    ----------
+    data : AuditData
+    mix : dict of str to float or None
+        Share of the handle per bet, where no bets are logged.
+    churn : float or None
+        Handle over drop, where no handle is reported.
+    """
+    results = data.results
+    if not len(results["day"]):
+        return {"periods": [], "rule_sets": {}}
+    table_rule = {}
+    firsts = np.flatnonzero(data.shoe_start)
+    for t, r in zip(data.rounds["table"][firsts], data.rounds["rule_set"][firsts]):
+        table_rule.setdefault(str(t), str(r))
+    known = np.isfinite(results["handle"])
+    measured = float(results["handle"][known].sum() / results["drop"][known].sum()) if known.any() and \
+        results["drop"][known].sum() > 0 else None
+    use_churn = measured if measured is not None else churn
+    if use_churn is None:
+        raise InputError("churn", "no handle is reported with the table results; give the drop-to-handle ratio "
+                                  "(handle / drop, e.g. 2.2)")
+    round_stake, round_table, round_day = _round_stakes(data)
+    figures, periods = {}, []
+    for rule_id in sorted(set(table_rule.values())):
+        rules = data.rules[rule_id]
+        slip = _slip(rules, _mix_of(data, rule_id, mix))
+        house = house_round(slip.player)
+        edge = float(slip.house_edge)
+        figures[rule_id] = {"mix": _mix_of(data, rule_id, mix), "house_edge": edge, "churn": use_churn,
+                            "churn_source": "logs" if measured is not None else "given",
+                            "expected_hold": edge * use_churn}
+        tables = [t for t, r in table_rule.items() if r == rule_id]
+        in_rule = np.isin(results["table"], tables)
+        for period, unit in PERIODS.items():
+            labels = results["day"].astype(f"datetime64[{unit}]").astype(str)
+            for scope in [*tables, "all tables"]:
+                chosen = in_rule & ((results["table"] == scope) if scope != "all tables" else True)
+                for label in np.unique(labels[chosen]):
+                    rows = chosen & (labels == label)
+                    periods.append(_period(rule_id, scope, period, label, results, rows, house, slip, use_churn,
+                                           round_stake, round_table, round_day, unit, tables))
+    flagged = benjamini_hochberg([p["p"] for p in periods], FDR)
+    for p, flag in zip(periods, flagged):
+        p["flag"] = bool(flag)
+    return {"periods": periods, "rule_sets": figures}
+
+
+def _round_stakes(data: AuditData):
+    """Each logged round's total stake, its table and day (empty where no bets are logged)."""
+    bets = data.bets
+    if not len(bets["row"]):
+        return np.zeros(0), np.zeros(0, object), np.zeros(0, "datetime64[D]")
+    rows, where = np.unique(bets["row"], return_inverse=True)
+    return np.bincount(where, weights=bets["stake"]), data.rounds["table"][rows], data.rounds["day"][rows]
+
+
+def _period(rule_id, scope, period, label, results, rows, house, slip, churn, round_stake, round_table, round_day,
+            unit, tables) -> dict:
+    drop = float(results["drop"][rows].sum())
+    win = float(results["win"][rows].sum())
+    handle_known = np.isfinite(results["handle"][rows])
+    handle = float(results["handle"][rows].sum()) if handle_known.all() else drop * churn
+    in_period = (round_day.astype(f"datetime64[{unit}]").astype(str) == label) & (
+        (round_table == scope) if scope != "all tables" else np.isin(round_table, tables))
+    squares = float((round_stake[in_period] ** 2).sum())
+    n_eff = _two_digits(handle * handle / squares) if squares > 0 else None
+    row = {"rule_set": rule_id, "table": scope, "period": period, "label": label, "drop": drop, "win": win,
+           "handle": handle, "hold": win / drop if drop else None, "expected_hold": float(slip.house_edge) * handle
+           / drop if drop else None, "effective_rounds": n_eff}
+    if n_eff is None or drop <= 0 or handle <= 0:
+        return {**row, "range_95": None, "range_99": None, "p": 1.0, "investigate": False, "method": "none"}
+    key = (id(house), n_eff)
+    if key not in _SUMS:
+        _SUMS[key] = (house, sum_distribution(house, n_eff))
+    dist = _SUMS[key][1]
+    verdict = check_observed(dist, slip.total_stake, Fraction(win).limit_denominator(10**6),
+                             Fraction(handle).limit_denominator(10**6))
+    scale = handle / drop
+    range_95 = [float(v) * scale for v in verdict.range_95]
+    range_99 = [float(v) * scale for v in verdict.range_99]
+    return {**row, "range_95": range_95, "range_99": range_99, "p": float(verdict.p_two_sided.value),
+            "investigate": not verdict.inside_95, "method": verdict.method}

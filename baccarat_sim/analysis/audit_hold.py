@@ -5,9 +5,10 @@ A table's hold is ``win / drop``; the game's edge is per unit of *handle*. With 
 (each bet's share of the handle) and the churn are estimated from the logs where bets are logged and handle is
 reported, else given.
 
-The house's result over a period is the sum of its rounds. Rounds of unequal total stakes are replaced by
-``n_eff = handle^2 / sum(stake_round^2)`` rounds of equal stake (same mean and variance), ``n_eff`` rounded to two
-significant digits (the ranges move by less than 1% for it); the result of ``n_eff`` rounds of the bet mix is
+The house's result over a period is the sum of its rounds. Its variance is the sum over the logged rounds of each
+round's exact variance, ``s' C s`` (``s`` the round's stakes by bet, ``C`` the exact covariance of the bets' results
+in one round: Banker and Player staked in one round offset). The period is then taken as ``n_eff`` rounds of the bet
+mix, ``n_eff`` chosen so that the mean and the variance are the period's, rounded to two significant digits (the ranges move by less than 1% for it); the result of ``n_eff`` rounds of the bet mix is
 computed on its payout lattice or, past the lattice's memory, by the saddlepoint approximation
 (:func:`~baccarat_sim.analysis.hold.sum_distribution`, :func:`~baccarat_sim.analysis.hold.check_observed`). Each
 period gets its hold's central 95% and 99% range and a two-sided p-value; the periods outside the 95% range are the
@@ -25,9 +26,12 @@ import numpy as np
 from ..errors import InputError
 from ..model.rules import Rules
 from .audit_data import AuditData
+from .audit_actual import theoretical
+from .audit_settle import settles_on_codes
 from .audit_stats import FDR, benjamini_hochberg
 from .hold import check_observed, sum_distribution
 from .one_round import house_round
+from .settlement import line_nets
 from .slip import build_slip
 
 __all__ = ["PERIODS", "hold_on_drop"]
@@ -59,7 +63,8 @@ def _mix_of(data: AuditData, rule_id: str, given: dict | None) -> dict:
 
 
 def _slip(rules: Rules, mix: dict):
-    stakes = {bet: max(1, round(share * 1000)) for bet, share in mix.items() if share > 0 and bet in rules.bet_ids}
+    # Stakes in twentieths of the handle: a coarse payout lattice (fast), the mix within 2.5% of each share.
+    stakes = {bet: max(1, round(share * 20)) for bet, share in mix.items() if share > 0 and bet in rules.bet_ids}
     return build_slip(rules, stakes, check=False)
 
 
@@ -114,13 +119,38 @@ def hold_on_drop(data: AuditData, mix: dict | None = None, churn: float | None =
     return {"periods": periods, "rule_sets": figures}
 
 
+def _covariance(rules: Rules) -> tuple[tuple[str, ...], np.ndarray]:
+    """The exact covariance of the bets' results per unit staked in one round (bets settled on codes)."""
+    hist = theoretical(rules)["hist"]
+    p = hist.code_counts / hist.code_counts.sum()
+    ids = tuple(b for b in rules.bet_ids if settles_on_codes(rules, b))
+    nets = np.array([np.array([float(v) for v in line_nets(rules.bet(b), rules)])[rules.bet(b).case_index()]
+                     for b in ids])
+    centred = nets - nets @ p[:, None]
+    return ids, (centred * p) @ centred.T
+
+
 def _round_stakes(data: AuditData):
-    """Each logged round's total stake, its table and day (empty where no bets are logged)."""
+    """Each logged round's variance of the house result (exact covariance of its bets), table and day."""
     bets = data.bets
     if not len(bets["row"]):
         return np.zeros(0), np.zeros(0, object), np.zeros(0, "datetime64[D]")
     rows, where = np.unique(bets["row"], return_inverse=True)
-    return np.bincount(where, weights=bets["stake"]), data.rounds["table"][rows], data.rounds["day"][rows]
+    variance = np.zeros(len(rows))
+    rule_of = data.rounds["rule_set"][rows]
+    for rule_id, rules in data.rules.items():
+        ids, cov = _covariance(rules)
+        mine = rule_of[where] == rule_id
+        bet_index = np.searchsorted(ids, bets["bet"][mine], sorter=np.argsort(ids))
+        bet_index = np.argsort(ids)[np.minimum(bet_index, len(ids) - 1)]
+        known = np.asarray(ids, dtype=object)[bet_index] == bets["bet"][mine]
+        local_rows, local = np.unique(where[mine][known], return_inverse=True)
+        for start in range(0, len(local_rows), 200_000):  # stakes by round and bet, a block of rounds at a time
+            block = (local >= start) & (local < start + 200_000)
+            stakes = np.zeros((min(200_000, len(local_rows) - start), len(ids)))
+            np.add.at(stakes, (local[block] - start, bet_index[known][block]), bets["stake"][mine][known][block])
+            variance[local_rows[start:start + len(stakes)]] = np.einsum("ij,jk,ik->i", stakes, cov, stakes)
+    return variance, data.rounds["table"][rows], data.rounds["day"][rows]
 
 
 def _period(rule_id, scope, period, label, results, rows, house, slip, churn, round_stake, round_table, round_day,
@@ -131,8 +161,9 @@ def _period(rule_id, scope, period, label, results, rows, house, slip, churn, ro
     handle = float(results["handle"][rows].sum()) if handle_known.all() else drop * churn
     in_period = (round_day.astype(f"datetime64[{unit}]").astype(str) == label) & (
         (round_table == scope) if scope != "all tables" else np.isin(round_table, tables))
-    squares = float((round_stake[in_period] ** 2).sum())
-    n_eff = _two_digits(handle * handle / squares) if squares > 0 else None
+    variance = float(round_stake[in_period].sum())  # the house result's variance over the period's logged rounds
+    spread = float(slip.player.variance) / float(slip.total_stake) ** 2  # the mix's per round, per unit staked
+    n_eff = _two_digits(handle * handle * spread / variance) if variance > 0 else None
     row = {"rule_set": rule_id, "table": scope, "period": period, "label": label, "drop": drop, "win": win,
            "handle": handle, "hold": win / drop if drop else None, "expected_hold": float(slip.house_edge) * handle
            / drop if drop else None, "effective_rounds": n_eff}

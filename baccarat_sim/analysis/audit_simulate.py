@@ -150,7 +150,8 @@ def _table_rounds(t: int, rules: Rules, logs: ShoeLogs, per_day: int, start) -> 
         "day": day[shoe_of // per_day],
         "rule_set": np.full(n, rules.id, dtype=object),
         "cards": logs.cards[dealt].astype(np.int64),
-        "turned": np.where(first, logs.turned[shoe_of], -1),
+        # A card is turned (and seen) only where the burn is set by one.
+        "turned": np.where(first & (rules.shoe.burn == "face_value"), logs.turned[shoe_of], -1),
         "burned": np.where(first, logs.burned[shoe_of], -1),
         "cut": np.where(first, logs.cut[shoe_of], -1),
     }

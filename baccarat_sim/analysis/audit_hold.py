@@ -63,8 +63,9 @@ def _mix_of(data: AuditData, rule_id: str, given: dict | None) -> dict:
 
 
 def _slip(rules: Rules, mix: dict):
-    # Stakes in twentieths of the handle: a coarse payout lattice (fast), the mix within 2.5% of each share.
-    stakes = {bet: max(1, round(share * 20)) for bet, share in mix.items() if share > 0 and bet in rules.bet_ids}
+    # Stakes in hundredths of the handle: a coarse payout lattice (fast); a bet of under half a percent of the
+    # handle is left out of the mix.
+    stakes = {bet: round(share * 100) for bet, share in mix.items() if round(share * 100) > 0 and bet in rules.bet_ids}
     return build_slip(rules, stakes, check=False)
 
 

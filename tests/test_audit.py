@@ -41,8 +41,8 @@ def test_every_anomaly_found_and_located(month):
     for a in anomalies:
         kind = a["kind"]
         if kind == "misdeal":
-            assert any(f["check"] == "misdeal" and (f["table"], f["shoe"], f["round"]) == (a["table"], a["shoe"],
-                                                                                          a["round"]) for f in integrity)
+            where = (a["table"], a["shoe"], a["round"])
+            assert any(f["check"] == "misdeal" and (f["table"], f["shoe"], f["round"]) == where for f in integrity)
         elif kind == "payout":
             assert any(f["check"] == "payout" and (f["table"], f["shoe"], f["round"], f["seat"]) == (
                 a["table"], a["shoe"], a["round"], a["seat"]) for f in integrity)

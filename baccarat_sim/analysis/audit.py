@@ -34,7 +34,8 @@ class AuditReport:
         out = [{"part": "integrity", "what": f["check"], "where": _where(f), "detail": f["what"]} for f in
                self.integrity]
         out += [{"part": "actual", "what": f"{r['bet']} RTP/hit", "where": f"{r['rule_set']} {r['by']} {r['group']}",
-                 "detail": f"actual RTP {r['actual_rtp']:.4f} vs {r['theoretical_rtp']:.4f}, p {min(r['p_rtp'], r['p_hit']):.2g}"}
+                 "detail": f"actual RTP {r['actual_rtp']:.4f} vs {r['theoretical_rtp']:.4f}, "
+                           f"p {min(r['p_rtp'], r['p_hit']):.2g}"}
                 for r in self.actual["bets"] if r["flag"]]
         out += [{"part": "actual", "what": f"{r['test']} test", "where": f"{r['rule_set']} {r['by']} {r['group']}",
                  "detail": f"p {r['p']:.2g}"} for r in self.actual["tests"] if r["flag"]]

@@ -4,7 +4,8 @@
   rule set (one whose best count, :func:`~.audit_counts.best_count`, exists), the correlation over the rounds the
   player played of the amount on that bet with the true count before the round. Its p-value is a permutation
   p-value within shoes (the amounts shuffled among the rounds of each shoe, :data:`PERMUTATIONS` times, so that a
-  shoe's count path is kept; the p-value from the observed correlation's z-score in that permutation law) for every player whose normal-law p-value is below :data:`SCREEN`; the others keep
+  shoe's count path is kept; the p-value from the observed correlation's z-score in that permutation law)
+  for every player whose normal-law p-value is below :data:`SCREEN`; the others keep
   the normal-law p-value, which is larger.
 * **late max bets**: the share of a player's maximum bets (their largest stake, on any bet) in the last third of
   the shoe against the share of all their bets there (one-sided binomial).

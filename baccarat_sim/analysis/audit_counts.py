@@ -38,7 +38,8 @@ class BetCount:
     base_ev : float
         The bet's EV off the top (per unit staked).
     ev_per_true_count : float
-        The EV gained per unit of true count (linear estimate, :func:`~baccarat_sim.analysis.eor.break_even_true_count`).
+        The EV gained per unit of true count (linear estimate,
+        :func:`~baccarat_sim.analysis.eor.break_even_true_count`).
     break_even_true_count : float
     """
 

@@ -8,7 +8,8 @@ reported, else given.
 The house's result over a period is the sum of its rounds. Its variance is the sum over the logged rounds of each
 round's exact variance, ``s' C s`` (``s`` the round's stakes by bet, ``C`` the exact covariance of the bets' results
 in one round: Banker and Player staked in one round offset). The period is then taken as ``n_eff`` rounds of the bet
-mix, ``n_eff`` chosen so that the mean and the variance are the period's, rounded to two significant digits (the ranges move by less than 1% for it); the result of ``n_eff`` rounds of the bet mix is
+mix, ``n_eff`` chosen so that the mean and the variance are the period's, rounded to two
+significant digits (the ranges move by less than 1% for it); the result of ``n_eff`` rounds of the bet mix is
 computed on its payout lattice or, past the lattice's memory, by the saddlepoint approximation
 (:func:`~baccarat_sim.analysis.hold.sum_distribution`, :func:`~baccarat_sim.analysis.hold.check_observed`). Each
 period gets its hold's central 95% and 99% range and a two-sided p-value; the periods outside the 95% range are the
@@ -25,8 +26,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..model.rules import Rules
-from .audit_data import AuditData
 from .audit_actual import theoretical
+from .audit_data import AuditData
 from .audit_settle import settles_on_codes
 from .audit_stats import FDR, benjamini_hochberg
 from .hold import check_observed, sum_distribution

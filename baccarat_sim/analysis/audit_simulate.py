@@ -237,7 +237,8 @@ def _bets(rng, rounds: dict, rule_of: dict, wanted: set, injected: list) -> dict
             choice = np.minimum((pick * len(sides)).astype(np.int64), len(sides) - 1)
             for k, bet_id in enumerate(sides):
                 limit = rules.bet(bet_id).max_round or 10**9
-                at = np.flatnonzero(side & (rounds["rule_set"] == rules_id) & (choice == k) & (rounds["round"] <= limit))
+                offered = (rounds["rule_set"] == rules_id) & (rounds["round"] <= limit)
+                at = np.flatnonzero(side & offered & (choice == k))
                 rows.append((at, seat + 1, player[at], bet_id, minimum[at]))
     _advantage_players(rng, rounds, rule_of, wanted, injected, start, rows, minimum)
     index = np.concatenate([r[0] for r in rows])
@@ -277,8 +278,10 @@ def _advantage_players(rng, rounds, rule_of, wanted, injected, start, rows, mini
         return
     candidates = [t for t in np.unique(rounds["table_index"])
                   if _counted_bet(rule_of[rounds["rule_set"][np.flatnonzero(rounds["table_index"] == t)[0]]])]
-    candidates.sort(key=lambda t: _counted_bet(rule_of[rounds["rule_set"][np.flatnonzero(rounds["table_index"] == t)[0]]])
-                    != "dragon_7")  # a Dragon 7 table first
+    def rules_at(t):
+        return rule_of[rounds["rule_set"][np.flatnonzero(rounds["table_index"] == t)[0]]]
+
+    candidates.sort(key=lambda t: _counted_bet(rules_at(t)) != "dragon_7")  # a Dragon 7 table first
     if not candidates:
         raise ValueError("a counter or a team needs a table whose rule set has a countable side bet")
     days = np.unique(rounds["day"])

@@ -1,4 +1,6 @@
-"""The audit report rendered: text, JSON (a contract: docs/reference/schemas/audit.schema.json), CSV, Markdown,
+"""The audit report rendered: text, JSON, CSV, Markdown, PNG control charts and an HTML page.
+
+The JSON is a contract (docs/reference/schemas/audit.schema.json). Text, CSV, Markdown,
 PNG control charts and one HTML page a manager opens in a browser. It only renders an
 :class:`~baccarat_sim.analysis.audit.AuditReport`.
 """

@@ -117,6 +117,7 @@ def simulate_month(rules_list: list[Rules], tables: int, days: int, rounds_per_d
         shoe_base += n_shoes
         parts.append(_table_rounds(t, rules, logs, per_day, start))
     rounds = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    rounds["rule_index"] = rounds["table_index"] % len(rules_list)
     rule_of = {r.id: r for r in rules_list}
     injected: list[dict] = []
     cards = rounds["cards"]
@@ -125,7 +126,7 @@ def simulate_month(rules_list: list[Rules], tables: int, days: int, rounds_per_d
     results = _results(rounds, bets, churn)
     i = bets.pop("index")
     bets = {"table": rounds["table"][i], "shoe": rounds["shoe"][i], "round": rounds["round"][i], **bets}
-    spelled = {key: value for key, value in rounds.items() if key not in ("cards", "table_index", "shoe_index")}
+    spelled = {key: value for key, value in rounds.items() if key not in ("cards", "table_index", "shoe_index", "rule_index")}
     names = np.array([card_name(c) for c in range(13 * N_SUITS)] + [""], dtype=object)
     for k, column in enumerate(("p1", "b1", "p2", "b2", "p3", "b3")):
         spelled[column] = names[np.where(cards[:, k] >= 0, cards[:, k], 13 * N_SUITS)]
@@ -208,63 +209,68 @@ def _counted_bet(rules: Rules) -> str | None:
 
 
 def _bets(rng, rounds: dict, rule_of: dict, wanted: set, injected: list) -> dict:
+    """Every seat's bets, vectorised over the rounds: bets and players as integer codes until the end."""
     n = len(rounds["round"])
     resolved = resolve_rounds(rounds["cards"])
     shoe_key = rounds["table_index"] * 10**7 + rounds["shoe_index"]
     start = np.r_[True, shoe_key[1:] != shoe_key[:-1]]
     shoe_no = np.cumsum(start) - 1
     seated = rng.random((int(shoe_no[-1]) + 1, SEATS)) < SEATED
-    rows = []  # (round index, seat, player, bet, stake)
+    rule_list = list(rule_of.values())
+    bet_names = sorted({bet for rules in rule_list for bet in rules.bet_ids})
+    code_of = {bet: k for k, bet in enumerate(bet_names)}
+    rule_index = rounds["rule_index"]
+    rows = []  # (round index, seat, player code (-1: not known to the table), bet code, stake)
     minimum = np.array(TABLE_MINIMUMS)[rounds["table_index"] % len(TABLE_MINIMUMS)].astype(float)
-    day_no = (rounds["day"] - rounds["day"].min()).astype(np.int64)
     for seat in range(SEATS):
         taken = seated[shoe_no, seat]
         u = rng.random(n)
         main = np.where(u < BANKER, 0, np.where(u < BANKER + PLAYER, 1, 2))
         stakes = minimum * rng.choice(STAKE_MULTIPLES, size=n, p=STAKE_WEIGHTS)
-        player = np.char.add(np.char.add(rounds["table"].astype(str), f"-S{seat + 1}-D"), day_no.astype(str))
         for code, bet_id in ((0, "banker"), (1, "player")):
             at = np.flatnonzero(taken & (main == code))
-            rows.append((at, seat + 1, player[at], bet_id, stakes[at]))
+            rows.append((at, seat + 1, -1, code_of[bet_id], stakes[at]))
         tie = np.flatnonzero(taken & (main < 2) & (rng.random(n) < TIE))
-        rows.append((tie, seat + 1, player[tie], "tie", minimum[tie]))
-        side = taken & (main < 2) & (rng.random(n) < SIDE)
-        pick = rng.random(n)
-        for rules_id, rules in rule_of.items():
+        rows.append((tie, seat + 1, -1, code_of["tie"], minimum[tie]))
+        side = np.flatnonzero(taken & (main < 2) & (rng.random(n) < SIDE))
+        pick = rng.random(len(side))
+        for r, rules in enumerate(rule_list):
             sides = _side_bets(rules)
             if not sides:
                 continue
             choice = np.minimum((pick * len(sides)).astype(np.int64), len(sides) - 1)
+            mine = rule_index[side] == r
             for k, bet_id in enumerate(sides):
                 limit = rules.bet(bet_id).max_round or 10**9
-                offered = (rounds["rule_set"] == rules_id) & (rounds["round"] <= limit)
-                at = np.flatnonzero(side & offered & (choice == k))
-                rows.append((at, seat + 1, player[at], bet_id, minimum[at]))
-    _advantage_players(rng, rounds, rule_of, wanted, injected, start, rows, minimum)
-    index = np.concatenate([r[0] for r in rows])
+                at = side[mine & (choice == k) & (rounds["round"][side] <= limit)]
+                rows.append((at, seat + 1, -1, code_of[bet_id], minimum[at]))
+    players = _advantage_players(rng, rounds, rule_of, wanted, injected, start, rows, minimum, code_of)
     columns = {
-        "index": index,
+        "index": np.concatenate([r[0] for r in rows]),
         "seat": np.concatenate([np.full(len(r[0]), r[1]) for r in rows]),
-        "player": np.concatenate([np.asarray(r[2], dtype=object) for r in rows]),
-        "bet": np.concatenate([np.full(len(r[0]), r[3], dtype=object) for r in rows]),
+        "player_code": np.concatenate([np.full(len(r[0]), r[2]) for r in rows]),
+        "bet_code": np.concatenate([np.full(len(r[0]), r[3]) for r in rows]),
         "stake": np.concatenate([np.asarray(r[4], float) for r in rows]),
     }
     _drop_repeats(columns)
     net = np.zeros(len(columns["index"]))
     codes = resolved.code[columns["index"]]
-    for rules_id, rules in rule_of.items():
+    rule_of_bet = rule_index[columns["index"]]
+    for r, rules in enumerate(rule_list):
         for bet_id in rules.bet_ids:
-            chosen = (rounds["rule_set"][columns["index"]] == rules_id) & (columns["bet"] == bet_id)
-            if chosen.any():
+            chosen = np.flatnonzero((rule_of_bet == r) & (columns["bet_code"] == code_of[bet_id]))
+            if chosen.size:
                 net[chosen] = expected_nets(rules, bet_id, codes[chosen], columns["stake"][chosen])[1]
     columns["net"] = np.round(net, 6)
+    columns["bet"] = np.array(bet_names, dtype=object)[columns.pop("bet_code")]
+    columns["player"] = np.array([*players, ""], dtype=object)[columns.pop("player_code")]
     _inject_payouts(rng, rounds, rule_of, wanted, injected, columns)
     return columns
 
 
 def _drop_repeats(columns: dict) -> None:
     """One bet of a kind per seat and round (a seat taken by an advantage player keeps that player's)."""
-    key = columns["index"] * 1000 + columns["seat"] * 50 + np.unique(columns["bet"], return_inverse=True)[1]
+    key = (columns["index"] * 1000 + columns["seat"]) * 100 + columns["bet_code"]
     order = np.argsort(key, kind="stable")  # the advantage players' rows come first and are kept
     key = key[order]
     keep = order[np.r_[True, key[1:] != key[:-1]]]
@@ -272,10 +278,14 @@ def _drop_repeats(columns: dict) -> None:
         columns[name] = columns[name][keep]
 
 
-def _advantage_players(rng, rounds, rule_of, wanted, injected, start, rows, minimum) -> None:
-    """A counter and a team, each on a table whose rule set has a countable side bet, for a few days."""
+def _advantage_players(rng, rounds, rule_of, wanted, injected, start, rows, minimum, code_of) -> list[str]:
+    """A counter and a team, each on a table whose rule set has a countable side bet, for a few days.
+
+    Their rows go first (they keep their seats); returns their player ids, by player code.
+    """
+    players: list[str] = []
     if not wanted & {"counter", "team"}:
-        return
+        return players
     candidates = [t for t in np.unique(rounds["table_index"])
                   if _counted_bet(rule_of[rounds["rule_set"][np.flatnonzero(rounds["table_index"] == t)[0]]])]
     def rules_at(t):
@@ -301,11 +311,12 @@ def _advantage_players(rng, rounds, rule_of, wanted, injected, start, rows, mini
         hot = here[true >= count.break_even_true_count]
         ids = [f"{kind.upper()}-{s}" for s in seats]
         for seat, player in zip(seats, ids):
-            rows.insert(0, (here, seat, np.full(len(here), player, dtype=object), "banker", minimum[here]))
-            rows.insert(0, (hot, seat, np.full(len(hot), player, dtype=object), bet_id,
-                            minimum[hot] * COUNTER_MAX / len(seats)))
+            players.append(player)
+            rows.insert(0, (here, seat, len(players) - 1, code_of["banker"], minimum[here]))
+            rows.insert(0, (hot, seat, len(players) - 1, code_of[bet_id], minimum[hot] * COUNTER_MAX / len(seats)))
         injected.append({"kind": kind, "table": str(rounds["table"][here[0]]), "day": str(first_day), "days": span,
                          "seats": list(seats), "players": ids, "bet": bet_id, "what": ANOMALIES[kind]})
+    return players
 
 
 def _inject_payouts(rng, rounds, rule_of, wanted, injected, columns) -> None:
@@ -319,7 +330,9 @@ def _inject_payouts(rng, rounds, rule_of, wanted, injected, columns) -> None:
     if "commission" in wanted:
         commission_bets = {(rules.id, bet.id) for rules in rule_of.values() for bet in rules.bets
                            if rules.commission.rate > 0 and any(case.commission for case in bet.cases)}
-        eligible = np.array([(r, b) in commission_bets for r, b in zip(rounds["rule_set"][rid], columns["bet"])])
+        eligible = np.zeros(len(rid), bool)
+        for rules_id, bet_id in commission_bets:
+            eligible |= (rounds["rule_set"][rid] == rules_id) & (columns["bet"] == bet_id)
         won = eligible & (columns["net"] > 0)
         if not won.any():
             raise ValueError("a short-paid commission needs a table whose rule set takes commission")

@@ -30,8 +30,10 @@ def _arrow_column(values: np.ndarray, kind: str):
         return pa.array(values, mask=values < 0)
     if values.dtype.kind == "f":
         return pa.array(values)
-    text = values.astype(object)
-    return pa.array(text, type=pa.string(), mask=np.array([v is None or v == "" for v in text], bool))
+    import pyarrow.compute as pc
+
+    text = pa.array(values.astype(object), type=pa.string())
+    return pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
 
 
 def _table(kind: str, columns: dict):

@@ -4,11 +4,12 @@ Theoretical figures are the exact engine's for a freshly shuffled shoe of the ru
 (:func:`~baccarat_sim.engines.exact.exact_histogram`, settled by :func:`~baccarat_sim.analysis.settlement.settle_bet`);
 the rounds of a dealt shoe differ from them by the cut card's effect, far below what a year of play resolves.
 
-* RTP: the sum of the bets' results per unit staked, whose law over ``n`` bets is the ``n``-fold sum of the bet's
-  exact one-round law, computed on its payout lattice (:func:`~baccarat_sim.analysis.hold.sum_distribution`, the
+* RTP: the sum over the rounds of the bet's result per unit staked in the round (the mean over the round's bets
+  on it: they share the round's outcome, so the round is the independent unit; a payout error moves it), whose law
+  over ``n`` rounds is the ``n``-fold sum of the bet's exact one-round law, computed on its payout lattice (:func:`~baccarat_sim.analysis.hold.sum_distribution`, the
   one ``hold`` uses) while ``n <= LATTICE_MAX_BETS``, the normal law above (counts large enough for it); the
   two-sided p-value is ``min(1, 2 min(P(S <= s), P(S >= s)))``.
-* Hit frequency: the number of winning bets, binomial, on the same lattice.
+* Hit frequency: the number of rounds the bet won, binomial, on the same lattice.
 * Outcomes (winner and card counts), ranks and suits of the cards dealt against the shoe's composition: Pearson
   chi-square, the rank and suit statistics corrected for dealing without replacement (divided by ``1 - f``, ``f``
   the share of a shoe dealt).
@@ -112,16 +113,20 @@ def _bet_rows(data: AuditData, rules: Rules, rule_id: str) -> list[dict]:
         stakes, nets = bets["stake"][chosen], bets["net"][chosen]
         units = nets / stakes
         law = figures["law"]
-        for by, group, mask in _groups(data, bets["row"][chosen], stakes):
-            n = int(mask.sum())
+        rounds_of = bets["row"][chosen]
+        for by, group, mask in _groups(data, rounds_of, stakes):
+            # The round is the unit that is independent: the bets on one bet in one round share its outcome.
+            rows, where = np.unique(rounds_of[mask], return_inverse=True)
+            per_round = np.bincount(where, weights=units[mask]) / np.bincount(where)
+            n = len(rows)
             staked, net = float(stakes[mask].sum()), float(nets[mask].sum())
-            hits = int((nets[mask] > 0).sum())
-            p_rtp, method = _two_sided(law, n, float(units[mask].sum()), figures["ev"], figures["sd"])
+            hits = int((per_round > 0).sum())
+            p_rtp, method = _two_sided(law, n, float(per_round.sum()), figures["ev"], figures["sd"])
             hit_law = figures["hit_law"]
             p_hit = _two_sided(hit_law, n, hits, figures["hit"], math.sqrt(figures["hit"] * (1 - figures["hit"])))[
                 0] if hit_law is not None else 1.0
-            rows_out.append({"rule_set": rule_id, "bet": bet_id, "by": by, "group": group, "bets": n,
-                             "staked": staked, "net": net, "actual_rtp": 1 + net / staked,
+            rows_out.append({"rule_set": rule_id, "bet": bet_id, "by": by, "group": group, "bets": int(mask.sum()),
+                             "rounds": n, "staked": staked, "net": net, "actual_rtp": 1 + net / staked,
                              "theoretical_rtp": figures["rtp"], "hits": hits, "actual_hit": hits / n,
                              "theoretical_hit": figures["hit"], "p_rtp": p_rtp, "p_hit": p_hit, "method": method})
     return rows_out

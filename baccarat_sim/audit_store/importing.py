@@ -14,7 +14,8 @@ import dataclasses
 import hashlib
 from pathlib import Path
 
-from .cards import SPELLINGS
+from ..model.cards import N_SUITS
+from .cards import RANK_SPELLINGS, SUIT_SPELLINGS
 from .formats import FORMATS, Column, FileFormat, kind_of
 
 __all__ = ["MAX_ERROR_LINES", "BadFile", "ImportResult", "import_file"]
@@ -101,7 +102,7 @@ def _typed(column: Column, value: str) -> str:
         "text": value,
         "integer": f"TRY_CAST({value} AS BIGINT)",
         "date": f"TRY_CAST({value} AS DATE)",
-        "card": f"spelling[upper({value})]",
+        "card": f"card_of(upper({value}))",
         "amount": f"TRY_CAST({value} AS DOUBLE)",
         "amount>0": f"TRY_CAST({value} AS DOUBLE)",
         "amount>=0": f"TRY_CAST({value} AS DOUBLE)",
@@ -165,18 +166,19 @@ def import_file(connection, path, rule_bets: dict[str, tuple[str, ...]], kind: s
     rows_read = connection.execute(f"SELECT count(*) FROM {reader}").fetchone()[0]
     if connection.execute("SELECT count(*) FROM imports WHERE sha256 = ?", [sha]).fetchone()[0]:
         return ImportResult(str(path), file_format.kind, rows_read, 0, True)
-    spelling_map = "MAP {" + ", ".join(f"{_quote(text)}: {card}" for text, card in SPELLINGS.items()) + "}"
+    ranks = " ".join(f"WHEN {_quote(text)} THEN {rank}" for text, rank in RANK_SPELLINGS.items())
+    suits = " ".join(f"WHEN {_quote(text)} THEN {suit}" for text, suit in SUIT_SPELLINGS.items())
+    card_of = (f"(CASE left(v, length(v) - 1) {ranks} END) * {N_SUITS} + (CASE right(v, 1) {suits} END)")
     values = {c.name: _value(c, c.name in names) for c in file_format.columns}
     typed = {c.name: _typed(c, values[c.name]) for c in file_format.columns}
     first_line = 2 if row_word == "line" else 1
     checks = [_problem(c, values[c.name], typed[c.name]) for c in file_format.columns]
     staged = (f"SELECT row_number() OVER () - 1 + {first_line} AS line_no, "
               + ", ".join(f"{typed[name]} AS {_ident(name)}" for name in file_format.names)
-              + f", concat_ws('; ', {', '.join(checks)}) AS problem FROM (SELECT *, spelling_map() AS spelling "
-                f"FROM {reader})")
+              + f", concat_ws('; ', {', '.join(checks)}) AS problem FROM {reader}")
     connection.execute("BEGIN TRANSACTION")
     try:
-        connection.execute(f"CREATE OR REPLACE TEMP MACRO spelling_map() AS {spelling_map}")
+        connection.execute(f"CREATE OR REPLACE TEMP MACRO card_of(v) AS {card_of}")
         connection.execute(f"CREATE OR REPLACE TEMP TABLE staged AS {staged}")
         if callable(rule_bets):
             source = "staged" if file_format.kind == "rounds" else "rounds"
@@ -195,8 +197,8 @@ def import_file(connection, path, rule_bets: dict[str, tuple[str, ...]], kind: s
         added = _add(connection, file_format.kind)
         connection.execute("INSERT INTO imports VALUES (?, ?, ?, ?, ?, now())",
                            [sha, str(path), file_format.kind, rows_read, added])
-        for name in ("staged_checked",):
-            connection.execute(f"DROP VIEW IF EXISTS {name}")
+        connection.execute("DROP VIEW IF EXISTS staged_checked" if file_format.kind != "bets" else
+                           "DROP TABLE IF EXISTS staged_checked")
         for name in ("staged", "bet_ids", "bet_lists"):
             connection.execute(f"DROP TABLE IF EXISTS {name}")
         connection.execute("COMMIT")
@@ -220,13 +222,12 @@ def _cross_row_problems(connection, kind: str, rule_bets: dict, row_word: str) -
             "CREATE OR REPLACE TEMP VIEW staged_checked AS SELECT s.*, "
             f"CASE WHEN s.rule_set IS NOT NULL AND s.rule_set NOT IN ({known}) THEN 'column rule_set: got ' || "
             f"s.rule_set || {_quote('; allowed: a rule set given with --rules or shipped: ' + listed)} END AS unknown,"
-            " CASE WHEN count(*) OVER w > 1 AND row_number() OVER w > 1 THEN 'columns table, shoe, round: the round "
-            f"is repeated (first at {row_word} ' || first_value(s.line_no) OVER w || ')' END AS repeated, "
+            f" {_repeated('columns table, shoe, round: the round is repeated', row_word)} AS repeated, "
             "CASE WHEN r.rid IS NOT NULL AND (r.p1, r.b1, r.p2, r.b2, coalesce(r.p3, -1), coalesce(r.b3, -1)) <> "
             "(s.p1, s.b1, s.p2, s.b2, coalesce(s.p3, -1), coalesce(s.b3, -1)) THEN 'columns p1-b3: the round is "
             "already stored with other cards' END AS conflict "
             "FROM staged s LEFT JOIN rounds r ON r.table_id = s.\"table\" AND r.shoe = s.shoe AND r.round = s.round "
-            "WINDOW w AS (PARTITION BY s.\"table\", s.shoe, s.round ORDER BY s.line_no)")
+            f"{_repeats_join(('table', 'shoe', 'round'))}")
         return "unknown, repeated, conflict"
     if kind == "bets":
         pairs = ", ".join(f"({_quote(r)}, {_quote(b)})" for r, bets in rule_bets.items() for b in bets) or \
@@ -236,24 +237,36 @@ def _cross_row_problems(connection, kind: str, rule_bets: dict, row_word: str) -
         connection.execute(f"CREATE OR REPLACE TEMP TABLE bet_ids AS SELECT * FROM (VALUES {pairs}) v(rule_set, bet)")
         connection.execute(f"CREATE OR REPLACE TEMP TABLE bet_lists AS SELECT * FROM (VALUES {lists}) v(rule_set, ids)")
         connection.execute(
-            "CREATE OR REPLACE TEMP VIEW staged_checked AS SELECT s.*, r.rid, "
+            "CREATE OR REPLACE TEMP TABLE staged_checked AS SELECT s.*, r.rid, "
             "CASE WHEN s.round IS NOT NULL AND r.rid IS NULL THEN 'columns table, shoe, round: no such round "
             "imported (import the round log first)' END AS orphan, "
             "CASE WHEN r.rid IS NOT NULL AND s.bet IS NOT NULL AND b.bet IS NULL THEN 'column bet: got ' || s.bet || "
             "'; allowed: a bet of rule set ' || r.rule_set || ' (' || coalesce(l.ids, '') || ')' END AS foreign_bet, "
-            "CASE WHEN count(*) OVER w > 1 AND row_number() OVER w > 1 THEN 'columns seat, bet: the bet is repeated "
-            f"(first at {row_word} ' || first_value(s.line_no) OVER w || ')' END AS repeated "
+            f"{_repeated('columns seat, bet: the bet is repeated', row_word)} AS repeated "
             "FROM staged s LEFT JOIN rounds r ON r.table_id = s.\"table\" AND r.shoe = s.shoe AND r.round = s.round "
             "LEFT JOIN bet_ids b ON b.rule_set = r.rule_set AND b.bet = s.bet "
             "LEFT JOIN bet_lists l ON l.rule_set = r.rule_set "
-            "WINDOW w AS (PARTITION BY s.\"table\", s.shoe, s.round, s.seat, s.bet ORDER BY s.line_no)")
+            f"{_repeats_join(('table', 'shoe', 'round', 'seat', 'bet'))}")
         return "orphan, foreign_bet, repeated"
     connection.execute(
         "CREATE OR REPLACE TEMP VIEW staged_checked AS SELECT s.*, "
-        "CASE WHEN count(*) OVER w > 1 AND row_number() OVER w > 1 THEN 'columns table, day, shift: repeated "
-        f"(first at {row_word} ' || first_value(s.line_no) OVER w || ')' END AS repeated FROM staged s "
-        "WINDOW w AS (PARTITION BY s.\"table\", s.day, coalesce(s.shift, '') ORDER BY s.line_no)")
+        f"{_repeated('columns table, day, shift: repeated', row_word)} AS repeated FROM staged s "
+        f"{_repeats_join(('table', 'day', 'shift'))}")
     return "repeated"
+
+
+def _repeated(what: str, row_word: str) -> str:
+    """SQL: the problem of a row whose key an earlier row of the file has (``d``: :func:`_repeats_join`)."""
+    return (f"CASE WHEN d.first_line IS NOT NULL AND s.line_no <> d.first_line THEN {_quote(what + ' (first at ')} "
+            f"|| {_quote(row_word + ' ')} || d.first_line || ')' END")
+
+
+def _repeats_join(keys) -> str:
+    """SQL: the keys found more than once in the file, with their first line, joined as ``d`` (a hash join)."""
+    columns = ", ".join(_ident(k) for k in keys)
+    match = " AND ".join(f"s.{_ident(k)} IS NOT DISTINCT FROM d.{_ident(k)}" for k in keys)
+    return (f"LEFT JOIN (SELECT {columns}, min(line_no) AS first_line FROM staged GROUP BY {columns} "
+            f"HAVING count(*) > 1) d ON {match}")
 
 
 def _add(connection, kind: str) -> int:
@@ -266,9 +279,11 @@ def _add(connection, kind: str) -> int:
             "WHERE NOT EXISTS (SELECT 1 FROM rounds r WHERE r.table_id = s.\"table\" AND r.shoe = s.shoe "
             "AND r.round = s.round)").fetchone()[0]
     if kind == "bets":
+        stored = connection.execute("SELECT count(*) FROM (SELECT 1 FROM bets LIMIT 1)").fetchone()[0]
+        new = ("WHERE NOT EXISTS (SELECT 1 FROM bets b WHERE b.rid = c.rid AND b.seat = c.seat AND b.bet = c.bet) "
+               if stored else "")
         return connection.execute(
-            "INSERT INTO bets SELECT c.rid, c.seat, c.player, c.bet, c.stake, c.net FROM staged_checked c "
-            "WHERE NOT EXISTS (SELECT 1 FROM bets b WHERE b.rid = c.rid AND b.seat = c.seat AND b.bet = c.bet) "
+            f"INSERT INTO bets SELECT c.rid, c.seat, c.player, c.bet, c.stake, c.net FROM staged_checked c {new}"
             "ORDER BY c.line_no").fetchone()[0]
     return connection.execute(
         "INSERT INTO results SELECT s.\"table\", s.day, coalesce(s.shift, ''), s.\"drop\", s.win, s.handle FROM "

@@ -31,9 +31,8 @@ from .audit_data import AuditData
 from .audit_settle import settles_on_codes
 from .audit_stats import FDR, benjamini_hochberg
 from .hold import check_observed, sum_distribution
-from .one_round import house_round
+from .one_round import OneRound, house_round, one_round
 from .settlement import line_nets
-from .slip import build_slip
 
 __all__ = ["PERIODS", "hold_on_drop"]
 
@@ -63,11 +62,27 @@ def _mix_of(data: AuditData, rule_id: str, given: dict | None) -> dict:
     return given
 
 
-def _slip(rules: Rules, mix: dict):
-    # Stakes in hundredths of the handle: a coarse payout lattice (fast); a bet of under half a percent of the
-    # handle is left out of the mix.
-    stakes = {bet: round(share * 100) for bet, share in mix.items() if round(share * 100) > 0 and bet in rules.bet_ids}
-    return build_slip(rules, stakes, check=False)
+def _mixture(rules: Rules, mix: dict) -> OneRound:
+    """One unit of handle on one bet drawn by the mix (shares in hundredths, at least one): the player's law.
+
+    A mixture, not a slip of every bet at once: a slip would offset Banker against Player in every round, which
+    the logged rounds do only as far as their seats did; the period's variance is matched by the number of units
+    (``n_eff``), and a mixture never needs fewer units than the period had rounds.
+    """
+    hist = theoretical(rules)["hist"]
+    counts = hist.code_counts
+    values, weights = [], []
+    for bet, share in mix.items():
+        if share <= 0 or bet not in rules.bet_ids or not settles_on_codes(rules, bet):
+            continue
+        nets = line_nets(rules.bet(bet), rules)
+        exact = np.zeros(len(nets), dtype=object)
+        np.add.at(exact, rules.bet(bet).case_index(), counts.astype(object))
+        for net, weight in zip(nets, exact):
+            if weight:
+                values.append(net)
+                weights.append(max(1, round(share * 100)) * int(weight))
+    return one_round(values, weights, cost=1)
 
 
 def hold_on_drop(data: AuditData, mix: dict | None = None, churn: float | None = None) -> dict:
@@ -99,9 +114,9 @@ def hold_on_drop(data: AuditData, mix: dict | None = None, churn: float | None =
     figures, periods = {}, []
     for rule_id in sorted(set(table_rule.values())):
         rules = data.rules[rule_id]
-        slip = _slip(rules, _mix_of(data, rule_id, mix))
-        house = house_round(slip.player)
-        edge = float(slip.house_edge)
+        slip = _mixture(rules, _mix_of(data, rule_id, mix))
+        house = house_round(slip)
+        edge = _exact_edge(rules, _mix_of(data, rule_id, mix))
         figures[rule_id] = {"mix": _mix_of(data, rule_id, mix), "house_edge": edge, "churn": use_churn,
                             "churn_source": "logs" if measured is not None else "given",
                             "expected_hold": edge * use_churn}
@@ -114,7 +129,7 @@ def hold_on_drop(data: AuditData, mix: dict | None = None, churn: float | None =
                 for label in np.unique(labels[chosen]):
                     rows = chosen & (labels == label)
                     periods.append(_period(rule_id, scope, period, label, results, rows, house, slip, use_churn,
-                                           round_stake, round_table, round_day, unit, tables))
+                                           round_stake, round_table, round_day, unit, tables, edge))
     flagged = benjamini_hochberg([p["p"] for p in periods], FDR)
     for p, flag in zip(periods, flagged):
         p["flag"] = bool(flag)
@@ -155,8 +170,15 @@ def _round_stakes(data: AuditData):
     return variance, data.rounds["table"][rows], data.rounds["day"][rows]
 
 
+def _exact_edge(rules: Rules, mix: dict) -> float:
+    """The house edge per unit of handle of the bet mix, from each bet's exact EV."""
+    bets = theoretical(rules)["bets"]
+    total = sum(share for bet, share in mix.items() if bet in bets)
+    return -sum(share * bets[bet]["ev"] for bet, share in mix.items() if bet in bets) / total
+
+
 def _period(rule_id, scope, period, label, results, rows, house, slip, churn, round_stake, round_table, round_day,
-            unit, tables) -> dict:
+            unit, tables, edge) -> dict:
     drop = float(results["drop"][rows].sum())
     win = float(results["win"][rows].sum())
     handle_known = np.isfinite(results["handle"][rows])
@@ -164,10 +186,10 @@ def _period(rule_id, scope, period, label, results, rows, house, slip, churn, ro
     in_period = (round_day.astype(f"datetime64[{unit}]").astype(str) == label) & (
         (round_table == scope) if scope != "all tables" else np.isin(round_table, tables))
     variance = float(round_stake[in_period].sum())  # the house result's variance over the period's logged rounds
-    spread = float(slip.player.variance) / float(slip.total_stake) ** 2  # the mix's per round, per unit staked
+    spread = float(slip.variance)  # the mixture's, per unit of handle
     n_eff = _two_digits(handle * handle * spread / variance) if variance > 0 else None
     row = {"rule_set": rule_id, "table": scope, "period": period, "label": label, "drop": drop, "win": win,
-           "handle": handle, "hold": win / drop if drop else None, "expected_hold": float(slip.house_edge) * handle
+           "handle": handle, "hold": win / drop if drop else None, "expected_hold": edge * handle
            / drop if drop else None, "effective_rounds": n_eff}
     if n_eff is None or drop <= 0 or handle <= 0:
         return {**row, "range_95": None, "range_99": None, "p": 1.0, "investigate": False, "method": "none"}
@@ -175,7 +197,9 @@ def _period(rule_id, scope, period, label, results, rows, house, slip, churn, ro
     if key not in _SUMS:
         _SUMS[key] = (house, sum_distribution(house, n_eff))
     dist = _SUMS[key][1]
-    verdict = check_observed(dist, slip.total_stake, Fraction(win).limit_denominator(10**6),
+    # The mixture's shares are the logged ones in hundredths: its mean is moved to the exact mix's.
+    win -= (edge + float(slip.mean)) * handle
+    verdict = check_observed(dist, 1, Fraction(win).limit_denominator(10**6),
                              Fraction(handle).limit_denominator(10**6))
     scale = handle / drop
     range_95 = [float(v) * scale for v in verdict.range_95]

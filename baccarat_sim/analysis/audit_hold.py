@@ -110,7 +110,7 @@ def hold_on_drop(data: AuditData, mix: dict | None = None, churn: float | None =
     if use_churn is None:
         raise InputError("churn", "no handle is reported with the table results; give the drop-to-handle ratio "
                                   "(handle / drop, e.g. 2.2)")
-    round_stake, round_table, round_day = _round_stakes(data)
+    row_variance = _variance_by_result_row(data, *_round_stakes(data))
     figures, periods = {}, []
     for rule_id in sorted(set(table_rule.values())):
         rules = data.rules[rule_id]
@@ -129,7 +129,7 @@ def hold_on_drop(data: AuditData, mix: dict | None = None, churn: float | None =
                 for label in np.unique(labels[chosen]):
                     rows = chosen & (labels == label)
                     periods.append(_period(rule_id, scope, period, label, results, rows, house, slip, use_churn,
-                                           round_stake, round_table, round_day, unit, tables, edge))
+                                           row_variance, edge))
     flagged = benjamini_hochberg([p["p"] for p in periods], FDR)
     for p, flag in zip(periods, flagged):
         p["flag"] = bool(flag)
@@ -177,15 +177,25 @@ def _exact_edge(rules: Rules, mix: dict) -> float:
     return -sum(share * bets[bet]["ev"] for bet, share in mix.items() if bet in bets) / total
 
 
-def _period(rule_id, scope, period, label, results, rows, house, slip, churn, round_stake, round_table, round_day,
-            unit, tables, edge) -> dict:
+def _variance_by_result_row(data: AuditData, variance, table, day) -> np.ndarray:
+    """The logged rounds' variance of each table result's table and gaming day (shared evenly among its shifts)."""
+    results = data.results
+    keys = np.char.add(np.char.add(results["table"].astype(str), "|"), results["day"].astype(str))
+    if not len(variance):
+        return np.zeros(len(keys))
+    round_keys = np.char.add(np.char.add(table.astype(str), "|"), day.astype(str))
+    distinct, where = np.unique(round_keys, return_inverse=True)
+    by_key = dict(zip(distinct, np.bincount(where, weights=variance)))
+    shifts = dict(zip(*np.unique(keys, return_counts=True)))
+    return np.array([by_key.get(k, 0.0) / shifts[k] for k in keys])
+
+
+def _period(rule_id, scope, period, label, results, rows, house, slip, churn, row_variance, edge) -> dict:
     drop = float(results["drop"][rows].sum())
     win = float(results["win"][rows].sum())
     handle_known = np.isfinite(results["handle"][rows])
     handle = float(results["handle"][rows].sum()) if handle_known.all() else drop * churn
-    in_period = (round_day.astype(f"datetime64[{unit}]").astype(str) == label) & (
-        (round_table == scope) if scope != "all tables" else np.isin(round_table, tables))
-    variance = float(round_stake[in_period].sum())  # the house result's variance over the period's logged rounds
+    variance = float(row_variance[rows].sum())  # the house result's variance over the period's logged rounds
     spread = float(slip.variance)  # the mixture's, per unit of handle
     n_eff = _two_digits(handle * handle * spread / variance) if variance > 0 else None
     row = {"rule_set": rule_id, "table": scope, "period": period, "label": label, "drop": drop, "win": win,

@@ -6,9 +6,10 @@ the rounds of a dealt shoe differ from them by the cut card's effect, far below 
 
 * RTP: the sum over the rounds of the bet's result per unit staked in the round (the mean over the round's bets
   on it: they share the round's outcome, so the round is the independent unit; a payout error moves it), whose law
-  over ``n`` rounds is the ``n``-fold sum of the bet's exact one-round law, computed on its payout lattice (:func:`~baccarat_sim.analysis.hold.sum_distribution`, the
-  one ``hold`` uses) while ``n <= LATTICE_MAX_BETS`` rounds, the normal law above (counts large enough for it); the
-  two-sided p-value is ``min(1, 2 min(P(S <= s), P(S >= s)))``.
+  over ``n`` rounds is the ``n``-fold sum of the bet's exact one-round law, computed on its payout lattice
+  (:func:`~baccarat_sim.analysis.hold.sum_distribution`, the one ``hold`` uses) while ``n <= LATTICE_MAX_BETS``
+  rounds, the normal law above (counts large enough for it); the two-sided p-value is
+  ``min(1, 2 min(P(S <= s), P(S >= s)))``.
 * Hit frequency: the number of rounds the bet won, binomial, on the same lattice.
 * Outcomes (winner and card counts), ranks and suits of the cards dealt against the shoe's composition: Pearson
   chi-square, the rank and suit statistics corrected for dealing without replacement (divided by ``1 - f``, ``f``

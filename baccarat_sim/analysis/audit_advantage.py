@@ -37,12 +37,9 @@ SCREEN = 0.01
 MIN_BETS = 5
 
 
-def _players(data: AuditData) -> np.ndarray:
-    bets = data.bets
-    seat_key = np.char.add(np.char.add(data.rounds["table"][bets["row"]].astype(str), " seat "),
-                           bets["seat"].astype(str))
-    named = bets["player"].astype(str)
-    return np.where(named != "", named, seat_key)
+def _players(data: AuditData) -> tuple[np.ndarray, np.ndarray]:
+    """The players' names and each bet's player code (the logged id, else the table and seat)."""
+    return data.bets["player_names"], data.bets["player_code"]
 
 
 def _countable(data: AuditData) -> dict:
@@ -104,7 +101,7 @@ def _count_flags(data: AuditData, countable: dict, players: np.ndarray, rng) -> 
     bets = data.bets
     tests = []
     shoe = np.cumsum(data.shoe_start) - 1
-    keys, player_index = np.unique(players, return_inverse=True)
+    keys, player_index = players
     for rule_id, by_bet in countable.items():
         of_rule = data.rounds["rule_set"][bets["row"]] == rule_id
         for bet_id, (count, true) in by_bet.items():
@@ -148,7 +145,7 @@ def _late_flags(data: AuditData, players: np.ndarray) -> list[dict]:
     length = np.bincount(shoe)
     depth = data.rounds["round"][bets["row"]] / length[shoe[bets["row"]]]
     late = depth > 2 / 3
-    keys, who = np.unique(players, return_inverse=True)
+    keys, who = players
     top = np.zeros(len(keys))
     np.maximum.at(top, who, bets["stake"])
     is_max = bets["stake"] >= top[who]
@@ -200,7 +197,9 @@ def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> li
     side_ids = {bet for by_bet in countable.values() for bet in by_bet}
     if not side_ids:
         return tests
-    group = np.char.add(np.char.add(table_of.astype(str), "|"), day_of.astype(str))
+    # Rounds are sorted by table: a table's number is how many table changes precede its rounds.
+    table_number = np.cumsum(np.r_[False, data.rounds["table"][1:] != data.rounds["table"][:-1]])
+    group = table_number[bets["row"]] * 1_000_000 + (day_of - day_of.min()).astype(np.int64)
     order = np.argsort(group, kind="stable")
     bounds = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1], True])
     for start, end in zip(bounds[:-1], bounds[1:]):
@@ -227,7 +226,7 @@ def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> li
                     if both < 3 or both <= a * b / max(n, 1):
                         continue
                     p = _hypergeometric_upper(both, n, a, b)
-                    name = {s: str(players[chosen][bets["seat"][chosen] == s][0]) for s in (seats[i], seats[j])}
+                    name = {s: _main_player(players, chosen[bets["seat"][chosen] == s]) for s in (seats[i], seats[j])}
                     staked = float(bets["stake"][chosen][on & np.isin(bets["seat"][chosen], (seats[i], seats[j]))
                                                          & np.isin(bets["row"][chosen], rows[placed[:, i]
                                                                                                 & placed[:, j]])].sum())
@@ -237,6 +236,13 @@ def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> li
                                   "expected_both": a * b / max(n, 1), "p": p, "amount_bet": staked,
                                   "money_at_stake": None})
     return tests
+
+
+def _main_player(players, bets_at_seat: np.ndarray) -> str:
+    """The player who placed most of these bets (a seat changes hands during a day)."""
+    names, codes = players
+    found, counts = np.unique(codes[bets_at_seat], return_counts=True)
+    return str(names[found[np.argmax(counts)]])
 
 
 def _groups(flagged_pairs: list[dict]) -> list[dict]:

@@ -21,7 +21,9 @@ class AuditData:
 
     ``rounds`` columns: ``rid table shoe round day rule_set turned burned cut`` and ``cards`` (n, 6), -1 for no
     card; ``shoe_start`` marks each shoe's first row. ``bets``: ``row`` (the round's row in ``rounds``), ``seat
-    player bet stake net``. ``results``: ``table day shift drop win handle`` (handle nan where not known).
+    bet stake net``, ``bet_code`` and ``player_code`` (indexes into ``bet_names`` and ``player_names``; a player
+    is the logged id, else the table and seat). ``results``: ``table day shift drop win handle`` (handle nan
+    where not known).
     ``rules``: every rule set the rounds name, by id.
     """
 
@@ -72,10 +74,23 @@ def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=No
     if n:
         shoe_start[1:] = (rounds["table"][1:] != rounds["table"][:-1]) | (rounds["shoe"][1:] != rounds["shoe"][:-1])
     resolved = resolve_rounds(rounds["cards"])
+    # Bets and players come as integer codes (sorting millions of strings in numpy took most of an audit's time):
+    # bet_code indexes bet_names; player_code indexes player_names, a player being the logged id or else the
+    # table and seat.
+    player = "coalesce(nullif(b.player, ''), r.table_id || ' seat ' || b.seat)"
+    source = f"FROM bets b JOIN rounds r ON r.rid = b.rid{clause.replace('day', 'r.day')}"
     bet_raw = connection.execute(
-        "SELECT b.rid, b.seat, coalesce(b.player, '') AS player, b.bet, b.stake, b.net FROM bets b "
-        f"WHERE b.rid IN (SELECT rid FROM rounds{clause})", params).fetchnumpy() if n else {}
-    bets = {key: np.asarray(bet_raw.get(key, [])) for key in ("rid", "seat", "player", "bet", "stake", "net")}
+        f"SELECT b.rid, b.seat, b.stake, b.net, dense_rank() OVER (ORDER BY b.bet) - 1 AS bet_code, "
+        f"dense_rank() OVER (ORDER BY {player}) - 1 AS player_code {source}", params).fetchnumpy() if n else {}
+    bets = {key: np.asarray(bet_raw.get(key, [])) for key in ("rid", "seat", "stake", "net", "bet_code",
+                                                                "player_code")}
+    names = [row[0] for row in connection.execute(f"SELECT DISTINCT b.bet {source} ORDER BY 1", params).fetchall()] \
+        if n else []
+    players = [row[0] for row in connection.execute(f"SELECT DISTINCT {player} {source} ORDER BY 1",
+                                                    params).fetchall()] if n else []
+    bets["bet_names"] = np.array(names, dtype=str)
+    bets["player_names"] = np.array(players, dtype=object)
+    bets["bet"] = bets["bet_names"][bets["bet_code"]] if len(bets["bet_code"]) else np.zeros(0, str)
     if n:
         position = np.argsort(rounds["rid"])
         bets["row"] = position[np.searchsorted(rounds["rid"][position], bets["rid"])]

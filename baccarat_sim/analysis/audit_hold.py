@@ -53,9 +53,9 @@ def _mix_of(data: AuditData, rule_id: str, given: dict | None) -> dict:
     if len(bets["row"]):
         chosen = data.rounds["rule_set"][bets["row"]] == rule_id
         if chosen.any():
-            ids, where = np.unique(bets["bet"][chosen], return_inverse=True)
-            staked = np.bincount(where, weights=bets["stake"][chosen])
-            return {str(i): float(s / staked.sum()) for i, s in zip(ids, staked)}
+            staked = np.bincount(bets["bet_code"][chosen], weights=bets["stake"][chosen],
+                                 minlength=len(bets["bet_names"]))
+            return {str(i): float(s / staked.sum()) for i, s in zip(bets["bet_names"], staked) if s > 0}
     if not given:
         raise InputError("mix", f"rule set {rule_id}: no bets are logged; give the bet mix (e.g. banker=0.55,"
                                 "player=0.4,tie=0.05)")
@@ -158,9 +158,9 @@ def _round_stakes(data: AuditData):
     for rule_id, rules in data.rules.items():
         ids, cov = _covariance(rules)
         mine = rule_of[where] == rule_id
-        bet_index = np.searchsorted(ids, bets["bet"][mine], sorter=np.argsort(ids))
-        bet_index = np.argsort(ids)[np.minimum(bet_index, len(ids) - 1)]
-        known = np.asarray(ids, dtype=object)[bet_index] == bets["bet"][mine]
+        index_of_code = np.array([ids.index(b) if b in ids else -1 for b in bets["bet_names"]], np.int64)
+        bet_index = index_of_code[bets["bet_code"][mine]]
+        known = bet_index >= 0
         local_rows, local = np.unique(where[mine][known], return_inverse=True)
         for start in range(0, len(local_rows), 200_000):  # stakes by round and bet, a block of rounds at a time
             block = (local >= start) & (local < start + 200_000)

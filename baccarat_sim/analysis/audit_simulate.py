@@ -126,7 +126,8 @@ def simulate_month(rules_list: list[Rules], tables: int, days: int, rounds_per_d
     results = _results(rounds, bets, churn)
     i = bets.pop("index")
     bets = {"table": rounds["table"][i], "shoe": rounds["shoe"][i], "round": rounds["round"][i], **bets}
-    spelled = {key: value for key, value in rounds.items() if key not in ("cards", "table_index", "shoe_index", "rule_index")}
+    internal = ("cards", "table_index", "shoe_index", "rule_index")
+    spelled = {key: value for key, value in rounds.items() if key not in internal}
     names = np.array([card_name(c) for c in range(13 * N_SUITS)] + [""], dtype=object)
     for k, column in enumerate(("p1", "b1", "p2", "b2", "p3", "b3")):
         spelled[column] = names[np.where(cards[:, k] >= 0, cards[:, k], 13 * N_SUITS)]
@@ -269,7 +270,11 @@ def _bets(rng, rounds: dict, rule_of: dict, wanted: set, injected: list) -> dict
 
 
 def _drop_repeats(columns: dict) -> None:
-    """One bet of a kind per seat and round (a seat taken by an advantage player keeps that player's)."""
+    """One bet of a kind per seat and round; a seat an advantage player takes for a round is that player's alone."""
+    seat_key = columns["index"] * 1000 + columns["seat"]
+    taken = np.isin(seat_key, seat_key[columns["player_code"] >= 0]) & (columns["player_code"] < 0)
+    for name in columns:
+        columns[name] = columns[name][~taken]
     key = (columns["index"] * 1000 + columns["seat"]) * 100 + columns["bet_code"]
     order = np.argsort(key, kind="stable")  # the advantage players' rows come first and are kept
     key = key[order]

@@ -198,7 +198,8 @@ def shoe_rank_tests(data: AuditData) -> list[dict]:
     cards = data.rounds["cards"]
     present = cards >= 0
     counts = np.zeros((int(shoe[-1]) + 1, 13))
-    np.add.at(counts, (np.broadcast_to(shoe[:, None], cards.shape)[present], cards[present] // 4), 1)
+    cell = np.broadcast_to(shoe[:, None], cards.shape)[present] * 13 + cards[present] // 4
+    counts += np.bincount(cell, minlength=counts.size).reshape(counts.shape)
     n = counts.sum(axis=1)
     first_rows = np.flatnonzero(data.shoe_start)
     decks = np.array([data.rules[r].shoe.decks for r in data.rounds["rule_set"][first_rows]])

@@ -117,7 +117,7 @@ def _count_flags(data: AuditData, countable: dict, players: np.ndarray, rng) -> 
             amount = np.zeros(len(pair))
             on_pair = np.searchsorted(pair, player_index[on_bet & active] * np.int64(data.n_rounds)
                                       + bets["row"][on_bet & active])
-            np.add.at(amount, on_pair, bets["stake"][on_bet & active])
+            amount += np.bincount(on_pair, weights=bets["stake"][on_bet & active], minlength=len(pair))
             local = np.searchsorted(bettors, who)
             r, n = _correlation(amount, true[row], local, len(bettors))
             z = r * np.sqrt(np.maximum(n - 2, 1))

@@ -64,7 +64,8 @@ def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=No
         f"SELECT rid, table_id, shoe, round, day, rule_set, {', '.join(CARD_COLUMNS)}, turned, burned, cut "
         f"FROM rounds{clause} ORDER BY table_id, shoe, round", params).fetchnumpy()
     rounds = {key: _filled(raw[key], -1) for key in ("rid", "round", "turned", "burned", "cut")}
-    rounds.update({key: np.asarray(raw[key]) for key in ("table_id", "shoe", "rule_set")})
+    # Fixed-width text, not Python objects: comparing millions of them is then one C loop.
+    rounds.update({key: np.asarray(raw[key]).astype(str) for key in ("table_id", "shoe", "rule_set")})
     rounds["table"] = rounds.pop("table_id")
     rounds["day"] = np.asarray(raw["day"]).astype("datetime64[D]")
     rounds["cards"] = np.stack([_filled(raw[c], -1).astype(np.int64) for c in CARD_COLUMNS], axis=1) if len(

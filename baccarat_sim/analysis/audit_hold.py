@@ -49,6 +49,18 @@ def _two_digits(n: float) -> int:
 
 
 def _mix_of(data: AuditData, rule_id: str, given: dict | None) -> dict:
+    """Each bet's share of the rule set's logged handle (else ``given``)."""
+    key = (id(data), rule_id)
+    if key not in _MIXES:
+        _MIXES.clear()
+        _MIXES[key] = _logged_mix(data, rule_id, given)
+    return _MIXES[key]
+
+
+_MIXES: dict = {}
+
+
+def _logged_mix(data: AuditData, rule_id: str, given: dict | None) -> dict:
     bets = data.bets
     if len(bets["row"]):
         chosen = data.rounds["rule_set"][bets["row"]] == rule_id
@@ -164,8 +176,10 @@ def _round_stakes(data: AuditData):
         local_rows, local = np.unique(where[mine][known], return_inverse=True)
         for start in range(0, len(local_rows), 200_000):  # stakes by round and bet, a block of rounds at a time
             block = (local >= start) & (local < start + 200_000)
-            stakes = np.zeros((min(200_000, len(local_rows) - start), len(ids)))
-            np.add.at(stakes, (local[block] - start, bet_index[known][block]), bets["stake"][mine][known][block])
+            size = min(200_000, len(local_rows) - start)
+            cell = (local[block] - start) * len(ids) + bet_index[known][block]
+            stakes = np.bincount(cell, weights=bets["stake"][mine][known][block],
+                                 minlength=size * len(ids)).reshape(size, len(ids))
             variance[local_rows[start:start + len(stakes)]] = np.einsum("ij,jk,ik->i", stakes, cov, stakes)
     return variance, data.rounds["table"][rows], data.rounds["day"][rows]
 

@@ -18,13 +18,10 @@ import datetime
 
 import numpy as np
 
-from ..engines.plan import shoe_params
-from ..kernels.audit_deal import LOG_CARDS, ShoeLogs, deal_logged_shoes
-from ..kernels.dealing import encode_cards
+from ..engines.audit_deal import ShoeLogs, deal_shoes
 from ..model.cards import N_SUITS, card_name, parse_cards
 from ..model.codes import decode
 from ..model.rules import Rules
-from ..model.shoe import canonical_cards, shoe_composition
 from .audit_counts import best_count, counts_before_rounds
 from .audit_rounds import resolve_rounds
 from .audit_settle import expected_nets, settles_on_codes
@@ -72,17 +69,6 @@ class SimulatedMonth:
     anomalies: list
 
 
-def _deal(rules: Rules, seed: int, first_shoe: int, n_shoes: int) -> ShoeLogs:
-    composition = shoe_composition(rules.shoe.decks)
-    n_cards = int(composition.sum())
-    most = n_cards // 4
-    logs = ShoeLogs(np.full((n_shoes, most, LOG_CARDS), -1, np.int8), np.zeros(n_shoes, np.int64),
-                    np.zeros(n_shoes, np.int8), np.zeros(n_shoes, np.int64), np.zeros(n_shoes, np.int64))
-    deal_logged_shoes(np.uint64(seed), first_shoe, encode_cards(canonical_cards(composition)),
-                      shoe_params(rules.shoe, n_cards), *logs)
-    return logs
-
-
 def _expected_rounds_per_shoe(rules: Rules) -> float:
     n_cards = rules.shoe.decks * 52
     return max(1.0, (n_cards - rules.shoe.cut_card.mean - rules.shoe.cards_before_first_round()[1]) / 4.94)
@@ -113,7 +99,7 @@ def simulate_month(rules_list: list[Rules], tables: int, days: int, rounds_per_d
         rules = rules_list[t % len(rules_list)]
         per_day = max(1, round(rounds_per_day / _expected_rounds_per_shoe(rules)))
         n_shoes = per_day * days
-        logs = _deal(rules, seed, shoe_base, n_shoes)
+        logs = deal_shoes(rules, seed, shoe_base, n_shoes)
         shoe_base += n_shoes
         parts.append(_table_rounds(t, rules, logs, per_day, start))
     rounds = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}

@@ -60,12 +60,19 @@ def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=No
         where.append("day <= ?")
         params.append(until)
     clause = (" WHERE " + " AND ".join(where)) if where else ""
+    # Text columns come as codes into their distinct values, turned into fixed-width text by numpy (no Python
+    # object per row): comparing millions of them is then one C loop.
+    text = ("table_id", "shoe", "rule_set")
     raw = connection.execute(
-        f"SELECT rid, table_id, shoe, round, day, rule_set, {', '.join(CARD_COLUMNS)}, turned, burned, cut "
-        f"FROM rounds{clause} ORDER BY table_id, shoe, round", params).fetchnumpy()
+        f"SELECT rid, {', '.join(f'dense_rank() OVER (ORDER BY {c}) - 1 AS {c}' for c in text)}, round, day, "
+        f"{', '.join(CARD_COLUMNS)}, turned, burned, cut FROM rounds{clause} ORDER BY table_id, shoe, round",
+        params).fetchnumpy()
     rounds = {key: _filled(raw[key], -1) for key in ("rid", "round", "turned", "burned", "cut")}
-    # Fixed-width text, not Python objects: comparing millions of them is then one C loop.
-    rounds.update({key: np.asarray(raw[key]).astype(str) for key in ("table_id", "shoe", "rule_set")})
+    for column in text:
+        names = [r[0] for r in connection.execute(f"SELECT DISTINCT {column} FROM rounds{clause} ORDER BY 1",
+                                                  params).fetchall()]
+        rounds[column] = np.array(names, dtype=str)[np.asarray(raw[column], np.int64)] if names else \
+            np.zeros(0, str)
     rounds["table"] = rounds.pop("table_id")
     rounds["day"] = np.asarray(raw["day"]).astype("datetime64[D]")
     rounds["cards"] = np.stack([_filled(raw[c], -1).astype(np.int64) for c in CARD_COLUMNS], axis=1) if len(

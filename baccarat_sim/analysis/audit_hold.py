@@ -9,9 +9,10 @@ The house's result over a period is the sum of its rounds. Its variance is the s
 round's exact variance, ``s' C s`` (``s`` the round's stakes by bet, ``C`` the exact covariance of the bets' results
 in one round: Banker and Player staked in one round offset). The period is then taken as ``n_eff`` rounds of the bet
 mix, ``n_eff`` chosen so that the mean and the variance are the period's, rounded to two
-significant digits (the ranges move by less than 1% for it); the result of ``n_eff`` rounds of the bet mix is
-computed on its payout lattice or, past the lattice's memory, by the saddlepoint approximation
-(:func:`~baccarat_sim.analysis.hold.sum_distribution`, :func:`~baccarat_sim.analysis.hold.check_observed`). Each
+significant digits (the ranges move by less than 1% for it); the result of ``n_eff`` units of the bet mix is
+computed on its payout lattice (:func:`~baccarat_sim.analysis.hold.sum_distribution`,
+:func:`~baccarat_sim.analysis.hold.check_observed`) up to :data:`LATTICE_MAX_ROUNDS` units, by the normal law
+above. Each
 period gets its hold's central 95% and 99% range and a two-sided p-value; the periods outside the 95% range are the
 ones to investigate (5% of clean periods are), and Benjamini-Hochberg at 5% over all periods flags those the
 logs cannot explain.
@@ -36,6 +37,9 @@ from .settlement import line_nets
 
 __all__ = ["PERIODS", "hold_on_drop"]
 
+#: Most units of the bet mix whose sum is computed on the payout lattice (the normal law above, where the central
+#: limit has long taken over: a month of a busy table).
+LATTICE_MAX_ROUNDS = 50_000
 #: The periods of the hold, by name and numpy unit.
 PERIODS = {"day": "D", "month": "M", "year": "Y"}
 _SUMS: dict = {}
@@ -122,7 +126,7 @@ def hold_on_drop(data: AuditData, mix: dict | None = None, churn: float | None =
     if use_churn is None:
         raise InputError("churn", "no handle is reported with the table results; give the drop-to-handle ratio "
                                   "(handle / drop, e.g. 2.2)")
-    row_variance = _variance_by_result_row(data, *_round_stakes(data))
+    row_variance = _variance_by_result_row(data, _round_variances(data))
     figures, periods = {}, []
     for rule_id in sorted(set(table_rule.values())):
         rules = data.rules[rule_id]
@@ -159,29 +163,30 @@ def _covariance(rules: Rules) -> tuple[tuple[str, ...], np.ndarray]:
     return ids, (centred * p) @ centred.T
 
 
-def _round_stakes(data: AuditData):
-    """Each logged round's variance of the house result (exact covariance of its bets), table and day."""
+def _round_variances(data: AuditData) -> np.ndarray:
+    """Each round's variance of the house result: ``s' C s`` of its stakes by bet (0 for a round without bets)."""
     bets = data.bets
+    variance = np.zeros(data.n_rounds)
     if not len(bets["row"]):
-        return np.zeros(0), np.zeros(0, object), np.zeros(0, "datetime64[D]")
-    rows, where = np.unique(bets["row"], return_inverse=True)
-    variance = np.zeros(len(rows))
-    rule_of = data.rounds["rule_set"][rows]
+        return variance
+    order = np.argsort(bets["row"], kind="stable")  # a block of rounds is then a block of bets
+    rows = bets["row"][order]
+    rule_of_bet = data.rounds["rule_set"][rows]
+    block = 200_000  # rounds at a time: a (rounds x bets) matrix of stakes
     for rule_id, rules in data.rules.items():
         ids, cov = _covariance(rules)
-        mine = rule_of[where] == rule_id
         index_of_code = np.array([ids.index(b) if b in ids else -1 for b in bets["bet_names"]], np.int64)
-        bet_index = index_of_code[bets["bet_code"][mine]]
-        known = bet_index >= 0
-        local_rows, local = np.unique(where[mine][known], return_inverse=True)
-        for start in range(0, len(local_rows), 200_000):  # stakes by round and bet, a block of rounds at a time
-            block = (local >= start) & (local < start + 200_000)
-            size = min(200_000, len(local_rows) - start)
-            cell = (local[block] - start) * len(ids) + bet_index[known][block]
-            stakes = np.bincount(cell, weights=bets["stake"][mine][known][block],
+        bet_index = index_of_code[bets["bet_code"][order]]
+        mine = (rule_of_bet == rule_id) & (bet_index >= 0)
+        for first in range(0, data.n_rounds, block):
+            lo, hi = np.searchsorted(rows, (first, first + block))
+            chosen = mine[lo:hi]
+            size = min(block, data.n_rounds - first)
+            cell = (rows[lo:hi][chosen] - first) * len(ids) + bet_index[lo:hi][chosen]
+            stakes = np.bincount(cell, weights=bets["stake"][order][lo:hi][chosen],
                                  minlength=size * len(ids)).reshape(size, len(ids))
-            variance[local_rows[start:start + len(stakes)]] = np.einsum("ij,jk,ik->i", stakes, cov, stakes)
-    return variance, data.rounds["table"][rows], data.rounds["day"][rows]
+            variance[first:first + size] += np.einsum("ij,jk,ik->i", stakes, cov, stakes)
+    return variance
 
 
 def _exact_edge(rules: Rules, mix: dict) -> float:
@@ -191,17 +196,23 @@ def _exact_edge(rules: Rules, mix: dict) -> float:
     return -sum(share * bets[bet]["ev"] for bet, share in mix.items() if bet in bets) / total
 
 
-def _variance_by_result_row(data: AuditData, variance, table, day) -> np.ndarray:
+def _variance_by_result_row(data: AuditData, variance: np.ndarray) -> np.ndarray:
     """The logged rounds' variance of each table result's table and gaming day (shared evenly among its shifts)."""
     results = data.results
-    keys = np.char.add(np.char.add(results["table"].astype(str), "|"), results["day"].astype(str))
-    if not len(variance):
-        return np.zeros(len(keys))
-    round_keys = np.char.add(np.char.add(table.astype(str), "|"), day.astype(str))
-    distinct, where = np.unique(round_keys, return_inverse=True)
-    by_key = dict(zip(distinct, np.bincount(where, weights=variance)))
-    shifts = dict(zip(*np.unique(keys, return_counts=True)))
-    return np.array([by_key.get(k, 0.0) / shifts[k] for k in keys])
+    if not len(results["day"]) or not data.n_rounds:
+        return np.zeros(len(results["day"]))
+    tables, table_number = np.unique(data.rounds["table"][data.shoe_start], return_inverse=True)
+    table_of_round = table_number[np.cumsum(data.shoe_start) - 1]
+    first = min(data.rounds["day"].min(), results["day"].min())
+    span = int((max(data.rounds["day"].max(), results["day"].max()) - first) / np.timedelta64(1, "D")) + 1
+    by_table_day = np.bincount(table_of_round * span + (data.rounds["day"] - first).astype(np.int64),
+                               weights=variance, minlength=len(tables) * span)
+    at = np.searchsorted(tables, results["table"])
+    known = (at < len(tables)) & (tables[np.minimum(at, len(tables) - 1)] == results["table"])
+    cell = np.minimum(at, len(tables) - 1) * span + (results["day"] - first).astype(np.int64)
+    keys = cell.copy()
+    _, where, shifts = np.unique(keys, return_inverse=True, return_counts=True)
+    return np.where(known, by_table_day[cell] / shifts[where], 0.0)
 
 
 def _period(rule_id, scope, period, label, results, rows, house, slip, churn, row_variance, edge) -> dict:
@@ -219,8 +230,15 @@ def _period(rule_id, scope, period, label, results, rows, house, slip, churn, ro
         return {**row, "range_95": None, "range_99": None, "p": 1.0, "investigate": False, "method": "none"}
     key = (id(house), n_eff)
     if key not in _SUMS:
-        _SUMS[key] = (house, sum_distribution(house, n_eff))
+        _SUMS[key] = (house, sum_distribution(house, n_eff) if n_eff <= LATTICE_MAX_ROUNDS else None)
     dist = _SUMS[key][1]
+    if dist is None:  # past the lattice's rounds: the normal law, its mean and variance the period's
+        sd = handle * math.sqrt(float(slip.variance) / n_eff)
+        z = (win - edge * handle) / sd
+        ranges = {level: [(edge * handle + sign * q * sd) / drop for sign in (-1, 1)]
+                  for level, q in ((95, 1.959963984540054), (99, 2.5758293035489004))}
+        return {**row, "range_95": ranges[95], "range_99": ranges[99], "p": math.erfc(abs(z) / math.sqrt(2)),
+                "investigate": abs(z) > 1.959963984540054, "method": "normal"}
     # The mixture's shares are the logged ones in hundredths: its mean is moved to the exact mix's.
     win -= (edge + float(slip.mean)) * handle
     verdict = check_observed(dist, 1, Fraction(win).limit_denominator(10**6),

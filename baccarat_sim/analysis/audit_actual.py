@@ -89,47 +89,55 @@ def _two_sided(law, n: int, observed: float, mean: float, sd: float) -> tuple[fl
 
 
 def _groups(data: AuditData, rows: np.ndarray, stakes: np.ndarray):
-    """(by, group, mask over ``rows``) of every breakdown."""
-    yield "all", "all", np.ones(len(rows), bool)
-    months = data.rounds["day"][rows].astype("datetime64[M]").astype(str)
-    for month in np.unique(months):
-        yield "month", month, months == month
-    tables = data.rounds["table"][rows]
-    for table in np.unique(tables):
-        yield "table", str(table), tables == table
-    bands = stake_band(stakes)
-    for band in np.unique(bands):
-        yield "stake", f"{band:g}", bands == band
+    """(by, group names, group of each of ``rows``) of every breakdown."""
+    yield "all", np.array(["all"]), np.zeros(len(rows), np.int64)
+    months = data.rounds["day"][rows].astype("datetime64[M]")
+    names, where = np.unique(months, return_inverse=True)
+    yield "month", names.astype(str), where
+    table_number = np.cumsum(np.r_[True, data.rounds["table"][1:] != data.rounds["table"][:-1]]) - 1
+    numbers, where = np.unique(table_number[rows], return_inverse=True)
+    yield "table", data.rounds["table"][np.searchsorted(table_number, numbers)], where
+    names, where = np.unique(stake_band(stakes), return_inverse=True)
+    yield "stake", np.array([f"{band:g}" for band in names]), where
 
 
 def _bet_rows(data: AuditData, rules: Rules, rule_id: str) -> list[dict]:
     theory = theoretical(rules)["bets"]
     bets = data.bets
     rows_out = []
-    of_rule = data.rounds["rule_set"][bets["row"]] == rule_id if len(bets["row"]) else np.zeros(0, bool)
     for bet_id, figures in theory.items():
-        chosen = np.flatnonzero(of_rule & (bets["bet"] == bet_id))
+        chosen = data.bets_on(rule_id, bet_id)
         if not chosen.size:
             continue
         stakes, nets = bets["stake"][chosen], bets["net"][chosen]
         units = nets / stakes
         law = figures["law"]
         rounds_of = bets["row"][chosen]
-        for by, group, mask in _groups(data, rounds_of, stakes):
-            # The round is the unit that is independent: the bets on one bet in one round share its outcome.
-            rows, where = np.unique(rounds_of[mask], return_inverse=True)
-            per_round = np.bincount(where, weights=units[mask]) / np.bincount(where)
-            n = len(rows)
-            staked, net = float(stakes[mask].sum()), float(nets[mask].sum())
-            hits = int((per_round > 0).sum())
-            p_rtp, method = _two_sided(law, n, float(per_round.sum()), figures["ev"], figures["sd"])
+        for by, names, group in _groups(data, rounds_of, stakes):
+            # The round is the unit that is independent: the bets on one bet in one round share its outcome. A
+            # (group, round) pair is one unit of the group; its result the mean of its bets' results per unit staked.
+            pairs, where = np.unique(group * np.int64(data.n_rounds + 1) + rounds_of, return_inverse=True)
+            per_round = np.bincount(where, weights=units) / np.bincount(where)
+            group_of_pair = pairs // (data.n_rounds + 1)
+            size = len(names)
+            n_rounds = np.bincount(group_of_pair, minlength=size)
+            sums = np.bincount(group_of_pair, weights=per_round, minlength=size)
+            hit_counts = np.bincount(group_of_pair, weights=per_round > 0, minlength=size)
+            n_bets = np.bincount(group, minlength=size)
+            staked = np.bincount(group, weights=stakes, minlength=size)
+            net = np.bincount(group, weights=nets, minlength=size)
             hit_law = figures["hit_law"]
-            p_hit = _two_sided(hit_law, n, hits, figures["hit"], math.sqrt(figures["hit"] * (1 - figures["hit"])))[
-                0] if hit_law is not None else 1.0
-            rows_out.append({"rule_set": rule_id, "bet": bet_id, "by": by, "group": group, "bets": int(mask.sum()),
-                             "rounds": n, "staked": staked, "net": net, "actual_rtp": 1 + net / staked,
-                             "theoretical_rtp": figures["rtp"], "hits": hits, "actual_hit": hits / n,
-                             "theoretical_hit": figures["hit"], "p_rtp": p_rtp, "p_hit": p_hit, "method": method})
+            for g, name in enumerate(names):
+                n, hits = int(n_rounds[g]), int(hit_counts[g])
+                p_rtp, method = _two_sided(law, n, float(sums[g]), figures["ev"], figures["sd"])
+                p_hit = _two_sided(hit_law, n, hits, figures["hit"],
+                                   math.sqrt(figures["hit"] * (1 - figures["hit"])))[0] if hit_law is not None else 1.0
+                rows_out.append({"rule_set": rule_id, "bet": bet_id, "by": by, "group": str(name),
+                                 "bets": int(n_bets[g]), "rounds": n, "staked": float(staked[g]),
+                                 "net": float(net[g]), "actual_rtp": 1 + float(net[g] / staked[g]),
+                                 "theoretical_rtp": figures["rtp"], "hits": hits, "actual_hit": hits / n,
+                                 "theoretical_hit": figures["hit"], "p_rtp": p_rtp, "p_hit": p_hit,
+                                 "method": method})
     return rows_out
 
 

@@ -39,6 +39,17 @@ class AuditData:
         """Rounds stored."""
         return len(self.rounds["rid"])
 
+    def bets_on(self, rule_id: str, bet_id: str) -> np.ndarray:
+        """The indexes of the bets on ``bet_id`` in rounds of rule set ``rule_id``, in the bets' order."""
+        if "_by_bet" not in self.bets:
+            rule_names, bet_names = list(self.rounds["rule_names"]), list(self.bets["bet_names"])
+            key = self.rounds["rule_code"][self.bets["row"]] * max(1, len(bet_names)) + self.bets["bet_code"]
+            order = np.argsort(key, kind="stable")
+            starts = np.searchsorted(key[order], np.arange(len(rule_names) * max(1, len(bet_names)) + 1))
+            self.bets["_by_bet"] = {(r, b): order[starts[i * len(bet_names) + j]:starts[i * len(bet_names) + j + 1]]
+                                    for i, r in enumerate(rule_names) for j, b in enumerate(bet_names)}
+        return self.bets["_by_bet"].get((rule_id, bet_id), np.zeros(0, np.int64))
+
 
 def _fetch(connection, sql: str) -> dict:
     return {key: np.asarray(value) for key, value in connection.execute(sql).fetchnumpy().items()}
@@ -73,6 +84,8 @@ def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=No
                                                   params).fetchall()]
         rounds[column] = np.array(names, dtype=str)[np.asarray(raw[column], np.int64)] if names else \
             np.zeros(0, str)
+        if column == "rule_set":
+            rounds["rule_code"], rounds["rule_names"] = np.asarray(raw[column], np.int64), np.array(names, str)
     rounds["table"] = rounds.pop("table_id")
     rounds["day"] = np.asarray(raw["day"]).astype("datetime64[D]")
     rounds["cards"] = np.stack([_filled(raw[c], -1).astype(np.int64) for c in CARD_COLUMNS], axis=1) if len(

@@ -88,10 +88,9 @@ def _payouts(data: AuditData) -> list[dict]:
     if not len(bets["row"]):
         return []
     found = []
-    rule_of_bet = data.rounds["rule_set"][bets["row"]]
     for rule_id, rules in data.rules.items():
         for bet_id in rules.bet_ids:
-            chosen = np.flatnonzero((rule_of_bet == rule_id) & (bets["bet"] == bet_id))
+            chosen = data.bets_on(rule_id, bet_id)
             if not chosen.size:
                 continue
             bet = rules.bet(bet_id)

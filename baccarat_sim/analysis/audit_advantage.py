@@ -49,7 +49,7 @@ def _countable(data: AuditData) -> dict:
         mine = data.rounds["rule_set"] == rule_id
         bets = {}
         for bet in rules.bets:
-            if bet.group == "main" or bet.card_level or not (data.bets["bet"] == bet.id).any():
+            if bet.group == "main" or bet.card_level or not data.bets_on(rule_id, bet.id).size:
                 continue
             count = best_count(rules, bet.id)
             if count is None:
@@ -102,35 +102,39 @@ def _count_flags(data: AuditData, countable: dict, players: np.ndarray, rng) -> 
     tests = []
     shoe = np.cumsum(data.shoe_start) - 1
     keys, player_index = players
+    rule_of_bet = data.rounds["rule_code"][bets["row"]]
     for rule_id, by_bet in countable.items():
-        of_rule = data.rounds["rule_set"][bets["row"]] == rule_id
+        of_rule = rule_of_bet == list(data.rounds["rule_names"]).index(rule_id)
         for bet_id, (count, true) in by_bet.items():
-            on_bet = of_rule & (bets["bet"] == bet_id)
-            bettors = np.unique(player_index[on_bet])
+            on_bet = np.zeros(len(bets["row"]), bool)
+            on_bet[data.bets_on(rule_id, bet_id)] = True
             per_player = np.bincount(player_index[on_bet], minlength=len(keys))
-            bettors = bettors[per_player[bettors] >= MIN_BETS]
+            bettors = np.flatnonzero(per_player >= MIN_BETS)
             if not bettors.size:
                 continue
-            active = of_rule & np.isin(player_index, bettors)
+            is_bettor = np.zeros(len(keys), bool)
+            is_bettor[bettors] = True
+            active = of_rule & is_bettor[player_index]
             pair = np.unique(player_index[active] * np.int64(data.n_rounds) + bets["row"][active])
             who, row = pair // data.n_rounds, pair % data.n_rounds
-            amount = np.zeros(len(pair))
             on_pair = np.searchsorted(pair, player_index[on_bet & active] * np.int64(data.n_rounds)
                                       + bets["row"][on_bet & active])
-            amount += np.bincount(on_pair, weights=bets["stake"][on_bet & active], minlength=len(pair))
-            local = np.searchsorted(bettors, who)
+            amount = np.bincount(on_pair, weights=bets["stake"][on_bet & active], minlength=len(pair))
+            local = np.searchsorted(bettors, who)  # pairs are sorted by player: each player's pairs are a slice
             r, n = _correlation(amount, true[row], local, len(bettors))
             z = r * np.sqrt(np.maximum(n - 2, 1))
             p_normal = 0.5 * np.vectorize(math.erfc)(z / math.sqrt(2))
+            bounds = np.searchsorted(local, np.arange(len(bettors) + 1))
             for k, player in enumerate(bettors):
-                mine = local == k
+                mine = slice(bounds[k], bounds[k + 1])
                 p, method = float(p_normal[k]), "normal"
                 if p < SCREEN:
                     p, method = _permutation_p(amount[mine], true[row[mine]], shoe[row[mine]], rng), "permutation"
                 edge = count.edge(true[row[mine]])
                 staked = amount[mine]
                 tests.append({"kind": "count", "player": str(keys[player]), "rule_set": rule_id, "bet": bet_id,
-                              "table": str(data.rounds["table"][row[mine][0]]), "rounds": int(mine.sum()),
+                              "table": str(data.rounds["table"][row[mine][0]]),
+                              "rounds": int(bounds[k + 1] - bounds[k]),
                               "bets": int((staked > 0).sum()), "correlation": float(r[k]), "p": p, "method": method,
                               "amount_bet": float(staked.sum()), "money_at_stake": float((staked * edge).sum()),
                               "count_tags": list(count.tags), "betting_correlation": count.betting_correlation,
@@ -197,6 +201,7 @@ def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> li
     side_ids = {bet for by_bet in countable.values() for bet in by_bet}
     if not side_ids:
         return tests
+    code_of = {str(name): k for k, name in enumerate(bets["bet_names"])}
     # Rounds are sorted by table: a table's number is how many table changes precede its rounds.
     table_number = np.cumsum(np.r_[False, data.rounds["table"][1:] != data.rounds["table"][:-1]])
     group = table_number[bets["row"]] * 1_000_000 + (day_of - day_of.min()).astype(np.int64)
@@ -211,30 +216,31 @@ def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> li
         seat_index = np.searchsorted(seats, bets["seat"][chosen])
         active = np.zeros((len(rows), len(seats)), bool)
         active[row_index, seat_index] = True
+        codes = bets["bet_code"][chosen]
         for bet_id in side_ids:
-            on = bets["bet"][chosen] == bet_id
+            on = codes == code_of[bet_id]
             if on.sum() < 2 * MIN_BETS:
                 continue
             placed = np.zeros_like(active)
             placed[row_index[on], seat_index[on]] = True
-            for i in range(len(seats)):
-                for j in range(i + 1, len(seats)):
-                    shared = active[:, i] & active[:, j]
-                    a, b = int((placed[:, i] & shared).sum()), int((placed[:, j] & shared).sum())
-                    both = int((placed[:, i] & placed[:, j]).sum())
-                    n = int(shared.sum())
-                    if both < 3 or both <= a * b / max(n, 1):
-                        continue
-                    p = _hypergeometric_upper(both, n, a, b)
-                    name = {s: _main_player(players, chosen[bets["seat"][chosen] == s]) for s in (seats[i], seats[j])}
-                    staked = float(bets["stake"][chosen][on & np.isin(bets["seat"][chosen], (seats[i], seats[j]))
-                                                         & np.isin(bets["row"][chosen], rows[placed[:, i]
-                                                                                                & placed[:, j]])].sum())
-                    tests.append({"kind": "together", "table": str(table_of[chosen][0]), "day": str(day_of[chosen][0]),
-                                  "bet": bet_id, "seats": [int(seats[i]), int(seats[j])],
-                                  "players": [name[seats[i]], name[seats[j]]], "rounds": n, "both": both,
-                                  "expected_both": a * b / max(n, 1), "p": p, "amount_bet": staked,
-                                  "money_at_stake": None})
+            # Every pair at once: rounds both played, rounds each bet it while the other played, rounds both bet it.
+            played, bet_on = active.astype(np.int64), placed.astype(np.int64)
+            shared_all, alone_all, both_all = played.T @ played, bet_on.T @ played, bet_on.T @ bet_on
+            for i, j in zip(*np.triu_indices(len(seats), 1)):
+                n, a, b, both = (int(shared_all[i, j]), int(alone_all[i, j]), int(alone_all[j, i]),
+                                 int(both_all[i, j]))
+                if both < 3 or both <= a * b / max(n, 1):
+                    continue
+                p = _hypergeometric_upper(both, n, a, b)
+                name = {s: _main_player(players, chosen[bets["seat"][chosen] == s]) for s in (seats[i], seats[j])}
+                together = np.isin(bets["row"][chosen], rows[placed[:, i] & placed[:, j]])
+                staked = float(bets["stake"][chosen][on & np.isin(bets["seat"][chosen], (seats[i], seats[j]))
+                                                     & together].sum())
+                tests.append({"kind": "together", "table": str(table_of[chosen][0]), "day": str(day_of[chosen][0]),
+                              "bet": bet_id, "seats": [int(seats[i]), int(seats[j])],
+                              "players": [name[seats[i]], name[seats[j]]], "rounds": n, "both": both,
+                              "expected_both": a * b / max(n, 1), "p": p, "amount_bet": staked,
+                              "money_at_stake": None})
     return tests
 
 

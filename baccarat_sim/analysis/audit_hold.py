@@ -67,11 +67,10 @@ _MIXES: dict = {}
 def _logged_mix(data: AuditData, rule_id: str, given: dict | None) -> dict:
     bets = data.bets
     if len(bets["row"]):
-        chosen = data.rounds["rule_set"][bets["row"]] == rule_id
-        if chosen.any():
-            staked = np.bincount(bets["bet_code"][chosen], weights=bets["stake"][chosen],
-                                 minlength=len(bets["bet_names"]))
-            return {str(i): float(s / staked.sum()) for i, s in zip(bets["bet_names"], staked) if s > 0}
+        staked = {str(bet): float(bets["stake"][data.bets_on(rule_id, str(bet))].sum()) for bet in bets["bet_names"]}
+        total = sum(staked.values())
+        if total > 0:
+            return {bet: amount / total for bet, amount in staked.items() if amount > 0}
     if not given:
         raise InputError("mix", f"rule set {rule_id}: no bets are logged; give the bet mix (e.g. banker=0.55,"
                                 "player=0.4,tie=0.05)")
@@ -171,6 +170,7 @@ def _round_variances(data: AuditData) -> np.ndarray:
         return variance
     order = np.argsort(bets["row"], kind="stable")  # a block of rounds is then a block of bets
     rows = bets["row"][order]
+    stake = bets["stake"][order]
     rule_of_bet = data.rounds["rule_set"][rows]
     block = 200_000  # rounds at a time: a (rounds x bets) matrix of stakes
     for rule_id, rules in data.rules.items():
@@ -183,7 +183,7 @@ def _round_variances(data: AuditData) -> np.ndarray:
             chosen = mine[lo:hi]
             size = min(block, data.n_rounds - first)
             cell = (rows[lo:hi][chosen] - first) * len(ids) + bet_index[lo:hi][chosen]
-            stakes = np.bincount(cell, weights=bets["stake"][order][lo:hi][chosen],
+            stakes = np.bincount(cell, weights=stake[lo:hi][chosen],
                                  minlength=size * len(ids)).reshape(size, len(ids))
             variance[first:first + size] += np.einsum("ij,jk,ik->i", stakes, cov, stakes)
     return variance

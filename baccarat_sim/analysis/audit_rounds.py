@@ -15,13 +15,15 @@ import dataclasses
 import numpy as np
 
 from ..model import codes
-from ..model.cards import N_SUITS, RANK_POINTS, SUIT_BITS
+from ..model.cards import RANK_POINTS, SUIT_BITS
 from ..model.tableau import BANKER_DRAWS, PLAYER_DRAWS, is_natural
 
 __all__ = ["CARD_COLUMNS", "ResolvedRounds", "resolve_rounds"]
 
 #: The card columns of a round log, in dealing order.
 CARD_COLUMNS = ("p1", "b1", "p2", "b2", "p3", "b3")
+#: Point value of each rank, in the small integers the resolution works in.
+_POINTS16 = RANK_POINTS.astype(np.int16)
 #: What a misdeal code says, by bit: 1 the Player's third card, 2 the Banker's.
 MISDEAL_PARTS = {1: "Player", 2: "Banker"}
 
@@ -65,33 +67,24 @@ def resolve_rounds(cards: np.ndarray) -> ResolvedRounds:
     >>> r.misdeal.tolist(), codes.decode(r.code)["player_score"].tolist()
     ([0, 2], [9, 9])
     """
-    cards = np.asarray(cards, np.int64)
-    rank = np.where(cards >= 0, cards >> SUIT_BITS, 0)
-    point = np.where(cards >= 0, RANK_POINTS[rank], 0)
-    player_two = (point[:, 0] + point[:, 2]) % 10
-    banker_two = (point[:, 1] + point[:, 3]) % 10
+    # Column by column, in small integers: the six cards of a round are six contiguous arrays.
+    column = np.ascontiguousarray(np.asarray(cards).T, dtype=np.int16)
+    dealt = column >= 0
+    rank = np.where(dealt, column >> SUIT_BITS, 0)
+    point = np.where(dealt, _POINTS16[rank], 0)
+    player_two = (point[0] + point[2]) % 10
+    banker_two = (point[1] + point[3]) % 10
     natural = is_natural(player_two) | is_natural(banker_two)
     player_should = ~natural & (PLAYER_DRAWS[player_two] == 1)
     # The Banker's rule reads the Player's third card as the tableau would have dealt it: the logged one.
-    player_has = cards[:, 4] >= 0
-    banker_has = cards[:, 5] >= 0
-    column = np.where(player_has, 1 + point[:, 4], 0)
-    banker_should = ~natural & (BANKER_DRAWS[banker_two, column] == 1)
-    misdeal = ((player_has != player_should).astype(np.int8) | ((banker_has != banker_should).astype(np.int8) << 1))
-    player_score = (player_two + point[:, 4]) % 10
-    banker_score = (banker_two + point[:, 5]) % 10
-    prefix = codes.prefix_of(player_score, banker_score, player_has.astype(np.int64), banker_has.astype(np.int64))
-    same = cards[:, 0] == cards[:, 2]
-    player_pair = codes.pair_status(rank[:, 0] == rank[:, 2], same)
-    banker_pair = codes.pair_status(rank[:, 1] == rank[:, 3], cards[:, 1] == cards[:, 3])
-    first = codes.first_card_status(rank[:, 0], rank[:, 1], cards[:, 0] == cards[:, 1])
-    code = codes.code_of(prefix, codes.suffix_of(player_pair, banker_pair, first))
+    player_has, banker_has = dealt[4], dealt[5]
+    banker_should = ~natural & (BANKER_DRAWS[banker_two, np.where(player_has, 1 + point[4], 0)] == 1)
+    misdeal = (player_has != player_should).astype(np.int8) | ((banker_has != banker_should).astype(np.int8) << 1)
+    prefix = codes.prefix_of((player_two + point[4]) % 10, (banker_two + point[5]) % 10, player_has.astype(np.int16),
+                             banker_has.astype(np.int16))
+    player_pair = codes.pair_status(rank[0] == rank[2], column[0] == column[2])
+    banker_pair = codes.pair_status(rank[1] == rank[3], column[1] == column[3])
+    first = codes.first_card_status(rank[0], rank[1], column[0] == column[1])
+    code = codes.code_of(prefix.astype(np.int64), codes.suffix_of(player_pair, banker_pair, first))
     return ResolvedRounds(code, misdeal, player_should, banker_should,
                           4 + player_has.astype(np.int64) + banker_has.astype(np.int64))
-
-
-def card_ranks_suits(cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The ranks and suits of the cards dealt (the -1 of a hand that stood left out), flattened."""
-    dealt = np.asarray(cards, np.int64).reshape(-1)
-    dealt = dealt[dealt >= 0]
-    return dealt // N_SUITS, dealt % N_SUITS

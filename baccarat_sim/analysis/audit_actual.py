@@ -32,7 +32,7 @@ import numpy as np
 from ..engines.exact import exact_histogram
 from ..model.codes import decode
 from ..model.rules import Rules
-from .audit_data import AuditData
+from .audit_data import AuditData, unique_inverse
 from .audit_stats import FDR, benjamini_hochberg, chi_square_sf, runs_test
 from .hold import sum_distribution
 from .one_round import one_round
@@ -95,7 +95,7 @@ def _groups(data: AuditData, rows: np.ndarray, stakes: np.ndarray):
     names, where = np.unique(months, return_inverse=True)
     yield "month", names.astype(str), where
     table_number = np.cumsum(np.r_[True, data.rounds["table"][1:] != data.rounds["table"][:-1]]) - 1
-    numbers, where = np.unique(table_number[rows], return_inverse=True)
+    numbers, where = unique_inverse(table_number[rows])
     yield "table", data.rounds["table"][np.searchsorted(table_number, numbers)], where
     names, where = np.unique(stake_band(stakes), return_inverse=True)
     yield "stake", np.array([f"{band:g}" for band in names]), where
@@ -116,7 +116,7 @@ def _bet_rows(data: AuditData, rules: Rules, rule_id: str) -> list[dict]:
         for by, names, group in _groups(data, rounds_of, stakes):
             # The round is the unit that is independent: the bets on one bet in one round share its outcome. A
             # (group, round) pair is one unit of the group; its result the mean of its bets' results per unit staked.
-            pairs, where = np.unique(group * np.int64(data.n_rounds + 1) + rounds_of, return_inverse=True)
+            pairs, where = unique_inverse(group * np.int64(data.n_rounds + 1) + rounds_of)
             per_round = np.bincount(where, weights=units) / np.bincount(where)
             group_of_pair = pairs // (data.n_rounds + 1)
             size = len(names)

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from .audit_counts import best_count, counts_before_rounds
-from .audit_data import AuditData
+from .audit_data import AuditData, unique_inverse
 from .audit_stats import FDR, benjamini_hochberg
 
 __all__ = ["PERMUTATIONS", "SCREEN", "advantage_flags"]
@@ -115,7 +115,7 @@ def _count_flags(data: AuditData, countable: dict, players: np.ndarray, rng) -> 
             is_bettor = np.zeros(len(keys), bool)
             is_bettor[bettors] = True
             active = of_rule & is_bettor[player_index]
-            pair = np.unique(player_index[active] * np.int64(data.n_rounds) + bets["row"][active])
+            pair = unique_inverse(player_index[active] * np.int64(data.n_rounds) + bets["row"][active])[0]
             who, row = pair // data.n_rounds, pair % data.n_rounds
             on_pair = np.searchsorted(pair, player_index[on_bet & active] * np.int64(data.n_rounds)
                                       + bets["row"][on_bet & active])

@@ -72,10 +72,20 @@ def _fetch(connection, sql: str) -> dict:
     return {key: np.asarray(value) for key, value in connection.execute(sql).fetchnumpy().items()}
 
 
-def _filled(values, fill) -> np.ndarray:
-    if isinstance(values, np.ma.MaskedArray):
-        return values.filled(fill)
-    return np.asarray(values)
+def _integers(column, fill: int) -> np.ndarray:
+    """An Arrow integer column as int64, nulls as ``fill``."""
+    import pyarrow.compute as pc
+
+    return np.asarray(pc.fill_null(column, fill).to_numpy(), np.int64)
+
+
+def _encoded(column) -> tuple[np.ndarray, np.ndarray]:
+    """An Arrow text column as (codes, distinct values as fixed-width text)."""
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(column.combine_chunks())
+    names = encoded.dictionary.to_pylist()
+    return np.asarray(encoded.indices.to_numpy(), np.int64), np.array(names if names else [], dtype=str)
 
 
 def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=None) -> AuditData:
@@ -88,52 +98,48 @@ def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=No
         where.append("day <= ?")
         params.append(until)
     clause = (" WHERE " + " AND ".join(where)) if where else ""
-    # Text columns come as codes into their distinct values, turned into fixed-width text by numpy (no Python
-    # object per row): comparing millions of them is then one C loop.
-    text = ("table_id", "shoe", "rule_set")
-    raw = connection.execute(
-        f"SELECT rid, {', '.join(f'dense_rank() OVER (ORDER BY {c}) - 1 AS {c}' for c in text)}, round, day, "
-        f"{', '.join(CARD_COLUMNS)}, turned, burned, cut FROM rounds{clause} ORDER BY table_id, shoe, round",
-        params).fetchnumpy()
-    rounds = {key: _filled(raw[key], -1) for key in ("rid", "round", "turned", "burned", "cut")}
-    for column in text:
-        names = [r[0] for r in connection.execute(f"SELECT DISTINCT {column} FROM rounds{clause} ORDER BY 1",
-                                                  params).fetchall()]
-        rounds[column] = np.array(names, dtype=str)[np.asarray(raw[column], np.int64)] if names else \
-            np.zeros(0, str)
+    # Read through Arrow: a text column is dictionary-encoded there (codes into its distinct values), and numpy
+    # gets the codes and fixed-width text, never a Python object per row.
+    reader = connection.cursor()  # a fresh cursor: no earlier result of the connection is left unfinished
+    raw = reader.sql(
+        f"SELECT rid, table_id, shoe, rule_set, round, day, {', '.join(CARD_COLUMNS)}, turned, burned, cut "
+        f"FROM rounds{clause} ORDER BY table_id, shoe, round", params=params).to_arrow_table()
+    n = raw.num_rows
+    rounds = {key: _integers(raw.column(key), -1) for key in ("rid", "round", "turned", "burned", "cut")}
+    for column in ("table_id", "shoe", "rule_set"):
+        codes, names = _encoded(raw.column(column))
+        rounds[column] = names[codes]
         if column == "rule_set":
-            rounds["rule_code"], rounds["rule_names"] = np.asarray(raw[column], np.int64), np.array(names, str)
+            rounds["rule_code"], rounds["rule_names"] = codes, names
     rounds["table"] = rounds.pop("table_id")
-    rounds["day"] = np.asarray(raw["day"]).astype("datetime64[D]")
-    rounds["cards"] = np.stack([_filled(raw[c], -1).astype(np.int64) for c in CARD_COLUMNS], axis=1) if len(
-        rounds["rid"]) else np.zeros((0, 6), np.int64)
-    n = len(rounds["rid"])
+    rounds["day"] = raw.column("day").to_numpy().astype("datetime64[D]")
+    rounds["cards"] = np.stack([_integers(raw.column(c), -1) for c in CARD_COLUMNS], axis=1) if n else \
+        np.zeros((0, 6), np.int64)
+    del raw
     shoe_start = np.ones(n, bool)
     if n:
         shoe_start[1:] = (rounds["table"][1:] != rounds["table"][:-1]) | (rounds["shoe"][1:] != rounds["shoe"][:-1])
     resolved = resolve_rounds(rounds["cards"])
-    # Bets and players come as integer codes (sorting millions of strings in numpy took most of an audit's time):
-    # bet_code indexes bet_names; player_code indexes player_names, a player being the logged id or else the
-    # table and seat.
+    # Bets and players as codes: bet_code indexes bet_names; player_code indexes player_names, a player being the
+    # logged id or else the table and seat.
     player = "coalesce(nullif(b.player, ''), r.table_id || ' seat ' || b.seat)"
     source = f"FROM bets b JOIN rounds r ON r.rid = b.rid{clause.replace('day', 'r.day')}"
-    bet_raw = connection.execute(
-        f"SELECT b.rid, b.seat, b.stake, b.net, dense_rank() OVER (ORDER BY b.bet) - 1 AS bet_code, "
-        f"dense_rank() OVER (ORDER BY {player}) - 1 AS player_code {source}", params).fetchnumpy() if n else {}
-    bets = {key: np.asarray(bet_raw.get(key, [])) for key in ("rid", "seat", "stake", "net", "bet_code",
-                                                                "player_code")}
-    names = [row[0] for row in connection.execute(f"SELECT DISTINCT b.bet {source} ORDER BY 1", params).fetchall()] \
-        if n else []
-    players = [row[0] for row in connection.execute(f"SELECT DISTINCT {player} {source} ORDER BY 1",
-                                                    params).fetchall()] if n else []
-    bets["bet_names"] = np.array(names, dtype=str)
-    bets["player_names"] = np.array(players, dtype=object)
-    bets["bet"] = bets["bet_names"][bets["bet_code"]] if len(bets["bet_code"]) else np.zeros(0, str)
+    bets = {"bet_names": np.zeros(0, str), "player_names": np.zeros(0, object)}
     if n:
-        position = np.argsort(rounds["rid"])
-        bets["row"] = position[np.searchsorted(rounds["rid"][position], bets["rid"])]
+        bet_raw = reader.sql(f"SELECT b.rid, b.seat, b.stake, b.net, b.bet, {player} AS player {source}",
+                                 params=params).to_arrow_table()
+        bets.update({key: _integers(bet_raw.column(key), 0) for key in ("rid", "seat")})
+        bets.update({key: bet_raw.column(key).to_numpy() for key in ("stake", "net")})
+        bets["bet_code"], bets["bet_names"] = _encoded(bet_raw.column("bet"))
+        bets["player_code"], names = _encoded(bet_raw.column("player"))
+        bets["player_names"] = names.astype(object)
+        position_of_rid = np.full(int(rounds["rid"].max()) + 1, -1, np.int64)
+        position_of_rid[rounds["rid"]] = np.arange(n)
+        bets["row"] = position_of_rid[bets["rid"]]
     else:
-        bets["row"] = np.zeros(0, np.int64)
+        bets.update({key: np.zeros(0, np.int64) for key in ("rid", "seat", "bet_code", "player_code", "row")})
+        bets.update({key: np.zeros(0) for key in ("stake", "net")})
+    bets["bet"] = bets["bet_names"][bets["bet_code"]] if len(bets["bet_code"]) else np.zeros(0, str)
     results_raw = connection.execute(
         f"SELECT table_id, day, shift, drop_amount, win, coalesce(handle, 'nan'::DOUBLE) AS handle FROM results"
         f"{clause} ORDER BY day, table_id, shift", params).fetchnumpy()

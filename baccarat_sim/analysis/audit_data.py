@@ -147,5 +147,5 @@ def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=No
         "datetime64[D]"), "shift": np.asarray(results_raw["shift"]), "drop": np.asarray(results_raw["drop_amount"],
                                                                                           float),
                "win": np.asarray(results_raw["win"], float), "handle": np.asarray(results_raw["handle"], float)}
-    named = {str(r) for r in np.unique(rounds["rule_set"])} if n else set()
-    return AuditData(rounds, resolved, shoe_start, bets, results, {r: rules_of[r] for r in named})
+    named = {str(r) for r in rounds["rule_names"]} if n else set()
+    return AuditData(rounds, resolved, shoe_start, bets, results, {r: rules_of[r] for r in sorted(named)})

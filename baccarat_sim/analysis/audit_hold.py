@@ -240,11 +240,11 @@ def _period(rule_id, scope, period, label, results, rows, house, slip, churn, ro
         return {**row, "range_95": ranges[95], "range_99": ranges[99], "p": math.erfc(abs(z) / math.sqrt(2)),
                 "investigate": abs(z) > 1.959963984540054, "method": "normal"}
     # The mixture's shares are the logged ones in hundredths: its mean is moved to the exact mix's.
-    win -= (edge + float(slip.mean)) * handle
-    verdict = check_observed(dist, 1, Fraction(win).limit_denominator(10**6),
+    shift = edge + float(slip.mean)
+    verdict = check_observed(dist, 1, Fraction(win - shift * handle).limit_denominator(10**6),
                              Fraction(handle).limit_denominator(10**6))
     scale = handle / drop
-    range_95 = [float(v) * scale for v in verdict.range_95]
-    range_99 = [float(v) * scale for v in verdict.range_99]
+    range_95 = [(float(v) + shift) * scale for v in verdict.range_95]
+    range_99 = [(float(v) + shift) * scale for v in verdict.range_99]
     return {**row, "range_95": range_95, "range_99": range_99, "p": float(verdict.p_two_sided.value),
             "investigate": not verdict.inside_95, "method": verdict.method}

@@ -117,6 +117,9 @@ def test_reimport_adds_nothing_and_bad_file_is_refused(tmp_path, capsys):
     cards = connection.execute("SELECT p2, p1 FROM rounds ORDER BY round").fetchall()
     connection.close()
     assert cards == [(49, 32), (11, 49)]  # K♥ and 9s; 3c and 13H (the King of hearts)
+    assert main(["query", "--db", str(db), "select count(*) as n, max(p3) as p3 from rounds"]) == 0
+    assert capsys.readouterr().out == "n,p3\n2,18\n"  # 5d: rank 4 (the 5), suit 2 (diamonds)
+    assert main(["query", "--db", str(db), "delete from rounds"]) == 2  # read-only
 
 
 def test_report_files_schema_and_html_in_chromium(month, tmp_path):

@@ -47,8 +47,8 @@ class DatabaseRefused(ValueError):
     """A file that is not an audit database of this version (one line: what and why)."""
 
 
-def open_database(path, *, create: bool = True, threads: int | None = None):
-    """Open (or create) the audit database at ``path``; returns a DuckDB connection.
+def open_database(path, *, create: bool = True, threads: int | None = None, read_only: bool = False):
+    """Open (or create) the audit database at ``path``; returns a DuckDB connection (``read_only``: for queries).
 
     Raises
     ------
@@ -61,7 +61,7 @@ def open_database(path, *, create: bool = True, threads: int | None = None):
     if not create and not path.is_file():
         raise DatabaseRefused(f"{path}: no such database; import logs into it first (audit import --db {path})")
     try:
-        connection = duckdb.connect(str(path))
+        connection = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as error:
         raise DatabaseRefused(f"{path}: not a DuckDB database ({str(error).splitlines()[0]})") from None
     connection.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
@@ -72,6 +72,11 @@ def open_database(path, *, create: bool = True, threads: int | None = None):
     if tables and "meta" not in tables:
         connection.close()
         raise DatabaseRefused(f"{path}: a DuckDB database, but not an audit database (no meta table)")
+    if read_only:
+        if "meta" not in tables:
+            connection.close()
+            raise DatabaseRefused(f"{path}: a DuckDB database, but not an audit database (no meta table)")
+        return connection
     connection.execute(SCHEMA)
     version = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if version is None:

@@ -105,7 +105,11 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     report.add_argument("--out", metavar="DIR", help="write the report's files (JSON, CSV, Markdown, HTML, PNG)")
     report.add_argument("--no-plots", action="store_true", help="no PNG control charts")
     report.add_argument("--seed", type=seed_type, default=0, metavar="S", help="seed of the permutation tests")
-    for sub in (simulate, importing, report):
+    query = commands.add_parser("query", help="run one SQL query on the database (read-only) and print its rows",
+                                formatter_class=HelpFormatter)
+    query.add_argument("sql", metavar="SQL", help="a query, e.g. \"select rule_set, count(*) from rounds group by 1\"")
+    query.add_argument("--db", default=DEFAULT_DB, metavar="PATH", help="the database file")
+    for sub in (simulate, importing, report, query):
         add_debug(sub)
     return parser
 
@@ -226,9 +230,35 @@ def _run_report(args) -> int:
     return EXIT_OK
 
 
+def _run_query(args) -> int:
+    import duckdb
+
+    from ..audit_store.database import DatabaseRefused, open_database
+
+    try:
+        connection = open_database(args.db, create=False, read_only=True)
+    except DatabaseRefused as error:
+        raise UsageError(f"--db: {error}") from None
+    try:
+        cursor = connection.cursor()
+        try:
+            result = cursor.execute(args.sql)
+            names = [column[0] for column in result.description or ()]
+            rows = result.fetchall() if names else []
+        except duckdb.Error as error:
+            raise UsageError(f"SQL: {str(error).splitlines()[0]}") from None
+    finally:
+        connection.close()
+    print(",".join(names))
+    for row in rows:
+        print(",".join("" if value is None else str(value) for value in row))
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
     """Carry out a subcommand; returns the exit status."""
-    return {"simulate": _run_simulate, "import": _run_import, "report": _run_report}[args.command](args)
+    return {"simulate": _run_simulate, "import": _run_import, "report": _run_report,
+            "query": _run_query}[args.command](args)
 
 
 COMMAND = Command(PROG, SCRIPT, build_parser, run, option_of, "; nothing was written")

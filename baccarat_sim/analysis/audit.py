@@ -66,7 +66,7 @@ def run_audit(connection, rules_of: dict, *, since=None, until=None, mix=None, c
     started = time.perf_counter()
     data = read_audit_data(connection, rules_of, since, until)
     scope = {"rounds": data.n_rounds, "bets": int(len(data.bets["row"])), "results": int(len(data.results["day"])),
-             "tables": sorted({str(t) for t in data.rounds["table"]}), "rule_sets": sorted(data.rules),
+             "tables": sorted(str(t) for t in data.rounds["table_names"]), "rule_sets": sorted(data.rules),
              "first_day": str(data.rounds["day"].min()) if data.n_rounds else None,
              "last_day": str(data.rounds["day"].max()) if data.n_rounds else None}
     integrity = integrity_findings(data)

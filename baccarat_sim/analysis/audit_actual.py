@@ -94,9 +94,8 @@ def _groups(data: AuditData, rows: np.ndarray, stakes: np.ndarray):
     months = data.rounds["day"][rows].astype("datetime64[M]")
     names, where = np.unique(months, return_inverse=True)
     yield "month", names.astype(str), where
-    table_number = np.cumsum(np.r_[True, data.rounds["table"][1:] != data.rounds["table"][:-1]]) - 1
-    numbers, where = unique_inverse(table_number[rows])
-    yield "table", data.rounds["table"][np.searchsorted(table_number, numbers)], where
+    numbers, where = unique_inverse(data.rounds["table_code"][rows])
+    yield "table", data.rounds["table_names"][numbers], where
     names, where = np.unique(stake_band(stakes), return_inverse=True)
     yield "stake", np.array([f"{band:g}" for band in names]), where
 
@@ -158,7 +157,7 @@ def _chi_square(observed: np.ndarray, probabilities: np.ndarray, correction: flo
 
 
 def _round_tests(data: AuditData, rules: Rules, rule_id: str) -> list[dict]:
-    mine = np.flatnonzero((data.rounds["rule_set"] == rule_id) & (data.resolved.misdeal == 0))
+    mine = np.flatnonzero(data.of_rule(rule_id) & (data.resolved.misdeal == 0))
     if not mine.size:
         return []
     hist = theoretical(rules)["hist"]
@@ -210,14 +209,14 @@ def shoe_rank_tests(data: AuditData) -> list[dict]:
     counts += np.bincount(cell, minlength=counts.size).reshape(counts.shape)
     n = counts.sum(axis=1)
     first_rows = np.flatnonzero(data.shoe_start)
-    decks = np.array([data.rules[r].shoe.decks for r in data.rounds["rule_set"][first_rows]])
+    decks = np.array([data.rules[data.rule_set(row)].shoe.decks for row in first_rows])
     share = np.minimum(n / (decks * 52), 0.99)
     expected = n[:, None] / 13
     statistic = (((counts - expected) ** 2) / np.maximum(expected, 1e-12)).sum(axis=1) / (1 - share)
     half = statistic / 2  # 12 degrees of freedom: the tail is exp(-x/2) * sum_{k<6} (x/2)^k / k!
     p = np.exp(-half) * sum(half ** k / math.factorial(k) for k in range(6))
     flagged = benjamini_hochberg(p, FDR)
-    return [{"table": str(data.rounds["table"][first_rows[s]]), "shoe": str(data.rounds["shoe"][first_rows[s]]),
+    return [{"table": data.table(first_rows[s]), "shoe": data.shoe(first_rows[s]),
              "round": None, "day": str(data.rounds["day"][first_rows[s]]), "statistic": float(statistic[s]),
              "p": float(p[s])} for s in np.flatnonzero(flagged)]
 

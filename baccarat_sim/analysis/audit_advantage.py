@@ -46,7 +46,7 @@ def _countable(data: AuditData) -> dict:
     """Rule set to {bet id: (BetCount, true count per round row)}."""
     found = {}
     for rule_id, rules in data.rules.items():
-        mine = data.rounds["rule_set"] == rule_id
+        mine = data.of_rule(rule_id)
         bets = {}
         for bet in rules.bets:
             if bet.group == "main" or bet.card_level or not data.bets_on(rule_id, bet.id).size:
@@ -102,9 +102,8 @@ def _count_flags(data: AuditData, countable: dict, players: np.ndarray, rng) -> 
     tests = []
     shoe = np.cumsum(data.shoe_start) - 1
     keys, player_index = players
-    rule_of_bet = data.rounds["rule_code"][bets["row"]]
     for rule_id, by_bet in countable.items():
-        of_rule = rule_of_bet == list(data.rounds["rule_names"]).index(rule_id)
+        of_rule = data.of_rule(rule_id)[bets["row"]]
         for bet_id, (count, true) in by_bet.items():
             on_bet = np.zeros(len(bets["row"]), bool)
             on_bet[data.bets_on(rule_id, bet_id)] = True
@@ -133,7 +132,7 @@ def _count_flags(data: AuditData, countable: dict, players: np.ndarray, rng) -> 
                 edge = count.edge(true[row[mine]])
                 staked = amount[mine]
                 tests.append({"kind": "count", "player": str(keys[player]), "rule_set": rule_id, "bet": bet_id,
-                              "table": str(data.rounds["table"][row[mine][0]]),
+                              "table": data.table(row[mine][0]),
                               "rounds": int(bounds[k + 1] - bounds[k]),
                               "bets": int((staked > 0).sum()), "correlation": float(r[k]), "p": p, "method": method,
                               "amount_bet": float(staked.sum()), "money_at_stake": float((staked * edge).sum()),
@@ -162,7 +161,7 @@ def _late_flags(data: AuditData, players: np.ndarray) -> list[dict]:
         tests.append({"kind": "late_max_bets", "player": str(keys[k]), "max_stake": float(top[k]),
                       "max_bets": int(n_max[k]), "late_max_bets": int(late_max[k]), "late_share_of_bets":
                       float(share[k]), "p": p, "amount_bet": float(top[k] * n_max[k]), "money_at_stake": None,
-                      "table": str(data.rounds["table"][bets["row"][who == k][0]])})
+                      "table": data.table(bets["row"][who == k][0])})
     return tests
 
 
@@ -196,15 +195,12 @@ def _hypergeometric_upper(both: int, n: int, a: int, b: int) -> float:
 def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> list[dict]:
     bets = data.bets
     tests = []
-    table_of = data.rounds["table"][bets["row"]]
     day_of = data.rounds["day"][bets["row"]]
     side_ids = {bet for by_bet in countable.values() for bet in by_bet}
     if not side_ids:
         return tests
     code_of = {str(name): k for k, name in enumerate(bets["bet_names"])}
-    # Rounds are sorted by table: a table's number is how many table changes precede its rounds.
-    table_number = np.cumsum(np.r_[False, data.rounds["table"][1:] != data.rounds["table"][:-1]])
-    group = table_number[bets["row"]] * 1_000_000 + (day_of - day_of.min()).astype(np.int64)
+    group = data.rounds["table_code"][bets["row"]] * 1_000_000 + (day_of - day_of.min()).astype(np.int64)
     order = np.argsort(group, kind="stable")
     bounds = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1], True])
     for start, end in zip(bounds[:-1], bounds[1:]):
@@ -236,7 +232,8 @@ def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> li
                 together = np.isin(bets["row"][chosen], rows[placed[:, i] & placed[:, j]])
                 staked = float(bets["stake"][chosen][on & np.isin(bets["seat"][chosen], (seats[i], seats[j]))
                                                      & together].sum())
-                tests.append({"kind": "together", "table": str(table_of[chosen][0]), "day": str(day_of[chosen][0]),
+                tests.append({"kind": "together", "table": data.table(bets["row"][chosen[0]]),
+                              "day": str(day_of[chosen][0]),
                               "bet": bet_id, "seats": [int(seats[i]), int(seats[j])],
                               "players": [name[seats[i]], name[seats[j]]], "rounds": n, "both": both,
                               "expected_both": a * b / max(n, 1), "p": p, "amount_bet": staked,

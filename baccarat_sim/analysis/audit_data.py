@@ -36,9 +36,11 @@ def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class AuditData:
     """Rounds (sorted by table, shoe, round), their resolution, bets and table results.
 
-    ``rounds`` columns: ``rid table shoe round day rule_set turned burned cut`` and ``cards`` (n, 6), -1 for no
-    card; ``shoe_start`` marks each shoe's first row. ``bets``: ``row`` (the round's row in ``rounds``), ``seat
-    bet stake net``, ``bet_code`` and ``player_code`` (indexes into ``bet_names`` and ``player_names``; a player
+    ``rounds`` columns: ``rid round day turned burned cut``, ``cards`` (n, 6), -1 for no card, and the text
+    columns as codes into their distinct values: ``table_code``/``table_names``, ``shoe_code``/``shoe_names``,
+    ``rule_code``/``rule_names`` (:meth:`table`, :meth:`shoe`, :meth:`rule_set` of a row; :meth:`of_rule`);
+    ``shoe_start`` marks each shoe's first row. ``bets``: ``row`` (the round's row in ``rounds``), ``seat
+    stake net``, ``bet_code`` and ``player_code`` (indexes into ``bet_names`` and ``player_names``; a player
     is the logged id, else the table and seat). ``results``: ``table day shift drop win handle`` (handle nan
     where not known).
     ``rules``: every rule set the rounds name, by id.
@@ -55,6 +57,23 @@ class AuditData:
     def n_rounds(self) -> int:
         """Rounds stored."""
         return len(self.rounds["rid"])
+
+    def table(self, row) -> str:
+        """The table of a round (by its row)."""
+        return str(self.rounds["table_names"][self.rounds["table_code"][row]])
+
+    def shoe(self, row) -> str:
+        """The shoe of a round."""
+        return str(self.rounds["shoe_names"][self.rounds["shoe_code"][row]])
+
+    def rule_set(self, row) -> str:
+        """The rule set of a round."""
+        return str(self.rounds["rule_names"][self.rounds["rule_code"][row]])
+
+    def of_rule(self, rule_id: str) -> np.ndarray:
+        """Which rounds are of rule set ``rule_id`` (a bool per round)."""
+        names = list(self.rounds["rule_names"])
+        return self.rounds["rule_code"] == (names.index(rule_id) if rule_id in names else -1)
 
     def bets_on(self, rule_id: str, bet_id: str) -> np.ndarray:
         """The indexes of the bets on ``bet_id`` in rounds of rule set ``rule_id``, in the bets' order."""
@@ -106,19 +125,16 @@ def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=No
         f"FROM rounds{clause} ORDER BY table_id, shoe, round", params=params).to_arrow_table()
     n = raw.num_rows
     rounds = {key: _integers(raw.column(key), -1) for key in ("rid", "round", "turned", "burned", "cut")}
-    for column in ("table_id", "shoe", "rule_set"):
-        codes, names = _encoded(raw.column(column))
-        rounds[column] = names[codes]
-        if column == "rule_set":
-            rounds["rule_code"], rounds["rule_names"] = codes, names
-    rounds["table"] = rounds.pop("table_id")
+    for column, key in (("table_id", "table"), ("shoe", "shoe"), ("rule_set", "rule")):
+        rounds[f"{key}_code"], rounds[f"{key}_names"] = _encoded(raw.column(column))
     rounds["day"] = raw.column("day").to_numpy().astype("datetime64[D]")
     rounds["cards"] = np.stack([_integers(raw.column(c), -1) for c in CARD_COLUMNS], axis=1) if n else \
         np.zeros((0, 6), np.int64)
     del raw
     shoe_start = np.ones(n, bool)
     if n:
-        shoe_start[1:] = (rounds["table"][1:] != rounds["table"][:-1]) | (rounds["shoe"][1:] != rounds["shoe"][:-1])
+        shoe_start[1:] = ((rounds["table_code"][1:] != rounds["table_code"][:-1])
+                          | (rounds["shoe_code"][1:] != rounds["shoe_code"][:-1]))
     resolved = resolve_rounds(rounds["cards"])
     # Bets and players as codes: bet_code indexes bet_names; player_code indexes player_names, a player being the
     # logged id or else the table and seat.
@@ -139,7 +155,6 @@ def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=No
     else:
         bets.update({key: np.zeros(0, np.int64) for key in ("rid", "seat", "bet_code", "player_code", "row")})
         bets.update({key: np.zeros(0) for key in ("stake", "net")})
-    bets["bet"] = bets["bet_names"][bets["bet_code"]] if len(bets["bet_code"]) else np.zeros(0, str)
     results_raw = connection.execute(
         f"SELECT table_id, day, shift, drop_amount, win, coalesce(handle, 'nan'::DOUBLE) AS handle FROM results"
         f"{clause} ORDER BY day, table_id, shift", params).fetchnumpy()

@@ -116,8 +116,8 @@ def hold_on_drop(data: AuditData, mix: dict | None = None, churn: float | None =
         return {"periods": [], "rule_sets": {}}
     table_rule = {}
     firsts = np.flatnonzero(data.shoe_start)
-    for t, r in zip(data.rounds["table"][firsts], data.rounds["rule_set"][firsts]):
-        table_rule.setdefault(str(t), str(r))
+    for row in firsts:
+        table_rule.setdefault(data.table(row), data.rule_set(row))
     known = np.isfinite(results["handle"])
     measured = float(results["handle"][known].sum() / results["drop"][known].sum()) if known.any() and \
         results["drop"][known].sum() > 0 else None
@@ -171,13 +171,13 @@ def _round_variances(data: AuditData) -> np.ndarray:
     order = np.argsort(bets["row"], kind="stable")  # a block of rounds is then a block of bets
     rows = bets["row"][order]
     stake = bets["stake"][order]
-    rule_of_bet = data.rounds["rule_set"][rows]
+    rule_of_bet = data.rounds["rule_code"][rows]
     block = 200_000  # rounds at a time: a (rounds x bets) matrix of stakes
     for rule_id, rules in data.rules.items():
         ids, cov = _covariance(rules)
         index_of_code = np.array([ids.index(b) if b in ids else -1 for b in bets["bet_names"]], np.int64)
         bet_index = index_of_code[bets["bet_code"][order]]
-        mine = (rule_of_bet == rule_id) & (bet_index >= 0)
+        mine = (rule_of_bet == list(data.rounds["rule_names"]).index(rule_id)) & (bet_index >= 0)
         for first in range(0, data.n_rounds, block):
             lo, hi = np.searchsorted(rows, (first, first + block))
             chosen = mine[lo:hi]
@@ -201,8 +201,11 @@ def _variance_by_result_row(data: AuditData, variance: np.ndarray) -> np.ndarray
     results = data.results
     if not len(results["day"]) or not data.n_rounds:
         return np.zeros(len(results["day"]))
-    tables, table_number = np.unique(data.rounds["table"][data.shoe_start], return_inverse=True)
-    table_of_round = table_number[np.cumsum(data.shoe_start) - 1]
+    order = np.argsort(data.rounds["table_names"])
+    tables = data.rounds["table_names"][order]
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    table_of_round = rank[data.rounds["table_code"]]
     first = min(data.rounds["day"].min(), results["day"].min())
     span = int((max(data.rounds["day"].max(), results["day"].max()) - first) / np.timedelta64(1, "D")) + 1
     by_table_day = np.bincount(table_of_round * span + (data.rounds["day"] - first).astype(np.int64),

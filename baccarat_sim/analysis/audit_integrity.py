@@ -29,7 +29,7 @@ PAYOUT_TOLERANCE = 0.005
 
 def _finding(data: AuditData, check: str, row: int, what: str, **extra) -> dict:
     rounds = data.rounds
-    return {"check": check, "table": str(rounds["table"][row]), "shoe": str(rounds["shoe"][row]),
+    return {"check": check, "table": data.table(row), "shoe": data.shoe(row),
             "round": int(rounds["round"][row]), "day": str(rounds["day"][row]), "what": what, **extra}
 
 
@@ -37,7 +37,7 @@ def integrity_findings(data: AuditData) -> list[dict]:
     """Every integrity finding, by check, then table, shoe and round."""
     findings = []
     for rule_id, rules in data.rules.items():
-        mine = data.rounds["rule_set"] == rule_id
+        mine = data.of_rule(rule_id)
         findings += _card_counts(data, rules, mine)
         findings += _shoe_rules(data, rules, mine)
     findings += _misdeals(data)

@@ -91,11 +91,11 @@ def _fetch(connection, sql: str) -> dict:
     return {key: np.asarray(value) for key, value in connection.execute(sql).fetchnumpy().items()}
 
 
-def _integers(column, fill: int) -> np.ndarray:
-    """An Arrow integer column as int64, nulls as ``fill``."""
+def _integers(column, fill: int, dtype=np.int64) -> np.ndarray:
+    """An Arrow integer column as ``dtype``, nulls as ``fill``."""
     import pyarrow.compute as pc
 
-    return np.asarray(pc.fill_null(column, fill).to_numpy(), np.int64)
+    return np.asarray(pc.fill_null(column, fill).to_numpy(), dtype)
 
 
 def _encoded(column) -> tuple[np.ndarray, np.ndarray]:
@@ -124,12 +124,14 @@ def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=No
         f"SELECT rid, table_id, shoe, rule_set, round, day, {', '.join(CARD_COLUMNS)}, turned, burned, cut "
         f"FROM rounds{clause} ORDER BY table_id, shoe, round", params=params).to_arrow_table()
     n = raw.num_rows
-    rounds = {key: _integers(raw.column(key), -1) for key in ("rid", "round", "turned", "burned", "cut")}
+    # Small integer types: a year of rounds and bets must fit in memory beside the analyses' temporaries.
+    rounds = {key: _integers(raw.column(key), -1, dtype) for key, dtype in (
+        ("rid", np.int64), ("round", np.int32), ("turned", np.int8), ("burned", np.int16), ("cut", np.int16))}
     for column, key in (("table_id", "table"), ("shoe", "shoe"), ("rule_set", "rule")):
         rounds[f"{key}_code"], rounds[f"{key}_names"] = _encoded(raw.column(column))
     rounds["day"] = raw.column("day").to_numpy().astype("datetime64[D]")
-    rounds["cards"] = np.stack([_integers(raw.column(c), -1) for c in CARD_COLUMNS], axis=1) if n else \
-        np.zeros((0, 6), np.int64)
+    rounds["cards"] = np.stack([_integers(raw.column(c), -1, np.int8) for c in CARD_COLUMNS], axis=1) if n else \
+        np.zeros((0, 6), np.int8)
     del raw
     shoe_start = np.ones(n, bool)
     if n:
@@ -144,16 +146,18 @@ def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=No
     if n:
         bet_raw = reader.sql(f"SELECT b.rid, b.seat, b.stake, b.net, b.bet, {player} AS player {source}",
                                  params=params).to_arrow_table()
-        bets.update({key: _integers(bet_raw.column(key), 0) for key in ("rid", "seat")})
+        bets["seat"] = _integers(bet_raw.column("seat"), 0, np.int16)
+        rids = _integers(bet_raw.column("rid"), 0)
         bets.update({key: bet_raw.column(key).to_numpy() for key in ("stake", "net")})
         bets["bet_code"], bets["bet_names"] = _encoded(bet_raw.column("bet"))
         bets["player_code"], names = _encoded(bet_raw.column("player"))
         bets["player_names"] = names.astype(object)
         position_of_rid = np.full(int(rounds["rid"].max()) + 1, -1, np.int64)
         position_of_rid[rounds["rid"]] = np.arange(n)
-        bets["row"] = position_of_rid[bets["rid"]]
+        bets["row"] = position_of_rid[rids]
+        del rids, position_of_rid, bet_raw
     else:
-        bets.update({key: np.zeros(0, np.int64) for key in ("rid", "seat", "bet_code", "player_code", "row")})
+        bets.update({key: np.zeros(0, np.int64) for key in ("seat", "bet_code", "player_code", "row")})
         bets.update({key: np.zeros(0) for key in ("stake", "net")})
     results_raw = connection.execute(
         f"SELECT table_id, day, shift, drop_amount, win, coalesce(handle, 'nan'::DOUBLE) AS handle FROM results"

@@ -154,14 +154,23 @@ def _late_flags(data: AuditData, players: np.ndarray) -> list[dict]:
     is_max = bets["stake"] >= top[who]
     n_max = np.bincount(who, is_max, len(keys))
     late_max = np.bincount(who, is_max & late, len(keys))
-    share = np.bincount(who, late, len(keys)) / np.maximum(np.bincount(who, minlength=len(keys)), 1)
+    # The baseline is the player's bets on the bets they placed maximum bets on: a side bet offered only early in
+    # the shoe (Max Round Availability) must not make the main bets look late.
+    kind = who.astype(np.int64) * max(1, len(bets["bet_names"])) + bets["bet_code"]
+    has_max = np.zeros(len(keys) * max(1, len(bets["bet_names"])), bool)
+    has_max[kind[is_max]] = True
+    same_kind = has_max[kind]
+    n_same = np.bincount(who, same_kind, len(keys))
+    share = np.bincount(who, late & same_kind, len(keys)) / np.maximum(n_same, 1)
+    first_bet = np.zeros(len(keys), np.int64)
+    first_bet[who[::-1]] = np.arange(len(who))[::-1]
     tests = []
-    for k in np.flatnonzero((n_max >= MIN_BETS) & (n_max < np.bincount(who, minlength=len(keys)))):
+    for k in np.flatnonzero((n_max >= MIN_BETS) & (n_max < n_same)):
         p = _binomial_upper(int(late_max[k]), int(n_max[k]), float(share[k]))
         tests.append({"kind": "late_max_bets", "player": str(keys[k]), "max_stake": float(top[k]),
                       "max_bets": int(n_max[k]), "late_max_bets": int(late_max[k]), "late_share_of_bets":
                       float(share[k]), "p": p, "amount_bet": float(top[k] * n_max[k]), "money_at_stake": None,
-                      "table": data.table(bets["row"][who == k][0])})
+                      "table": data.table(bets["row"][first_bet[k]])})
     return tests
 
 
@@ -192,13 +201,15 @@ def _hypergeometric_upper(both: int, n: int, a: int, b: int) -> float:
     return min(1.0, math.exp(peak) * sum(math.exp(t - peak) for t in terms))
 
 
-def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> list[dict]:
+def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> tuple[list[dict], int]:
+    """The seat pairs tested (those that bet a side bet together more than chance) and how many others there were."""
     bets = data.bets
     tests = []
+    untested = 0
     day_of = data.rounds["day"][bets["row"]]
     side_ids = {bet for by_bet in countable.values() for bet in by_bet}
     if not side_ids:
-        return tests
+        return tests, 0
     code_of = {str(name): k for k, name in enumerate(bets["bet_names"])}
     group = data.rounds["table_code"][bets["row"]] * 1_000_000 + (day_of - day_of.min()).astype(np.int64)
     order = np.argsort(group, kind="stable")
@@ -216,6 +227,7 @@ def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> li
         for bet_id in side_ids:
             on = codes == code_of[bet_id]
             if on.sum() < 2 * MIN_BETS:
+                untested += len(seats) * (len(seats) - 1) // 2
                 continue
             placed = np.zeros_like(active)
             placed[row_index[on], seat_index[on]] = True
@@ -226,6 +238,7 @@ def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> li
                 n, a, b, both = (int(shared_all[i, j]), int(alone_all[i, j]), int(alone_all[j, i]),
                                  int(both_all[i, j]))
                 if both < 3 or both <= a * b / max(n, 1):
+                    untested += 1
                     continue
                 p = _hypergeometric_upper(both, n, a, b)
                 name = {s: _main_player(players, chosen[bets["seat"][chosen] == s]) for s in (seats[i], seats[j])}
@@ -238,7 +251,7 @@ def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> li
                               "players": [name[seats[i]], name[seats[j]]], "rounds": n, "both": both,
                               "expected_both": a * b / max(n, 1), "p": p, "amount_bet": staked,
                               "money_at_stake": None})
-    return tests
+    return tests, untested
 
 
 def _main_player(players, bets_at_seat: np.ndarray) -> str:
@@ -273,10 +286,14 @@ def advantage_flags(data: AuditData, seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
     players = _players(data)
     countable = _countable(data)
+    together, untested = _together_flags(data, countable, players)
     families = {"count": _count_flags(data, countable, players, rng), "late_max_bets": _late_flags(data, players),
-                "together": _together_flags(data, countable, players)}
-    for tests in families.values():
-        for test, flag in zip(tests, benjamini_hochberg([t["p"] for t in tests], FDR)):
+                "together": together}
+    for name, tests in families.items():
+        # The pairs that bet together no more than chance are in the family too (p-value 1): leaving them out
+        # would loosen Benjamini-Hochberg's thresholds.
+        padding = [1.0] * (untested if name == "together" else 0)
+        for test, flag in zip(tests, benjamini_hochberg([t["p"] for t in tests] + padding, FDR)):
             test["flag"] = bool(flag)
     flagged = [t for t in families["together"] if t["flag"]]
     counts = {rule_id: {bet: {"tags": list(c.tags), "level": c.level, "betting_correlation": c.betting_correlation,

@@ -7,8 +7,8 @@
   shoe's count path is kept; the p-value from the observed correlation's z-score in that permutation law)
   for every player whose normal-law p-value is below :data:`SCREEN`; the others keep
   the normal-law p-value, which is larger.
-* **late max bets**: the share of a player's maximum bets (their largest stake, on any bet) in the last third of
-  the shoe against the share of all their bets there (one-sided binomial).
+* **late max bets**: the rounds of a player's maximum bets (their largest stake, on any bet) in the last third of
+  the shoe against the share of the rounds they played there (one-sided binomial).
 * **together**: for each table, gaming day and side bet, each pair of seats that played the same rounds: how often
   both bet the side bet against their rates alone (one-sided hypergeometric, Fisher's exact test); flagged pairs
   join into groups.
@@ -143,34 +143,34 @@ def _count_flags(data: AuditData, countable: dict, players: np.ndarray, rng) -> 
 
 
 def _late_flags(data: AuditData, players: np.ndarray) -> list[dict]:
+    """Rounds of a player's maximum bets in the last third of the shoe against the rounds they played there."""
     bets = data.bets
     shoe = np.cumsum(data.shoe_start) - 1
     length = np.bincount(shoe)
-    depth = data.rounds["round"][bets["row"]] / length[shoe[bets["row"]]]
-    late = depth > 2 / 3
+    late_round = data.rounds["round"] / length[shoe] > 2 / 3
     keys, who = players
     top = np.zeros(len(keys))
     np.maximum.at(top, who, bets["stake"])
     is_max = bets["stake"] >= top[who]
-    n_max = np.bincount(who, is_max, len(keys))
-    late_max = np.bincount(who, is_max & late, len(keys))
-    # The baseline is the player's bets on the bets they placed maximum bets on: a side bet offered only early in
-    # the shoe (Max Round Availability) must not make the main bets look late.
-    kind = who.astype(np.int64) * max(1, len(bets["bet_names"])) + bets["bet_code"]
-    has_max = np.zeros(len(keys) * max(1, len(bets["bet_names"])), bool)
-    has_max[kind[is_max]] = True
-    same_kind = has_max[kind]
-    n_same = np.bincount(who, same_kind, len(keys))
-    share = np.bincount(who, late & same_kind, len(keys)) / np.maximum(n_same, 1)
+    n = np.int64(data.n_rounds)
+    # Rounds, not bets: a round of several bets counts once, and a side bet offered only early in the shoe (Max
+    # Round Availability) does not make the rounds look early.
+    played = unique_inverse(who.astype(np.int64) * n + bets["row"])[0]
+    maxed = unique_inverse(who[is_max].astype(np.int64) * n + bets["row"][is_max])[0]
+    n_played = np.bincount(played // n, minlength=len(keys))
+    share = np.bincount(played // n, late_round[played % n], len(keys)) / np.maximum(n_played, 1)
+    n_max = np.bincount(maxed // n, minlength=len(keys))
+    late_max = np.bincount(maxed // n, late_round[maxed % n], len(keys)).astype(np.int64)
     first_bet = np.zeros(len(keys), np.int64)
     first_bet[who[::-1]] = np.arange(len(who))[::-1]
+    amount = np.bincount(who, bets["stake"] * is_max, len(keys))
     tests = []
-    for k in np.flatnonzero((n_max >= MIN_BETS) & (n_max < n_same)):
+    for k in np.flatnonzero((n_max >= MIN_BETS) & (n_max < n_played)):
         p = _binomial_upper(int(late_max[k]), int(n_max[k]), float(share[k]))
         tests.append({"kind": "late_max_bets", "player": str(keys[k]), "max_stake": float(top[k]),
-                      "max_bets": int(n_max[k]), "late_max_bets": int(late_max[k]), "late_share_of_bets":
-                      float(share[k]), "p": p, "amount_bet": float(top[k] * n_max[k]), "money_at_stake": None,
-                      "table": data.table(bets["row"][first_bet[k]])})
+                      "max_bets": int(n_max[k]), "late_max_bets": int(late_max[k]), "late_share_of_rounds":
+                      float(share[k]), "p": p, "amount_bet": float(amount[k]),
+                      "money_at_stake": None, "table": data.table(bets["row"][first_bet[k]])})
     return tests
 
 

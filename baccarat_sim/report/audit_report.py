@@ -19,6 +19,8 @@ from .render import clean_json, csv_text, markdown_table
 __all__ = ["JSON_VERSION", "audit_files", "audit_json", "audit_markdown", "audit_text", "hold_chart"]
 
 JSON_VERSION = 1
+#: Most flags the HTML page lists (all are in audit-flags.csv).
+MAX_HTML_FLAGS = 300
 
 
 def audit_json(report) -> dict:
@@ -106,6 +108,13 @@ def audit_html(report, charts: dict[str, bytes]) -> str:
     images = "".join(f'<h3>{html.escape(name)}</h3><img alt="{html.escape(name)}" src="data:image/png;base64,'
                      f'{base64.b64encode(png).decode()}">' for name, png in charts.items())
     summary = html.escape(audit_text(report).splitlines()[0])
+    counts = (flags.groupby(["part", "what"]).size().reset_index(name="flags") if not flags.empty
+              else pd.DataFrame(columns=["part", "what", "flags"]))
+    # The rarer kinds first: a day of short-paid commission must not push a counter off the page.
+    frequency = flags.groupby(["part", "what"])["detail"].transform("size") if not flags.empty else flags.index
+    shown = flags.assign(_n=frequency).sort_values("_n", kind="stable").drop(columns="_n").head(MAX_HTML_FLAGS)
+    more = (f"<p>{len(flags) - MAX_HTML_FLAGS:,} more in audit-flags.csv</p>" if len(flags) > MAX_HTML_FLAGS
+            else "")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Audit report</title>
 <style>body{{font-family:sans-serif;margin:2em;color:#222}} table.t{{border-collapse:collapse;font-size:13px}}
@@ -113,11 +122,14 @@ table.t td,table.t th{{border-bottom:1px solid #ccc;padding:3px 8px;text-align:l
 </head><body>
 <h1>Audit report</h1>
 <p id="summary">{summary}</p>
-<h2 id="flags">Flags ({len(flags)})</h2>
-{_html_table(flags)}
+<h2 id="summary-flags">Flags by kind</h2>
+{_html_table(counts) if not counts.empty else "<p>no flag</p>"}
 <h2 id="hold">Hold on drop: periods to investigate ({len(investigate)})</h2>
 {_html_table(investigate) if not investigate.empty else "<p>none</p>"}
 {images}
+<h2 id="flags">Flags ({len(flags)})</h2>
+{_html_table(shown)}
+{more}
 <h2 id="actual">Actual against theoretical</h2>
 {_html_table(bets) if not bets.empty else "<p>no bets logged</p>"}
 <p>{html.escape(report.actual["multiple_testing"])}</p>

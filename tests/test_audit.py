@@ -143,3 +143,19 @@ def test_report_files_schema_and_html_in_chromium(month, tmp_path):
     subprocess.run([chromium, *flags, f"--screenshot={shot}", "--window-size=1200,2000", (out / "audit.html").as_uri()],
                    capture_output=True, timeout=120)
     assert shot.stat().st_size > 10_000
+
+
+def test_hold_without_bets_needs_the_mix(month, tmp_path, capsys):
+    folder, _, _ = month
+    db = tmp_path / "no-bets.duckdb"
+    logs = folder / "logs"
+    assert main(["import", "--db", str(db), str(logs / "rounds.csv"), str(logs / "results.csv")]) == 0
+    capsys.readouterr()
+    assert main(["report", "--db", str(db)]) == 2
+    assert capsys.readouterr().err.startswith("python -m baccarat_sim.audit: error: --mix: rule set ")
+    assert main(["report", "--db", str(db), "--mix", "banker=0.5,player=0.45,tie=0.05", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["hold"]["rule_sets"]["ez-baccarat"]["mix"] == {"banker": 0.5, "player": 0.45, "tie": 0.05}
+    periods = document["hold"]["periods"]
+    assert periods and all(p["range_95"] is not None and p["range_95"][0] < p["expected_hold"] < p["range_95"][1]
+                           for p in periods)

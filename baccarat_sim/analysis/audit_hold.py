@@ -3,7 +3,8 @@
 A table's hold is ``win / drop``; the game's edge is per unit of *handle*. With a drop-to-handle ratio (the
 *churn*, handle / drop: how many times a chip is bet) the expected hold on drop is ``edge x churn``. The bet mix
 (each bet's share of the handle) and the churn are estimated from the logs where bets are logged and handle is
-reported, else given.
+reported, else given. Where no bets are logged, a period's rounds (from the round log) are taken as rounds of
+equal stake.
 
 The house's result over a period is the sum of its rounds. Its variance is the sum over the logged rounds of each
 round's exact variance, ``s' C s`` (``s`` the round's stakes by bet, ``C`` the exact covariance of the bets' results
@@ -126,6 +127,7 @@ def hold_on_drop(data: AuditData, mix: dict | None = None, churn: float | None =
         raise InputError("churn", "no handle is reported with the table results; give the drop-to-handle ratio "
                                   "(handle / drop, e.g. 2.2)")
     row_variance = _variance_by_result_row(data, _round_variances(data))
+    row_rounds = _variance_by_result_row(data, np.ones(data.n_rounds))  # rounds logged, where no bets are
     figures, periods = {}, []
     for rule_id in sorted(set(table_rule.values())):
         rules = data.rules[rule_id]
@@ -144,7 +146,7 @@ def hold_on_drop(data: AuditData, mix: dict | None = None, churn: float | None =
                 for label in np.unique(labels[chosen]):
                     rows = chosen & (labels == label)
                     periods.append(_period(rule_id, scope, period, label, results, rows, house, slip, use_churn,
-                                           row_variance, edge))
+                                           row_variance, edge, row_rounds))
     flagged = benjamini_hochberg([p["p"] for p in periods], FDR)
     for p, flag in zip(periods, flagged):
         p["flag"] = bool(flag)
@@ -218,14 +220,19 @@ def _variance_by_result_row(data: AuditData, variance: np.ndarray) -> np.ndarray
     return np.where(known, by_table_day[cell] / shifts[where], 0.0)
 
 
-def _period(rule_id, scope, period, label, results, rows, house, slip, churn, row_variance, edge) -> dict:
+def _period(rule_id, scope, period, label, results, rows, house, slip, churn, row_variance, edge,
+            row_rounds) -> dict:
     drop = float(results["drop"][rows].sum())
     win = float(results["win"][rows].sum())
     handle_known = np.isfinite(results["handle"][rows])
     handle = float(results["handle"][rows].sum()) if handle_known.all() else drop * churn
     variance = float(row_variance[rows].sum())  # the house result's variance over the period's logged rounds
     spread = float(slip.variance)  # the mixture's, per unit of handle
-    n_eff = _two_digits(handle * handle * spread / variance) if variance > 0 else None
+    logged_rounds = float(row_rounds[rows].sum())
+    if variance > 0:
+        n_eff = _two_digits(handle * handle * spread / variance)
+    else:  # no bets logged: the rounds logged, each of an equal share of the handle
+        n_eff = _two_digits(logged_rounds) if logged_rounds > 0 else None
     row = {"rule_set": rule_id, "table": scope, "period": period, "label": label, "drop": drop, "win": win,
            "handle": handle, "hold": win / drop if drop else None, "expected_hold": edge * handle
            / drop if drop else None, "effective_rounds": n_eff}

@@ -50,7 +50,8 @@ class AuditReport:
                                                     if t.get("money_at_stake") is not None else "")}
                     for t in self.advantage[family] if t["flag"]]
         out += [{"part": "advantage", "what": "group", "where": f"{g['table']} {g['day']} seats "
-                 f"{','.join(map(str, g['seats']))}", "detail": f"{g['bet']} together, p {g['p']:.2g}"}
+                 f"{','.join(map(str, g['seats']))}", "detail": f"{g['bet']} together, p {g['p']:.2g}, money at "
+                 f"stake {g['money_at_stake']:.2f}"}
                 for g in self.advantage["groups"]]
         return out
 

@@ -271,12 +271,29 @@ def _groups(flagged_pairs: list[dict]) -> list[dict]:
         joined = [s for s in sets if s["players"] & members]
         merged = {"players": members.union(*(s["players"] for s in joined)),
                   "seats": set(pair["seats"]).union(*(s["seats"] for s in joined)),
-                  "amount_bet": pair["amount_bet"] + sum(s["amount_bet"] for s in joined),
                   "p": min([pair["p"], *(s["p"] for s in joined)])}
         groups[key] = [s for s in sets if s not in joined] + [merged]
     return [{"kind": "group", "table": table, "day": day, "bet": bet, "players": sorted(g["players"]),
-             "seats": sorted(g["seats"]), "p": g["p"], "amount_bet": g["amount_bet"]}
+             "seats": sorted(g["seats"]), "p": g["p"]}
             for (table, day, bet), sets in groups.items() for g in sets]
+
+
+def _group_stakes(data: AuditData, countable: dict, group: dict) -> dict:
+    """A group's amount on its bet that day at its seats, and the money at stake: each bet times the count's edge."""
+    bets = data.bets
+    rows = bets["row"]
+    table_names = list(data.rounds["table_names"])
+    code = list(bets["bet_names"]).index(group["bet"])
+    chosen = np.flatnonzero((bets["bet_code"] == code) & np.isin(bets["seat"], group["seats"])
+                            & (data.rounds["table_code"][rows] == table_names.index(group["table"]))
+                            & (data.rounds["day"][rows] == np.datetime64(group["day"])))
+    money = 0.0
+    for rule_id, by_bet in countable.items():
+        if group["bet"] in by_bet:
+            count, true = by_bet[group["bet"]]
+            mine = chosen[data.of_rule(rule_id)[rows[chosen]]]
+            money += float((bets["stake"][mine] * count.edge(true[rows[mine]])).sum())
+    return {**group, "amount_bet": float(bets["stake"][chosen].sum()), "money_at_stake": money}
 
 
 def advantage_flags(data: AuditData, seed: int = 0) -> dict:
@@ -296,8 +313,9 @@ def advantage_flags(data: AuditData, seed: int = 0) -> dict:
         for test, flag in zip(tests, benjamini_hochberg([t["p"] for t in tests] + padding, FDR)):
             test["flag"] = bool(flag)
     flagged = [t for t in families["together"] if t["flag"]]
+    groups = [_group_stakes(data, countable, group) for group in _groups(flagged)]
     counts = {rule_id: {bet: {"tags": list(c.tags), "level": c.level, "betting_correlation": c.betting_correlation,
                               "break_even_true_count": c.break_even_true_count, "base_ev": c.base_ev,
                               "ev_per_true_count": c.ev_per_true_count} for bet, (c, _) in by_bet.items()}
               for rule_id, by_bet in countable.items()}
-    return {**families, "groups": _groups(flagged), "counts": counts}
+    return {**families, "groups": groups, "counts": counts}

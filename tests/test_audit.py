@@ -159,3 +159,24 @@ def test_hold_without_bets_needs_the_mix(month, tmp_path, capsys):
     periods = document["hold"]["periods"]
     assert periods and all(p["range_95"] is not None and p["range_95"][0] < p["expected_hold"] < p["range_95"][1]
                            for p in periods)
+
+
+def test_card_level_payouts_are_checked(tmp_path):
+    """Colour Match (catalogue-colour-and-suits): 6 to 1 when P1, B1, P2, B2 are all red or all black."""
+    rounds = tmp_path / "rounds.csv"
+    rounds.write_text("table,shoe,round,day,rule_set,p1,b1,p2,b2,p3,b3\n"
+                      "C1,1,1,2026-03-01,catalogue-colour-and-suits,Kh,9d,2h,Jd,,\n"  # all red (a Banker natural)
+                      "C1,1,2,2026-03-01,catalogue-colour-and-suits,Ks,9d,2h,Jd,,\n"  # mixed
+                      "C1,1,3,2026-03-01,catalogue-colour-and-suits,Ks,9c,2s,Jc,,\n")  # all black
+    bets = tmp_path / "bets.csv"
+    bets.write_text("table,shoe,round,seat,player,bet,stake,net\n"
+                    "C1,1,1,1,,colour_match,10,60\n"  # right: all red pays 6 to 1
+                    "C1,1,2,1,,colour_match,10,60\n"  # wrong: mixed colours lose
+                    "C1,1,3,1,,colour_match,10,-10\n")  # wrong: all black pays
+    db = tmp_path / "c.duckdb"
+    assert main(["import", "--db", str(db), str(rounds), str(bets)]) == 0
+    connection = open_database(db)
+    report = run_audit(connection, {"catalogue-colour-and-suits": load_rules("catalogue-colour-and-suits")})
+    connection.close()
+    assert [(f["check"], f["round"], f.get("difference")) for f in report.integrity] == [
+        ("payout", 2, 70.0), ("payout", 3, -70.0)]

@@ -14,10 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.cards import card_name
+from .audit_actual import theoretical
 from .audit_counts import shoe_number
 from .audit_data import AuditData
 from .audit_rounds import MISDEAL_PARTS
-from .audit_settle import expected_nets, line_names, settles_on_codes
+from .audit_settle import card_level_lines, expected_nets, line_names, settles_on_codes
 
 __all__ = ["CHECKS", "PAYOUT_TOLERANCE", "integrity_findings"]
 
@@ -101,9 +102,13 @@ def _payouts(data: AuditData) -> list[dict]:
                                           f"{bet_id} in round {int(data.rounds['round'][bets['row'][j]])}; it is "
                                           f"offered in rounds 1-{bet.max_round} only", seat=int(bets["seat"][j]),
                                           bet=bet_id, stake=float(bets["stake"][j]), difference=0.0))
+            lines = None
             if not settles_on_codes(rules, bet_id):
-                continue
-            line, expected = expected_nets(rules, bet_id, data.resolved.code[rows], bets["stake"][chosen])
+                lines = card_level_lines(theoretical(rules)["hist"], rules, bet_id, data.resolved.code[rows],
+                                         data.rounds["cards"][rows])
+                if lines is None:  # a bet on poker values: its cards are not read from the atoms' tables here
+                    continue
+            line, expected = expected_nets(rules, bet_id, data.resolved.code[rows], bets["stake"][chosen], lines)
             wrong = np.abs(bets["net"][chosen] - expected) > PAYOUT_TOLERANCE
             names = line_names(rules, bet_id)
             for k in np.flatnonzero(wrong):

@@ -3,7 +3,9 @@
 * **cards**: more of one card (rank and suit) in a shoe than the rule set's decks hold (the turned card counted);
 * **misdeal**: a round whose third cards are not the tableau's (:func:`~.audit_rounds.resolve_rounds`);
 * **payout**: a bet whose net result differs from the pay table's for the cards dealt
-  (:func:`~.audit_settle.expected_nets`), and a bet placed past the round its bet is offered to;
+  (:func:`~.audit_settle.expected_nets`; a card-level bet's line read off its card detail,
+  :func:`~.audit_settle.card_level_lines`, except a bet on poker values, which is not checked), and a bet placed
+  past the round its bet is offered to;
 * **cut card**: a cut card placed outside the rule set's range, or rounds dealt after the cut card's round beyond
   the rule set's (the cut card's round is the one that deals the card the cut card lies before);
 * **burn**: cards burned that differ from what the turned card (or the fixed burn) says.

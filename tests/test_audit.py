@@ -15,9 +15,6 @@ from baccarat_sim.audit_store.database import open_database
 from baccarat_sim.cli.audit import main
 from baccarat_sim.model.rules import load_rules
 
-pytestmark = pytest.mark.slow
-
-
 @pytest.fixture(scope="module")
 def month(tmp_path_factory):
     folder = tmp_path_factory.mktemp("audit")
@@ -34,6 +31,7 @@ def month(tmp_path_factory):
     return folder, json.loads((logs / "anomalies.json").read_text()), report
 
 
+@pytest.mark.slow
 def test_every_anomaly_found_and_located(month):
     _, anomalies, report = month
     assert {a["kind"] for a in anomalies} == set(ANOMALIES)
@@ -66,6 +64,7 @@ def test_every_anomaly_found_and_located(month):
                        for g in report.advantage["groups"])
 
 
+@pytest.mark.slow
 def test_no_integrity_finding_outside_the_anomalies(month):
     _, anomalies, report = month
     shoes = {(a["table"], a["shoe"]) for a in anomalies if "shoe" in a}
@@ -74,6 +73,7 @@ def test_no_integrity_finding_outside_the_anomalies(month):
         assert (f["table"], f["shoe"]) in shoes or (f["table"], f["day"]) in days, f
 
 
+@pytest.mark.slow
 def test_clean_month_equals_exact_within_its_ranges(tmp_path):
     assert main(["simulate", "--tables", "2", "--days", "6", "--rounds-per-day", "300", "--seed", "11",
                  "--out", str(tmp_path / "logs")]) == 0
@@ -122,6 +122,7 @@ def test_reimport_adds_nothing_and_bad_file_is_refused(tmp_path, capsys):
     assert main(["query", "--db", str(db), "delete from rounds"]) == 2  # read-only
 
 
+@pytest.mark.slow
 def test_report_files_schema_and_html_in_chromium(month, tmp_path):
     folder, _, report = month
     out = tmp_path / "report"
@@ -145,6 +146,7 @@ def test_report_files_schema_and_html_in_chromium(month, tmp_path):
     assert shot.stat().st_size > 10_000
 
 
+@pytest.mark.slow
 def test_hold_without_bets_needs_the_mix(month, tmp_path, capsys):
     folder, _, _ = month
     db = tmp_path / "no-bets.duckdb"

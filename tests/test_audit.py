@@ -15,6 +15,7 @@ from baccarat_sim.audit_store.database import open_database
 from baccarat_sim.cli.audit import main
 from baccarat_sim.model.rules import load_rules
 
+
 @pytest.fixture(scope="module")
 def month(tmp_path_factory):
     folder = tmp_path_factory.mktemp("audit")

@@ -15,11 +15,12 @@ the rounds of a dealt shoe differ from them by the cut card's effect, far below 
   chi-square, the rank and suit statistics corrected for dealing without replacement (divided by ``1 - f``, ``f``
   the share of a shoe dealt).
 * Runs of Banker and Player wins within shoes (ties left out): the Wald-Wolfowitz z, two-sided.
+* Each shoe's ranks (:func:`shoe_rank_tests`), a family of its own, where the chi-square holds.
 
 By rule set and bet: over all the rounds, by month, by table and by stake level (1-2-5 bands). Every p-value of
 this family is put through Benjamini-Hochberg at a false discovery rate of 5%
-(:func:`~baccarat_sim.analysis.audit_stats.benjamini_hochberg`): a clean month raises a flag with probability at
-most 5%.
+(:func:`~baccarat_sim.analysis.audit_stats.benjamini_hochberg`): a clean month raises a flag of this family with
+probability at most 5% (each family of the audit alike: hold periods, shoes, each advantage-play test).
 """
 
 from __future__ import annotations

@@ -95,10 +95,12 @@ COMMANDS = {
     "baccarat_sim.findings": "baccarat_sim.cli.findings",
     "baccarat_sim.math_report": "baccarat_sim.cli.math_report",
     "baccarat-math-report": "baccarat_sim.cli.math_report",
+    "baccarat_sim.audit": "baccarat_sim.cli.audit",
     "baccarat-rtp": "baccarat_sim.cli.rtp",
     "baccarat-hold": "baccarat_sim.cli.hold",
     "baccarat-leak": "baccarat_sim.cli.leak",
     "baccarat-findings": "baccarat_sim.cli.findings",
+    "baccarat-audit": "baccarat_sim.cli.audit",
 }
 
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)

@@ -67,6 +67,20 @@ def _option_row(action: argparse.Action) -> str:
     return f"| {names} | {value} | {shown_default} | {_escape(help_text)} |"
 
 
+def _option_tables(parser: argparse.ArgumentParser) -> list[str]:
+    """A parser's options, a table per group (subcommands left out)."""
+    lines = []
+    for group in parser._action_groups:  # argparse keeps its groups here; there is no public accessor
+        actions = [a for a in group._group_actions
+                   if a.help != argparse.SUPPRESS and not isinstance(a, argparse._SubParsersAction)]
+        if not actions:
+            continue
+        title = "options" if group.title in ("options", "optional arguments") else group.title
+        lines += [f"### {title[0].upper()}{title[1:]}", "", "| option | value | default | what it does |",
+                  "|---|---|---|---|", *(_option_row(a) for a in actions), ""]
+    return lines
+
+
 def cli_page() -> str:
     """Every command's options, read from its parser."""
     lines = ["# Command-line reference", "", GENERATED_NOTE.format(source="each command's argument parser"), "",
@@ -79,13 +93,13 @@ def cli_page() -> str:
         # The parser's description is the command's one statement of what it does (--help prints it too).
         lines += [f"## `{command.prog}`", "", f"{_escape(parser.description or '')} Console script: "
                   f"`{command.script}`.", ""]
-        for group in parser._action_groups:  # argparse keeps its groups here; there is no public accessor
-            actions = [a for a in group._group_actions if a.help != argparse.SUPPRESS]
-            if not actions:
-                continue
-            title = "options" if group.title in ("options", "optional arguments") else group.title
-            lines += [f"### {title[0].upper()}{title[1:]}", "", "| option | value | default | what it does |",
-                      "|---|---|---|---|", *(_option_row(a) for a in actions), ""]
+        lines += _option_tables(parser)
+        for action in parser._actions:  # a command with subcommands: each one's options
+            if isinstance(action, argparse._SubParsersAction):
+                helps = {choice.dest: choice.help for choice in action._choices_actions}
+                for name, sub in action.choices.items():
+                    lines += [f"### `{command.prog} {name}`", "", _escape(helps.get(name) or ""), ""]
+                    lines += [line.replace("### ", "#### ", 1) for line in _option_tables(sub)]
         if parser.epilog:
             lines += [_escape(parser.epilog), ""]
     return "\n".join(lines).rstrip() + "\n"
@@ -220,11 +234,43 @@ def _results(names: list[str]) -> int:
     return status
 
 
+def audit_formats_page() -> str:
+    """The audit's input files: each kind's columns, from baccarat_sim.audit_store.formats."""
+    from baccarat_sim.audit_store import formats
+
+    lines = ["# Audit log formats", "", GENERATED_NOTE.format(source="baccarat_sim/audit_store/formats.py"), "",
+             "The audit (`python -m baccarat_sim.audit`) reads three kinds of file: a round log (a row per round "
+             "dealt), a bet log (a row per bet a seat placed; its rounds imported first) and table results (a row "
+             "per table and gaming day or shift). The kind is told by the columns: `p1` a round log, `bet` a bet "
+             "log, `drop` table results.", "",
+             "Each file is a CSV file (a header line, comma-separated, UTF-8) or a Parquet file with these columns, "
+             "in any order. A JSON Schema of one row of each kind, every value as a CSV file writes it, is in "
+             "[`formats/`](formats/rounds.schema.json). `python -m baccarat_sim.audit import` checks every row "
+             "against its kind and refuses a bad file with one line per bad row (file, line, column, what is "
+             "allowed); nothing of it is imported. Importing the same bytes again adds nothing.", ""]
+    for kind, file_format in formats.FORMATS.items():
+        title = {"rounds": "Round log", "bets": "Bet log", "results": "Table results"}[kind]
+        lines += [f"## {title} (`{kind}`)", "", f"A row is {file_format.row}.", "", formats.column_table(kind), "",
+                  f"Schema: [`{kind}.schema.json`](formats/{kind}.schema.json).", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _format_schema(kind: str):
+    def write() -> str:
+        from baccarat_sim.audit_store.formats import json_schema
+
+        return json.dumps(json_schema(kind), indent=2, ensure_ascii=False) + "\n"
+    return write
+
+
 #: Generated page -> the function that writes it.
 GENERATED = {
     HERE / "reference" / "cli.md": cli_page,
     HERE / "reference" / "json.md": json_page,
     HERE / "reference" / "catalogue.md": catalogue_page,
+    HERE / "reference" / "audit-formats.md": audit_formats_page,
+    **{HERE / "reference" / "formats" / f"{kind}.schema.json": _format_schema(kind)
+       for kind in ("rounds", "bets", "results")},
 }
 
 

@@ -117,7 +117,7 @@ def test_baseline_passes_unchanged_and_lists_each_drift(capsys, tmp_path):
 
 # --------------------------------------------------------------------------- the command line once (issue 20)
 
-COMMANDS = ["rtp", "hold", "leak", "findings", "compile"]
+COMMANDS = ["rtp", "hold", "leak", "findings", "compile", "audit"]
 
 
 def _command(name):

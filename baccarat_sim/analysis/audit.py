@@ -1,0 +1,77 @@
+"""The audit of stored real play: integrity, actual against theoretical, hold on drop, advantage play.
+
+:func:`run_audit` reads the audit database (:mod:`baccarat_sim.audit_store`) and returns one plain
+:class:`AuditReport`; the report layer renders it (:mod:`baccarat_sim.report.audit_report`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from .audit_actual import actual_vs_theoretical
+from .audit_advantage import advantage_flags
+from .audit_data import read_audit_data
+from .audit_hold import hold_on_drop
+from .audit_integrity import integrity_findings
+
+__all__ = ["AuditReport", "run_audit"]
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditReport:
+    """Everything the audit found: the data's extent, and each part's rows (plain dicts, fractions not percents)."""
+
+    scope: dict
+    integrity: list
+    actual: dict
+    hold: dict
+    advantage: dict
+    seconds: float
+
+    def flags(self) -> list[dict]:
+        """One line per flag of every part: what, where, p-value or amount."""
+        out = [{"part": "integrity", "what": f["check"], "where": _where(f), "detail": f["what"]} for f in
+               self.integrity]
+        out += [{"part": "actual", "what": f"{r['bet']} RTP/hit", "where": f"{r['rule_set']} {r['by']} {r['group']}",
+                 "detail": f"actual RTP {r['actual_rtp']:.4f} vs {r['theoretical_rtp']:.4f}, "
+                           f"p {min(r['p_rtp'], r['p_hit']):.2g}"}
+                for r in self.actual["bets"] if r["flag"]]
+        out += [{"part": "actual", "what": f"{r['test']} test", "where": f"{r['rule_set']} {r['by']} {r['group']}",
+                 "detail": f"p {r['p']:.2g}"} for r in self.actual["tests"] if r["flag"]]
+        out += [{"part": "actual", "what": "shoe ranks", "where": _where(r), "detail": f"p {r['p']:.2g}"}
+                for r in self.actual["shoes"]]
+        out += [{"part": "hold", "what": f"hold {p['period']}", "where": f"{p['table']} {p['label']}",
+                 "detail": f"hold {p['hold']:.4f}, 95% range {p['range_95'][0]:.4f}..{p['range_95'][1]:.4f}, "
+                           f"p {p['p']:.2g}"} for p in self.hold["periods"] if p["flag"]]
+        for family in ("count", "late_max_bets"):
+            out += [{"part": "advantage", "what": family, "where": f"{t['table']} {t['player']}",
+                     "detail": f"p {t['p']:.2g}" + (f", money at stake {t['money_at_stake']:.2f}"
+                                                    if t.get("money_at_stake") is not None else "")}
+                    for t in self.advantage[family] if t["flag"]]
+        out += [{"part": "advantage", "what": "group", "where": f"{g['table']} {g['day']} seats "
+                 f"{','.join(map(str, g['seats']))}", "detail": f"{g['bet']} together, p {g['p']:.2g}, money at "
+                 f"stake {g['money_at_stake']:.2f}"}
+                for g in self.advantage["groups"]]
+        return out
+
+
+def _where(finding: dict) -> str:
+    text = f"table {finding['table']} shoe {finding['shoe']}"
+    return text + (f" round {finding['round']}" if finding.get("round") is not None else "")
+
+
+def run_audit(connection, rules_of: dict, *, since=None, until=None, mix=None, churn=None, seed: int = 0
+              ) -> AuditReport:
+    """Audit the database's rounds, bets and table results (days ``since`` to ``until``, None: all)."""
+    started = time.perf_counter()
+    data = read_audit_data(connection, rules_of, since, until)
+    scope = {"rounds": data.n_rounds, "bets": int(len(data.bets["row"])), "results": int(len(data.results["day"])),
+             "tables": sorted(str(t) for t in data.rounds["table_names"]), "rule_sets": sorted(data.rules),
+             "first_day": str(data.rounds["day"].min()) if data.n_rounds else None,
+             "last_day": str(data.rounds["day"].max()) if data.n_rounds else None}
+    integrity = integrity_findings(data)
+    actual = actual_vs_theoretical(data)
+    hold = hold_on_drop(data, mix, churn)
+    advantage = advantage_flags(data, seed)
+    return AuditReport(scope, integrity, actual, hold, advantage, time.perf_counter() - started)

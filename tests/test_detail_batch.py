@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 
 from baccarat_sim.engines.detail import rules_detail
-from baccarat_sim.kernels.dealing import ENCODED_CARD, POINT_BITS, _third_cards, batch_round, round_parts
 from baccarat_sim.kernels.detail import BATCH_ROUNDS, batch_cells, count_batch, group_detail, new_batch
+from baccarat_sim.kernels.encoding import ENCODED_CARD, POINT_BITS
+from baccarat_sim.kernels.round import _third_cards, batch_round, round_parts
 from baccarat_sim.model import detail_tables
 from baccarat_sim.model.codes import N_SUFFIXES
 from baccarat_sim.model.detail_tables import kernel_tables

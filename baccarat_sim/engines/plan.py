@@ -22,8 +22,8 @@ import secrets
 import numpy as np
 
 from ..errors import InputError, ShoeError
-from ..kernels.dealing import N_SHOE_PARAMS, pack_shoe_params
-from ..kernels.dealing import rounds_in_every_shoe as _worst_shoe_rounds
+from ..kernels.shoe import N_SHOE_PARAMS, pack_shoe_params
+from ..kernels.shoe import rounds_in_every_shoe as _worst_shoe_rounds
 from ..limits import MAX_ROUNDS
 from ..model.codes import N_CODES
 from ..model.rules import Rules, Shoe
@@ -241,7 +241,7 @@ def shoe_params(shoe: Shoe, n_cards: int) -> np.ndarray:
 def rounds_in_every_shoe(shoe: Shoe, n_cards: int | None = None) -> int:
     """The last round position that every shoe deals, whatever its cards.
 
-    The dealing procedure (:mod:`baccarat_sim.kernels.dealing`) run on the
+    The dealing procedure (:mod:`baccarat_sim.kernels.shoe`) run on the
     worst shoe: the burn takes its most cards, the cut card sits at its
     deepest, and every round takes six cards.
 

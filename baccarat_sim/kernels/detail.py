@@ -58,8 +58,8 @@ every code), or in a *batch* of rounds (:func:`count_batch`: the factored
 detail of the Monte Carlo lanes, many groups beside the outcome codes). A batch
 runs a step at a time over all its rounds: each hand's state once for all the
 values over it, one load per position for all the tables of a word, one pass
-per table from word to cell; about 10 ns a round for twenty bets in three
-groups (a microbenchmark over real rounds) where round by round took 150-180 ns.
+per table from word to cell: an order of magnitude faster than round by
+round (measurements: ``docs/benchmarks.md``, "Kernel design measurements").
 """
 
 from __future__ import annotations
@@ -92,8 +92,7 @@ if SUIT_COUNT_BITS != 3:  # count_batch ORs a count's bits with two shifts
 BATCH_ROUNDS = 1024
 #: Each row of a batch is longer than its rounds by one cache line (8 int64): rows exactly 8 KB apart would put
 #: round ``i`` of every row in the same set of an 8-way L1 cache, so that a round's stores, and count_batch's
-#: passes that read several rows at once, evict one another (with a row a card, nine rows, the 20-bet lane of
-#: bench_cardlevel ran 12% faster padded).
+#: passes that read several rows at once, evict one another.
 _ROW_PADDING = 8
 _ROW_LENGTH = BATCH_ROUNDS + _ROW_PADDING
 _U_ROW_LENGTH = np.uint64(_ROW_LENGTH)
@@ -244,9 +243,8 @@ def count_batch(batch, n, tables, counts, carry=None, carried=None):
     for w in range(n_words):
         _word_terms(words[w], cards, n, packed[w])
     # Each step a loop of its own over the batch: a loop that computes an index and loads from a table in one
-    # was four times slower (numba's vectorised gathers of uint16); a hand's state and suits in one loop, and a
-    # poker table's term looked up in its increment loop, were slower too (the twenty-bet lane 2.04 times the plain
-    # lane's time against 1.86, 3 Dec 2026).
+    # was several times slower (numba's vectorised gathers of uint16); a hand's state and suits in one loop, and a
+    # poker table's term looked up in its increment loop, were slower too.
     for h in range(n_hands):
         # The hand's field of its word: its first four cards' letters as an index (the letters it skips in
         # hand_base), then its cards' count in each suit; its row of the batch: 2 * state + one_suit.
@@ -274,7 +272,7 @@ def count_batch(batch, n, tables, counts, carry=None, carried=None):
             word, shift, mask, offset = packed[table_word[t]], table_shift[t], table_mask[t], np.int64(toffset[t])
             n_terms = first_term[t + 1] - first_term[t]
             # Every cell index below is unsigned: a signed one costs each increment numba's two-instruction test for
-            # a negative index (the twenty-bet fresh lane 2.05 -> 2.00 times the plain lane's time, 3 Dec 2026).
+            # a negative index.
             if single and n_terms == 0:  # most tables: the field gives the cell
                 for i in range(n):
                     at = np.uint64(cell_table[np.uint64(offset + ((word[i] >> shift) & mask))] + outcome[i])
@@ -315,7 +313,7 @@ def count_batch(batch, n, tables, counts, carry=None, carried=None):
 def _count_cell_carrying(flat, at, n_cells, carry, carried):
     """Add one to uint8 cell counter ``at`` of ``flat``; when it wraps, 256 to the int64 rows ``carry`` and ``carried``.
 
-    The codes carry the same way in the dealing loop (:func:`~baccarat_sim.kernels.dealing.deal_rounds`).
+    The codes carry the same way in the dealing loop (:func:`~baccarat_sim.kernels.counters.count_slot_carrying`).
     """
     v = np.int64(flat[at]) + 1
     flat[at] = v
@@ -340,10 +338,8 @@ def _resolve_third_cards(cards, prefix, n):
 
     :func:`put_round` is given the next two cards of the shoe; the prefix
     says which of them each hand drew (:func:`~baccarat_sim.kernels.outcome.third_cards`).
-    One pass over the batch, which the compiler vectorises: done in the
-    dealing loop, the same arithmetic made a fresh lane with twenty
-    card-level bets about 10% slower (2.2 times the plain lane's time per
-    round instead of 2.0; a microbenchmark of the lanes, 3 Dec 2026).
+    One pass over the batch, which the compiler vectorises: faster than the
+    same arithmetic in the dealing loop.
     """
     for i in range(n):
         word = cards[i]  # int64: the top card value is below 128

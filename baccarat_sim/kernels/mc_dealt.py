@@ -62,12 +62,10 @@ def deal_dealt_rows(cards, state, units, shoe_params, lane, slots, carry, carrie
 
     Each round is added as it is dealt, to its row: in slot order a row's
     busy counters are about a KB, so the rows' busy parts stay in the L2
-    cache, and the loads hide behind the shoe's dealing. (Recording a group
-    of shoes and adding them row by row was 5% slower.) In uint8 rather than
-    uint16, with a carry instead of folding the rows before a counter could
-    pass 65,535, the rows cost 1.11-1.12 times the plain lane's time at a
-    long run's chunk (107,200 shoes) against 1.15-1.17, and 1.31-1.39 at
-    2,048 shoes against 1.68-1.73 (3 Dec 2026).
+    cache, and the loads hide behind the shoe's dealing. uint8 counters
+    whose wraps are carried cost less than uint16 ones folded before they
+    could overflow, the more so in short calls (measurements:
+    ``docs/benchmarks.md``, "Kernel design measurements").
     """
     rounds = 0
     for _ in range(units):
@@ -103,10 +101,8 @@ def lane_dealt_rows(lane, canonical, seed, first_block, n_blocks, taken, units_p
     the caller keeps from one call to the next and folds into ``counts``
     when it needs the rows (:func:`~baccarat_sim.kernels.counters.fold_lane`). Its per-code totals
     (:func:`~baccarat_sim.kernels.counters.add_code_totals`, plus ``carried``) need a read of the uint8
-    rows alone. Folded at the end of every call, a call of 16,000 shoes took
-    about 18 ms where it takes 16 ms unfolded, and a 2-thread run of 10^8
-    rounds summed its int64 rows for its batches' totals in 83 ms of 1.1 s
-    (live-8deck-side-bets, 3 Dec 2026).
+    rows alone: a fold at every call's end, and a sum of the int64 rows for
+    a batch's totals, cost time a run does not need to spend.
     """
     block = next_block(taken, first_block, n_blocks)
     while block >= 0:
@@ -191,11 +187,8 @@ def dealt_groups_rows(canonical, seed, first_block, n_blocks, taken, units_per_b
     order, then the groups' cells, each counter's wraps carried into the
     int64 rows ``counts`` and their per-cell sums ``carried`` as they happen
     (in the dealing loop for the codes, in the batch for the cells), the
-    rest left in ``small`` for the caller to fold. Four card-level bets with
-    position rows, whole runs of 3*10^7 rounds, the kernel's time against
-    uint16 rows folded before a counter could pass 65,535 and at every
-    call's end: 0.65-0.73 s against 0.71-0.78 s on one thread, 0.34-0.47 s
-    against 0.43-0.67 s on two (3 Dec 2026).
+    rest left in ``small`` for the caller to fold: faster than uint16 rows
+    folded before a counter could overflow and at every call's end.
     """
     batch = new_batch(tables)
     block = next_block(taken, first_block, n_blocks)
@@ -225,10 +218,9 @@ def lane_dealt_groups(canonical, seed, first_block, n_blocks, taken, units_per_b
     groups' cells after them: one row in a uint32 lane, as the fresh lane
     does, folded into ``counts`` at the end (:func:`_deal_dealt_groups_small`);
     position rows in the caller's uint8 rows ``small``, left unfolded as the
-    plain lane's are (:func:`dealt_groups_rows`). Four card-level bets with
-    position rows (a lane of 6,400 shoes, over the plain lane's time): 2.4-3.0
-    with the codes and cells in int64 rows, 1.9 with the codes alone in
-    uint16 rows, 1.8 with both (3 Dec 2026).
+    plain lane's are (:func:`dealt_groups_rows`): small counters for the
+    codes and the cells alike are what keeps card-level bets with position
+    rows near the plain lane's speed.
     """
     if counts.shape[0] == 1:
         dealt_groups_blocks(canonical, seed, first_block, n_blocks, taken, units_per_block, last_units, total_blocks,

@@ -6,6 +6,7 @@ import ast
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -315,3 +316,39 @@ def test_a_copy_of_the_package_at_another_path_loads_the_kernels_the_first_compi
     encoding.write_text(encoding.read_text() + "\n# an edit that changes no rule\n")
     edited = json.loads(_compile_in(second, cache, _COMPILE_BOTH))
     assert edited == [[0, 1], [0, 1]], "a kernel or a helper was loaded from a cache older than a kernel source"
+
+
+#: The style's limit on a module's length (/work/shared/STYLE.md: small modules with one concept each).
+_MAX_MODULE_LINES = 650
+
+
+def test_no_module_is_longer_than_the_style_allows():
+    long = {str(path.relative_to(PACKAGE)): n for path in sorted(PACKAGE.rglob("*.py"))
+            if (n := len(path.read_text().splitlines())) > _MAX_MODULE_LINES}
+    assert not long, f"modules over {_MAX_MODULE_LINES} lines: {long}"
+
+
+def _layout_modules() -> set[tuple[str, str]]:
+    """``(folder, module file)`` pairs the code layout's tree names (docs/reference/layout.md; '' for the package)."""
+    text = (PACKAGE.parent / "docs" / "reference" / "layout.md").read_text()
+    tree = text.split("```text\nbaccarat_sim/\n", 1)[1].split("```", 1)[0]
+    named, folder = set(), ""
+    for line in tree.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if indent == 2:  # a folder of the package, or modules at its top
+            head = line.split()[0]
+            folder = head.rstrip("/") if head.endswith("/") else ""
+        elif indent > 4:  # a description's second line
+            continue
+        names = re.findall(r"(?<![\w/.])(\w+\.py)\b", line)
+        named.update((folder if indent == 4 else "", name) for name in names)
+    return named
+
+
+def test_the_code_layout_names_every_module_in_its_folder():
+    # docs/reference/layout.md is the map of the package: a module moved, split or added is named there, in its folder.
+    named = _layout_modules()
+    missing = sorted(str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+                     if path.name not in ("__init__.py", "__main__.py")
+                     and ("/".join(path.relative_to(PACKAGE).parent.parts), path.name) not in named)
+    assert not missing, f"docs/reference/layout.md does not name {missing}"

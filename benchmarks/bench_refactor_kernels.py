@@ -5,8 +5,9 @@
 
 ``bench_refactor.py`` times each tree in a fresh interpreter, seconds apart: on a shared machine whose speed moves
 by tens of percent within minutes, its ratios are noise well beyond a few percent. Here the other checkout's
-package is copied under another name (``baccarat_before``: the package imports itself only relatively) and imported
-beside this tree's, and each case's driver (``kernels.mc.deal_blocks``, as the engine calls it: one call deals the
+package is copied under another name (``baccarat_before``: the package imports itself only relatively; a comment
+added to its ``kernels/jit.py`` keeps its compiled kernels apart from the real package's) and imported beside
+this tree's, and each case's driver (``kernels.mc.deal_blocks``, as the engine calls it: one call deals the
 whole run) runs in turn, before then after, then after then before, ``--repeats`` times; the figure is the median
 of the per-pair ratios of kernel time (after / before: below 1 is faster), compile excluded. Cases: the plain
 8-deck shoe fresh, live-8deck-side-bets dealt through the shoe with per-position rows, and
@@ -70,6 +71,12 @@ def main() -> None:
     copy = Path(tempfile.mkdtemp(prefix="bench_refactor_kernels-"))
     shutil.copytree(args.before.resolve() / "baccarat_sim", copy / "baccarat_before",
                     ignore=shutil.ignore_patterns("__pycache__"))
+    # The kernels are cached by their sources' digest, not their module's name: a copy imported under another name
+    # would add entries whose types name `baccarat_before` to the real package's cache index, which every other
+    # process then fails to read. A line in the copy's jit.py (which every kernel imports) gives its kernels a
+    # digest of their own.
+    jit = copy / "baccarat_before" / "kernels" / "jit.py"
+    jit.write_text(jit.read_text() + "\n# imported as baccarat_before by benchmarks/bench_refactor_kernels.py\n")
     sys.path.insert(0, str(copy))
     rows = []
     try:

@@ -8,12 +8,12 @@ moves by tens of percent within minutes, so two questions are asked of the kerne
 back to back with its baseline, many times over, in one process (compile excluded):
 
 * **card-level bets**: nanoseconds a round of the fresh lane with bench_cardlevel's twenty card-level bets
-  (``kernels/mc._lane_fresh_groups``) over those of the plain fresh lane (``_lane_fresh``), 2^22 rounds a
+  (``kernels/mc_fresh.lane_fresh_groups``) over those of the plain fresh lane (``lane_fresh``), 2^22 rounds a
   call; the figure is the median of the per-pair ratios (issue 22's target: at most 2, i.e. half the speed);
-* **position rows**: the dealt lane with per-position rows (``_deal_lane_dealt`` with 105 rows, and the read of
-  its per-code totals that closes a run's batch) over the same shoes without them (one row), for one block of 16
-  shoes, one chunk of a 2*10^7-round run (2,048 shoes: 128 blocks) and one of a long run (107,200 shoes: 6,700
-  blocks).
+* **position rows**: the dealt lane with per-position rows (``kernels/mc_dealt.deal_lane_dealt`` with 105 rows,
+  and the read of its per-code totals that closes a run's batch) over the same shoes without them (one row), for
+  one block of 16 shoes, one chunk of a 2*10^7-round run (2,048 shoes: 128 blocks) and one of a long run (107,200
+  shoes: 6,700 blocks).
 
 Writes ``results/bench_lanes.json`` and ``results/bench_lanes.md``.
 """
@@ -34,7 +34,7 @@ from bench_cardlevel import DEALT_SHOE, FRESH_SHOE, TWENTY_BETS, code_state, rul
 from baccarat_sim._version import __version__
 from baccarat_sim.engines.montecarlo import detail_tables, kernel_args
 from baccarat_sim.engines.plan import plan_run
-from baccarat_sim.kernels import mc
+from baccarat_sim.kernels import counters, mc, mc_dealt, mc_fresh
 from baccarat_sim.model.rules import parse_rules
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
@@ -56,12 +56,12 @@ def fresh_lanes() -> dict:
         totals = np.zeros(2, np.int64)
         if tables is None:
             def call(counts=counts, totals=totals, canonical=canonical, seed=seed):
-                mc._lane_fresh(np.zeros(counts.shape, np.uint32), canonical, seed, 0, 1, np.zeros(1, np.int64),
-                               FRESH_ROUNDS, FRESH_ROUNDS, 1_000, counts, totals, None)
+                mc_fresh.lane_fresh(np.zeros(counts.shape, np.uint32), canonical, seed, 0, 1, np.zeros(1, np.int64),
+                                    FRESH_ROUNDS, FRESH_ROUNDS, 1_000, counts, totals, None)
         else:
             def call(counts=counts, totals=totals, canonical=canonical, seed=seed, tables=tables):
-                mc._lane_fresh_groups(canonical, seed, 0, 1, np.zeros(1, np.int64), FRESH_ROUNDS, FRESH_ROUNDS,
-                                      1_000, counts, totals, tables)
+                mc_fresh.lane_fresh_groups(canonical, seed, 0, 1, np.zeros(1, np.int64), FRESH_ROUNDS, FRESH_ROUNDS,
+                                           1_000, counts, totals, tables)
         calls[name] = call
     return calls
 
@@ -82,9 +82,9 @@ def dealt_lanes(blocks: int) -> dict:
         def call(counts=counts, totals=totals, canonical=canonical, seed=seed, params=params, small=small,
                  carried=carried, code_totals=code_totals):
             # As a run's chunk: the rows stay in their small counters; the per-code totals of its batch are read.
-            mc._deal_lane_dealt(canonical, seed, 0, blocks, np.zeros(1, np.int64), SHOES_PER_BLOCK, SHOES_PER_BLOCK,
-                                10**6, params, counts, totals, None, small, carried)
-            mc.add_code_totals(small, code_totals)
+            mc_dealt.deal_lane_dealt(canonical, seed, 0, blocks, np.zeros(1, np.int64), SHOES_PER_BLOCK,
+                                     SHOES_PER_BLOCK, 10**6, params, counts, totals, None, small, carried)
+            counters.add_code_totals(small, code_totals)
         calls[name] = call
     return calls
 

@@ -7,7 +7,7 @@ nothing from the package's rules or engines: no numba, no lookup tables, no
 encoded cards, no batched random draws. Only the layout of the outcome code
 (:func:`baccarat_sim.model.codes.encode`) is shared, so that its results can be
 compared with the engines'. The tests hold the numba kernels
-(:mod:`baccarat_sim.kernels.dealing`) to it on hand-built shoes, and the
+(:mod:`baccarat_sim.kernels.round`, :mod:`baccarat_sim.kernels.dealing`) to it on hand-built shoes, and the
 benchmarks use it as the baseline.
 
 Randomness comes from Python's :class:`random.Random` (``sample`` for a fresh

@@ -43,7 +43,9 @@ from baccarat_sim.engines.montecarlo import detail_tables, kernel_args
 from baccarat_sim.engines.plan import plan_run
 from baccarat_sim.engines.simulation import simulate
 from baccarat_sim.engines.state import RunState
+from baccarat_sim.kernels import counters as C
 from baccarat_sim.kernels import mc as MC
+from baccarat_sim.kernels import mc_dealt as MCD
 from baccarat_sim.model.codes import N_CODES, decode
 from baccarat_sim.model.rules import parse_rules
 
@@ -258,7 +260,7 @@ def test_every_small_counter_layout_of_a_dealt_card_level_lane_counts_the_same(l
     def blocks(small, counts):
         totals = np.zeros(2, np.int64)
         taken = np.zeros(1, np.int64)  # the blocks the lane has taken
-        MC._dealt_groups_blocks(canonical, seed, 0, n_blocks, taken, 16, 16, n_blocks, params, small, limit, counts,
+        MCD.dealt_groups_blocks(canonical, seed, 0, n_blocks, taken, 16, 16, n_blocks, params, small, limit, counts,
                                 totals, tables)
         return totals
 
@@ -291,16 +293,16 @@ def test_card_level_position_rows_in_uint8_carry_their_wraps_and_are_kept_from_c
     for call in range(calls):
         first = call * blocks_a_call
         taken = np.zeros(1, np.int64)
-        MC._dealt_groups_rows(canonical, seed, first, blocks_a_call, taken, 16, 16, calls * blocks_a_call, params,
+        MCD.dealt_groups_rows(canonical, seed, first, blocks_a_call, taken, 16, 16, calls * blocks_a_call, params,
                               small, by_position, dealt, tables, carried)
         for block in range(first, first + blocks_a_call):
             MC.deal_block(canonical, MC.MODEL_DEALT, seed, block, 16, params, straight, tables)
         np.testing.assert_array_equal(carried, by_position.sum(axis=0))
         so_far = carried.copy()
-        MC.add_code_totals(small, so_far)
+        C.add_code_totals(small, so_far)
         np.testing.assert_array_equal(so_far, straight.sum(axis=0))
     assert carried[:N_CODES].any() and carried[N_CODES:].any()  # codes and cells both wrapped
-    MC.fold_lane(small, by_position)
+    C.fold_lane(small, by_position)
     assert not small.any()
     np.testing.assert_array_equal(straight, by_position)
     assert dealt[1] == 16 * blocks_a_call * calls

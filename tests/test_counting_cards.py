@@ -25,16 +25,9 @@ from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.engines.plan import SHOES_PER_BLOCK, shoe_params
 from baccarat_sim.engines.simulation import simulate
 from baccarat_sim.errors import InvalidStrategy
-from baccarat_sim.kernels.dealing import (
-    POINT_BITS,
-    after_round,
-    another_round,
-    encode_shoe,
-    first_round_position,
-    shoe_end,
-    start_shoe,
-)
+from baccarat_sim.kernels.encoding import POINT_BITS, encode_shoe
 from baccarat_sim.kernels.rng import block_state
+from baccarat_sim.kernels.shoe import after_round, another_round, first_round_position, shoe_end, start_shoe
 from baccarat_sim.model.rules import load_rules
 from baccarat_sim.model.shoe import as_shoe, canonical_cards
 from baccarat_sim.model.strategy import available_strategies, describe_tags, load_strategy, parse_strategy

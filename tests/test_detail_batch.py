@@ -19,8 +19,9 @@ import pytest
 from baccarat_sim.engines import packer
 from baccarat_sim.engines.detail import rules_detail
 from baccarat_sim.engines.packer import kernel_tables
-from baccarat_sim.kernels.dealing import ENCODED_CARD, POINT_BITS, _third_cards, batch_round, round_parts
 from baccarat_sim.kernels.detail import BATCH_ROUNDS, KernelTables, batch_cells, count_batch, group_detail, new_batch
+from baccarat_sim.kernels.encoding import ENCODED_CARD, POINT_BITS
+from baccarat_sim.kernels.round import _third_cards, batch_round, round_parts
 from baccarat_sim.model.codes import N_SUFFIXES
 from baccarat_sim.model.rules import load_rules, parse_rules
 

@@ -1,7 +1,7 @@
 """Issue 41, item 18: a kernel cache that cannot be read or written, or holds a damaged entry, never stops a command.
 
 Each test uses a cache folder of its own (``NUMBA_CACHE_DIR``) and one cheap
-kernel (``dealing.encode_shoe``), except the one that runs a whole command.
+kernel (``encoding.encode_shoe``), except the one that runs a whole command.
 Folders that are read-only or on a full disk are simulated where Python
 reaches the file system (``tests/cache_faults.py``): the tests may run as
 root, which writes through ``chmod``.
@@ -28,7 +28,7 @@ FAULTS = Path(__file__).resolve().parent / "cache_faults.py"
 _ENCODE = textwrap.dedent("""
     import json
     import numpy as np
-    from baccarat_sim.kernels.dealing import encode_shoe
+    from baccarat_sim.kernels.encoding import encode_shoe
     encoded = encode_shoe(np.arange(52, dtype=np.uint8))
     stats = encode_shoe.stats
     print(json.dumps([sum(stats.cache_hits.values()), sum(stats.cache_misses.values()), int(encoded.sum())]))
@@ -63,7 +63,7 @@ def _copy(warm: Path, tmp_path: Path) -> Path:
 
 
 def _entry(cache: Path, suffix: str) -> Path:
-    (found,) = cache.rglob(f"dealing.encode_shoe-*{suffix}")
+    (found,) = cache.rglob(f"encoding.encode_shoe-*{suffix}")
     return found
 
 

@@ -1,8 +1,9 @@
 """The numba dealing kernel against the plain-Python reference dealer, on hand-built rounds and shoes.
 
-Three implementations meet here: the compiled kernel (:mod:`baccarat_sim.kernels.dealing`), the same source run
-as plain Python (``py_func``, and a subprocess with ``NUMBA_DISABLE_JIT=1`` for whole blocks), and the
-reference dealer (:mod:`tests.reference_dealer`), written independently from the rule sheets. The banker
+Three implementations meet here: the compiled kernels (:mod:`baccarat_sim.kernels.round`,
+:mod:`baccarat_sim.kernels.shoe`, :mod:`baccarat_sim.kernels.dealing`, ...), the same source run as plain Python
+(``py_func``, and a subprocess with ``NUMBA_DISABLE_JIT=1`` for whole blocks), and the reference dealer
+(:mod:`tests.reference_dealer`), written independently from the rule sheets. The banker
 table is transcribed again here from ``shared/rulesheets/live-8deck-side-bets.txt`` ("Third Card Rules").
 """
 
@@ -21,9 +22,14 @@ import pytest
 
 from baccarat_sim import load_rules
 from baccarat_sim.engines.plan import plan_run
-from baccarat_sim.kernels import dealing as K
+from baccarat_sim.kernels import dealing as DL
+from baccarat_sim.kernels import encoding as E
+from baccarat_sim.kernels import fresh as F
 from baccarat_sim.kernels import mc as MC
 from baccarat_sim.kernels import rng as RNG
+from baccarat_sim.kernels import round as R
+from baccarat_sim.kernels import shoe as S
+from baccarat_sim.kernels import shuffle as SH
 from baccarat_sim.model.codes import N_CODES, decode
 from baccarat_sim.model.shoe import canonical_cards
 
@@ -47,8 +53,8 @@ def hand(text):
 
 
 def kernel_round(cards, compiled=True):
-    encoded = [int(e) for e in K.encode_cards(cards[:6])]
-    function = K.round_code if compiled else K.round_code.py_func
+    encoded = [int(e) for e in E.encode_cards(cards[:6])]
+    function = R.round_code if compiled else R.round_code.py_func
     code, used = function(*encoded)
     return int(code), int(used)
 
@@ -128,11 +134,11 @@ def test_random_rounds_agree_with_the_reference():
 
 def test_dealt_round_reads_the_shoe_in_order():
     cards = hand("5 K 2 9 8 3 4 4 K K 7 2 A A J 6")
-    encoded = K.encode_cards(cards)
+    encoded = E.encode_cards(cards)
     position = 0
     while position + 6 <= len(cards):
         expected = reference.deal_round(cards[position:])
-        code, used = K.dealt_round(encoded, position)
+        code, used = R.dealt_round(encoded, position)
         assert (int(code), int(used)) == (expected.code, expected.cards_used)
         position += used
 
@@ -165,8 +171,8 @@ def params_for(**shoe):
 def kernel_shoe(cards, cut_index, params, compiled=True):
     """Codes of the rounds dealt by the kernel, in order (one count per position row)."""
     counts = np.zeros((len(cards) // 4 + 1, N_CODES), np.int64)
-    function = K.deal_through if compiled else K.deal_through.py_func
-    rounds = int(function(K.encode_cards(cards), cut_index, params, counts))
+    function = DL.deal_through if compiled else DL.deal_through.py_func
+    rounds = int(function(E.encode_cards(cards), cut_index, params, counts))
     assert counts.sum() == rounds and (counts.sum(axis=1)[:rounds] == 1).all()
     return [int(np.argmax(row)) for row in counts[:rounds]]
 
@@ -234,7 +240,7 @@ def test_cut_card_edges(after):
 @pytest.mark.parametrize("after", [0, 2])
 @pytest.mark.parametrize("turned", ["A", "9", "K"])
 def test_every_cut_position_agrees_with_the_reference(turned, after):
-    """The shoe's end (``kernels.dealing.shoe_end``) at every cut index of a one-deck shoe: the burn reaching past
+    """The shoe's end (``kernels.shoe.shoe_end``) at every cut index of a one-deck shoe: the burn reaching past
     the cut card (the first round is then the cut card's), the cut card coming out in each round, the rounds after
     it running out of cards, a shoe never cut."""
     rng = np.random.default_rng(31 + after)
@@ -250,11 +256,11 @@ def test_every_cut_position_agrees_with_the_reference(turned, after):
             assert kernel_shoe(cards, cut_index, params) == expected, (trial, cut_index)
             # The round-by-round form the sessions and counting kernels deal with: the same rounds.
             position, rounds = first, 0
-            stop, more = K.shoe_end(first, len(cards), cut_index)
-            while K.another_round(position, stop, more):
+            stop, more = S.shoe_end(first, len(cards), cut_index)
+            while S.another_round(position, stop, more):
                 position += reference.deal_round(cards[position:position + 6]).cards_used
                 rounds += 1
-                stop, more = K.after_round(position, stop, more, len(cards), cut_index, params)
+                stop, more = S.after_round(position, stop, more, len(cards), cut_index, params)
             assert rounds == len(expected), (trial, cut_index)
 
 
@@ -296,12 +302,12 @@ def test_fixed_burn_skips_the_turned_card_rule():
 
 @numba.njit(cache=True)
 def _positions_histogram(n_cards, draws, seed):
-    buffer = np.empty(K.FRESH_DRAWS, np.uint64)
-    cursor = K.open_fresh_block(np.uint64(seed), 0, n_cards, buffer)
+    buffer = np.empty(F.FRESH_DRAWS, np.uint64)
+    cursor = F.open_fresh_block(np.uint64(seed), 0, n_cards, buffer)
     counts = np.zeros(n_cards ** 2, np.int64)
     repeats = 0
     for _ in range(draws):
-        j0, j1, j2, j3, j4, j5, cursor = K.fresh_positions(buffer, cursor)
+        j0, j1, j2, j3, j4, j5, cursor = F.fresh_positions(buffer, cursor)
         counts[j0 * n_cards + j5] += 1
         repeats += ((j0 == j1) + (j0 == j2) + (j0 == j3) + (j0 == j4) + (j0 == j5) + (j1 == j2) + (j1 == j3)
                     + (j1 == j4) + (j1 == j5) + (j2 == j3) + (j2 == j4) + (j2 == j5) + (j3 == j4) + (j3 == j5)
@@ -312,22 +318,22 @@ def _positions_histogram(n_cards, draws, seed):
 @numba.njit(cache=True)
 def _six_of_seven(draws, seed):
     """Histogram of the ordered 6-sample of 7 positions (5040 cells), by its left-out position and order."""
-    buffer = np.empty(K.FRESH_DRAWS, np.uint64)
-    cursor = K.open_fresh_block(np.uint64(seed), 0, 7, buffer)
+    buffer = np.empty(F.FRESH_DRAWS, np.uint64)
+    cursor = F.open_fresh_block(np.uint64(seed), 0, 7, buffer)
     counts = np.zeros(7 ** 6, np.int64)
     for _ in range(draws):
-        j0, j1, j2, j3, j4, j5, cursor = K.fresh_positions(buffer, cursor)
+        j0, j1, j2, j3, j4, j5, cursor = F.fresh_positions(buffer, cursor)
         counts[((((j0 * 7 + j1) * 7 + j2) * 7 + j3) * 7 + j4) * 7 + j5] += 1
     return counts
 
 
 @numba.njit(cache=True)
 def _fresh_samples(seed, block, n_cards, draws):
-    buffer = np.empty(K.FRESH_DRAWS, np.uint64)
-    cursor = K.open_fresh_block(np.uint64(seed), block, n_cards, buffer)
+    buffer = np.empty(F.FRESH_DRAWS, np.uint64)
+    cursor = F.open_fresh_block(np.uint64(seed), block, n_cards, buffer)
     out = np.empty((draws, 6), np.int64)
     for k in range(draws):
-        j0, j1, j2, j3, j4, j5, cursor = K.fresh_positions(buffer, cursor)
+        j0, j1, j2, j3, j4, j5, cursor = F.fresh_positions(buffer, cursor)
         out[k] = (j0, j1, j2, j3, j4, j5)
     return out
 
@@ -336,11 +342,11 @@ def py_fresh_samples(seed, block, n_cards, draws):
     """A fresh block's samples in plain Python: each of the 32 generators' outputs in turn, as big integers."""
     from .test_rng import py_block_state, py_next  # the generators' twin
 
-    states = [py_block_state(seed, block, RNG.STREAM_DEAL, g) for g in range(K.FRESH_GENERATORS)]
+    states = [py_block_state(seed, block, RNG.STREAM_DEAL, g) for g in range(F.FRESH_GENERATORS)]
     product = n_cards ** 3
     samples = []
     while len(samples) < draws:
-        for g in range(K.FRESH_GENERATORS):
+        for g in range(F.FRESH_GENERATORS):
             x, states[g] = py_next(states[g])
             sample, unbiased = [], True
             for bits in (x >> 32, x & 0xFFFFFFFF):
@@ -356,7 +362,7 @@ def py_fresh_samples(seed, block, n_cards, draws):
 def test_every_shoe_the_model_allows_fits_a_fresh_block():
     from baccarat_sim.model.shoe import MAX_CARDS
 
-    assert MAX_CARDS <= K.FRESH_MAX_CARDS and K.FRESH_MAX_CARDS**3 <= 2**32 < (K.FRESH_MAX_CARDS + 1)**3
+    assert MAX_CARDS <= F.FRESH_MAX_CARDS and F.FRESH_MAX_CARDS**3 <= 2**32 < (F.FRESH_MAX_CARDS + 1)**3
 
 
 @pytest.mark.parametrize("seed, block, n_cards", [(5, 0, 416), (2**62 + 9, 77, 7), (12, 3, 1450)])
@@ -372,7 +378,7 @@ def _prefix_histogram(n_cards, m, draws, seed):
     cards = np.arange(n_cards).astype(np.int32)
     counts = np.zeros(n_cards ** 2, np.int64)
     for _ in range(draws):
-        state = K.shuffle_prefix(cards, m, state)
+        state = SH.shuffle_prefix(cards, m, state)
         counts[cards[0] * n_cards + cards[m - 1]] += 1
     seen = np.zeros(n_cards, np.int64)
     for card in cards:
@@ -431,12 +437,12 @@ def test_shuffle_prefix_is_uniform(n_cards, m):
 def _shoe_by_shoe(canonical, seed, block, units, params, rows):
     """A dealt block from the primitives: one start_shoe and one deal_through per shoe, in code order."""
     state = RNG.block_state(seed, block)
-    cards = K.encode_shoe(canonical)
+    cards = E.encode_shoe(canonical)
     counts = np.zeros((rows, N_CODES), np.int64)
     rounds = 0
     for _ in range(units):
-        cut_index, state = K.start_shoe(cards, state, params)
-        rounds += K.deal_through(cards, cut_index, params, counts)
+        cut_index, state = S.start_shoe(cards, state, params)
+        rounds += DL.deal_through(cards, cut_index, params, counts)
     return counts, rounds
 
 

@@ -16,6 +16,7 @@ import pytest
 from baccarat_sim import exact_histogram, load_rules, simulate
 from baccarat_sim.engines.plan import plan_run
 from baccarat_sim.engines.state import RunState
+from baccarat_sim.kernels import counters as C
 from baccarat_sim.kernels import mc as MC
 from baccarat_sim.model.codes import N_CODES, decode
 from baccarat_sim.model.shoe import canonical_cards
@@ -171,11 +172,11 @@ def test_kept_small_lanes_give_every_call_its_per_code_totals_and_the_same_rows_
         np.testing.assert_array_equal(carried, lanes.sum(axis=1))
         by_code = carried.sum(axis=0)
         for lane in small:
-            MC.add_code_totals(lane, by_code)
+            C.add_code_totals(lane, by_code)
         np.testing.assert_array_equal(by_code, direct.sum(axis=0))
     assert carried.any()  # some counter wrapped and was carried
     for lane in range(2):
-        MC.fold_lane(small[lane], lanes[lane])
+        C.fold_lane(small[lane], lanes[lane])
     assert not small.any()
     np.testing.assert_array_equal(lanes.sum(axis=0), direct)
     assert totals[:, 1].sum() == calls * blocks_a_call * per_block

@@ -6,6 +6,7 @@ import ast
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -182,9 +183,9 @@ def test_threads_wait_passively_between_parallel_regions_unless_the_user_says(se
 _COMPILE = textwrap.dedent("""
     import json, sys
     import numpy as np
-    from baccarat_sim.kernels.dealing import encode_shoe
-    encode_shoe(np.arange(52, dtype=np.uint8))
-    stats = encode_shoe.stats
+    from baccarat_sim.kernels.fresh import FRESH_DRAWS, open_fresh_block
+    open_fresh_block(np.uint64(1), 0, 52, np.empty(FRESH_DRAWS, np.uint64))
+    stats = open_fresh_block.stats
     print(json.dumps([sum(stats.cache_hits.values()), sum(stats.cache_misses.values())]))
 """)
 
@@ -218,7 +219,7 @@ def test_editing_an_inlined_helper_recompiles_the_kernels(tmp_path):
 
 def test_an_edit_recompiles_the_kernels_whose_files_import_it_and_no_others(tmp_path):
     # Each kernel is stamped with its own file and every package file it imports, directly or through others
-    # (kernels/jit.closure_digest): dealing.py imports rng.py but not leak.py.
+    # (kernels/jit.closure_digest): fresh.py imports rng.py, and detail.py through round.py, but not leak.py.
     root = tmp_path / "copy"
     shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
     cache = tmp_path / "cache"
@@ -266,14 +267,14 @@ def test_kernels_are_cached_in_the_users_cache_folder_unless_numba_cache_dir_say
     shutil.copytree(PACKAGE, root / "baccarat_sim", ignore=shutil.ignore_patterns("__pycache__"))
     assert json.loads(_compile_in(root, None, XDG_CACHE_HOME=str(tmp_path / "xdg"))) == [0, 1]
     (folder,) = (tmp_path / "xdg" / "baccarat_sim" / "numba").iterdir()
-    assert folder.name.startswith("kernels-") and list(folder.glob("dealing.encode_shoe-*.nbi"))
+    assert folder.name.startswith("kernels-") and list(folder.glob("fresh.open_fresh_block-*.nbi"))
     assert json.loads(_compile_in(root, tmp_path / "numba")) == [0, 1]  # NUMBA_CACHE_DIR: numba's folder, ours in it
-    assert list((tmp_path / "numba" / "baccarat_sim").glob(f"{folder.name}/dealing.encode_shoe-*.nbi"))
+    assert list((tmp_path / "numba" / "baccarat_sim").glob(f"{folder.name}/fresh.open_fresh_block-*.nbi"))
 
 
 _HELPER = textwrap.dedent("""
     import numba
-    from baccarat_sim.kernels.dealing import encode_shoe
+    from baccarat_sim.kernels.encoding import encode_shoe
 
     @numba.njit(cache=True)
     def encoded(cards):
@@ -284,7 +285,7 @@ _COMPILE_BOTH = textwrap.dedent("""
     import json, sys
     from pathlib import Path
     import numpy as np
-    from baccarat_sim.kernels.dealing import encode_shoe
+    from baccarat_sim.kernels.encoding import encode_shoe
     from baccarat_sim.kernels.jit import cache_by_content
     cache_by_content(Path("helpers"))
     sys.path.insert(0, "helpers")
@@ -311,7 +312,43 @@ def test_a_copy_of_the_package_at_another_path_loads_the_kernels_the_first_compi
     assert json.loads(_compile_in(first, cache, _COMPILE_BOTH)) == [[0, 1], [0, 1]]  # compiled
     assert json.loads(_compile_in(second, cache, _COMPILE_BOTH)) == [[1, 0], [1, 0]]  # loaded at another path
     assert not list(second.rglob("*.nbi")) and not list(first.rglob("*.nbi"))  # nothing cached beside the sources
-    dealing = second / "baccarat_sim" / "kernels" / "dealing.py"
-    dealing.write_text(dealing.read_text() + "\n# an edit that changes no rule\n")
+    encoding = second / "baccarat_sim" / "kernels" / "encoding.py"
+    encoding.write_text(encoding.read_text() + "\n# an edit that changes no rule\n")
     edited = json.loads(_compile_in(second, cache, _COMPILE_BOTH))
     assert edited == [[0, 1], [0, 1]], "a kernel or a helper was loaded from a cache older than a kernel source"
+
+
+#: The style's limit on a module's length (/work/shared/STYLE.md: small modules with one concept each).
+_MAX_MODULE_LINES = 650
+
+
+def test_no_module_is_longer_than_the_style_allows():
+    long = {str(path.relative_to(PACKAGE)): n for path in sorted(PACKAGE.rglob("*.py"))
+            if (n := len(path.read_text().splitlines())) > _MAX_MODULE_LINES}
+    assert not long, f"modules over {_MAX_MODULE_LINES} lines: {long}"
+
+
+def _layout_modules() -> set[tuple[str, str]]:
+    """``(folder, module file)`` pairs the code layout's tree names (docs/reference/layout.md; '' for the package)."""
+    text = (PACKAGE.parent / "docs" / "reference" / "layout.md").read_text()
+    tree = text.split("```text\nbaccarat_sim/\n", 1)[1].split("```", 1)[0]
+    named, folder = set(), ""
+    for line in tree.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if indent == 2:  # a folder of the package, or modules at its top
+            head = line.split()[0]
+            folder = head.rstrip("/") if head.endswith("/") else ""
+        elif indent > 4:  # a description's second line
+            continue
+        names = re.findall(r"(?<![\w/.])(\w+\.py)\b", line)
+        named.update((folder if indent == 4 else "", name) for name in names)
+    return named
+
+
+def test_the_code_layout_names_every_module_in_its_folder():
+    # docs/reference/layout.md is the map of the package: a module moved, split or added is named there, in its folder.
+    named = _layout_modules()
+    missing = sorted(str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+                     if path.name not in ("__init__.py", "__main__.py")
+                     and ("/".join(path.relative_to(PACKAGE).parent.parts), path.name) not in named)
+    assert not missing, f"docs/reference/layout.md does not name {missing}"

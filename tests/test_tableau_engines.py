@@ -6,7 +6,7 @@ printed table, for arrays of rounds at once, and lays the result out by :func:`b
 Every engine that resolves a round is then held to it:
 
 * over every ordered combination of six point values (10^6 rounds): the Monte Carlo round function
-  (``kernels.dealing.round_parts``), the tableau's table ``THIRD_CARD_PREFIX`` and the composition solver's
+  (``kernels.round.round_parts``), the tableau's table ``THIRD_CARD_PREFIX`` and the composition solver's
   coefficients;
 * over every pair of two-card totals and third-card points: the exact kernels' third-card stage, the condition
   language's features (naturals, draws, card counts) and the reference dealer of the tests;
@@ -29,9 +29,10 @@ import pytest
 from baccarat_sim.engines.composition import _coefficients
 from baccarat_sim.engines.detail import exact_detail_weights
 from baccarat_sim.engines.exact import exact_histogram
-from baccarat_sim.kernels import dealing as K
 from baccarat_sim.kernels import detail as D
+from baccarat_sim.kernels import encoding as E
 from baccarat_sim.kernels import exact as X
+from baccarat_sim.kernels import round as R
 from baccarat_sim.kernels.composition import BINOM, COLEX_TO_M
 from baccarat_sim.kernels.leak import leak_counts
 from baccarat_sim.kernels.outcome import suffix_of_cards
@@ -106,10 +107,10 @@ def reference_points(cards) -> np.ndarray:
 
 @numba.njit
 def _round_parts_rows(encoded):
-    """``kernels.dealing.round_parts`` of every row of six encoded cards: ``(prefix, suffix, cards_used)`` rows."""
+    """``kernels.round.round_parts`` of every row of six encoded cards: ``(prefix, suffix, cards_used)`` rows."""
     out = np.empty((encoded.shape[0], 3), np.int64)
     for i in range(encoded.shape[0]):
-        prefix, suffix, used = K.round_parts(encoded[i, 0], encoded[i, 1], encoded[i, 2], encoded[i, 3],
+        prefix, suffix, used = R.round_parts(encoded[i, 0], encoded[i, 1], encoded[i, 2], encoded[i, 3],
                                              encoded[i, 4], encoded[i, 5])
         out[i, 0] = prefix
         out[i, 1] = suffix
@@ -157,7 +158,7 @@ def test_the_tableau_table_is_the_tableau():
 def test_monte_carlo_round_function_on_every_point_sequence(every_point_sequence):
     points, rounds = every_point_sequence
     cards = CARD_OF_POINT[points]
-    parts = _round_parts_rows(K.encode_cards(cards).astype(np.int64))
+    parts = _round_parts_rows(E.encode_cards(cards).astype(np.int64))
     expected_prefix = encode(rounds["player_score"], rounds["banker_score"], rounds["player_cards"],
                              rounds["banker_cards"], 0, 0, 0) // N_SUFFIXES
     np.testing.assert_array_equal(parts[:, 0], expected_prefix)
@@ -247,7 +248,7 @@ def test_pair_and_first_card_suffix_over_ranks_and_suits():
     np.testing.assert_array_equal(_suffix_rows(first_four), expected)
     # The round function: the same first four, then two cards that end the round on naturals or not.
     six = np.concatenate([first_four, np.full((len(first_four), 2), 12 * 4)], axis=1)
-    np.testing.assert_array_equal(_round_parts_rows(K.encode_cards(six).astype(np.int64))[:, 1], expected)
+    np.testing.assert_array_equal(_round_parts_rows(E.encode_cards(six).astype(np.int64))[:, 1], expected)
     assert set(np.unique(expected)) == set(range(N_SUFFIXES))  # every pair and first-card value was reached
     for row in first_four[::97]:
         dealt = reference.deal_round([*map(int, row), 12 * 4, 12 * 4])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.audit_deal import LOG_CARDS, ShoeLogs, deal_logged_shoes
-from ..kernels.dealing import encode_cards
+from ..kernels.encoding import encode_cards
 from ..model.rules import Rules
 from ..model.shoe import canonical_cards, shoe_composition
 from .plan import shoe_params

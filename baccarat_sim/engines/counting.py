@@ -124,7 +124,7 @@ class CountingJob:
     seed : int
         Master seed (the shoes and the moved cut cards come from two streams of it).
     shoe_params : ndarray(int64)
-        Burn and cut-card settings (:func:`baccarat_sim.kernels.dealing.pack_shoe_params`).
+        Burn and cut-card settings (:func:`baccarat_sim.kernels.shoe.pack_shoe_params`).
     strategy_args : tuple
         The strategy's arrays, as :func:`baccarat_sim.kernels.counting.count_blocks` reads them after
         ``shoe_params``.

@@ -27,9 +27,9 @@ import numba
 import numpy as np
 
 from ..errors import InputError, InternalError, InvalidRules
-from ..kernels.dealing import CARDS_PER_ROUND
 from ..kernels.exact import exact_counts
 from ..kernels.exact_detail import exact_detail_counts, exact_detail_reach
+from ..kernels.shoe import CARDS_PER_ROUND
 from ..model.cards import N_CARD_IDS
 from ..model.codes import N_CODES, N_SUFFIXES
 from ..model.condition_tree import OutcomeCompare, outcome_leaves

@@ -4,8 +4,11 @@ Two processes deal the same rounds from the same seed and plan exactly when
 they deal the same *stream version*. :data:`STREAM_VERSION` is changed by hand
 when, and only when, what a seed deals changes: the random streams
 (:mod:`baccarat_sim.kernels.rng`), the dealing procedure
-(:mod:`baccarat_sim.kernels.dealing`), the lanes' use of the blocks
-(:mod:`baccarat_sim.kernels.mc`), the run's layout (:mod:`baccarat_sim.engines.plan`)
+(:mod:`baccarat_sim.kernels.round`, :mod:`baccarat_sim.kernels.shoe`,
+:mod:`baccarat_sim.kernels.shuffle`, :mod:`baccarat_sim.kernels.fresh`,
+:mod:`baccarat_sim.kernels.dealing`), the lanes' use of the blocks
+(:mod:`baccarat_sim.kernels.blocks`, :mod:`baccarat_sim.kernels.mc_fresh`,
+:mod:`baccarat_sim.kernels.mc_dealt`), the run's layout (:mod:`baccarat_sim.engines.plan`)
 or the cells a card-detail run counts (:mod:`baccarat_sim.kernels.detail`,
 :mod:`baccarat_sim.model.detail`). ``tests/test_stream_version.py`` holds it to
 golden hashes of what a few seeds deal, so such a change fails the tests until

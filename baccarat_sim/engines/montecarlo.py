@@ -14,15 +14,8 @@ import time
 
 import numpy as np
 
-from ..kernels.mc import (
-    MODEL_DEALT,
-    MODEL_FRESH,
-    add_code_totals,
-    deal_blocks,
-    deal_blocks_serial,
-    fold_lane,
-    small_lanes,
-)
+from ..kernels.counters import add_code_totals, fold_lane
+from ..kernels.mc import MODEL_DEALT, MODEL_FRESH, deal_blocks, deal_blocks_serial, small_lanes
 from ..model.shoe import canonical_cards
 from .checkpoint import save_checkpoint
 from .detail import detail_of_plan

@@ -23,8 +23,8 @@ import numba
 import numpy as np
 
 from ..errors import InputError, InvalidRules, ShoeError
-from ..kernels.dealing import N_SHOE_PARAMS, pack_shoe_params
-from ..kernels.dealing import rounds_in_every_shoe as _worst_shoe_rounds
+from ..kernels.shoe import N_SHOE_PARAMS, pack_shoe_params
+from ..kernels.shoe import rounds_in_every_shoe as _worst_shoe_rounds
 from ..limits import MAX_ROUNDS, MAX_RUN_BYTES
 from ..model.codes import N_CODES
 from ..model.cost import kernel_cost, run_cost
@@ -243,7 +243,7 @@ def shoe_params(shoe: Shoe, n_cards: int) -> np.ndarray:
 def rounds_in_every_shoe(shoe: Shoe, n_cards: int | None = None) -> int:
     """The last round position that every shoe deals, whatever its cards.
 
-    The dealing procedure (:mod:`baccarat_sim.kernels.dealing`) run on the
+    The dealing procedure (:mod:`baccarat_sim.kernels.shoe`) run on the
     worst shoe: the burn takes its most cards, the cut card sits at its
     deepest, and every round takes six cards.
 

@@ -1,9 +1,9 @@
 """Dealing shoes into round logs: every card of every round, as a card-reading shoe records them.
 
 The audit's simulated month (:mod:`baccarat_sim.engines.audit_logs`) needs the cards of each round, not a
-histogram. This kernel deals whole shoes with the one dealing procedure of :mod:`baccarat_sim.kernels.dealing`
-(:func:`~baccarat_sim.kernels.dealing.open_shoe`, :func:`~baccarat_sim.kernels.dealing.round_at`,
-:func:`~baccarat_sim.kernels.dealing.another_round`, :func:`~baccarat_sim.kernels.dealing.after_round`): the cut
+histogram. This kernel deals whole shoes with the one dealing procedure of the Monte Carlo lanes
+(:func:`~baccarat_sim.kernels.shoe.open_shoe`, :func:`~baccarat_sim.kernels.round.round_at`,
+:func:`~baccarat_sim.kernels.shoe.another_round`, :func:`~baccarat_sim.kernels.shoe.after_round`): the cut
 card placed, the shoe shuffled, a card turned and the burn taken, rounds dealt to the cut card and the rule set's
 rounds after it. Shoe ``k`` of master ``seed`` is dealt from its own generator
 (:func:`~baccarat_sim.kernels.rng.block_state` of block ``k``), so a shoe's cards do not depend on how many shoes a
@@ -16,11 +16,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .dealing import POINT_BITS, after_round, another_round, open_shoe, round_at
 from .detail import NO_CARD
+from .encoding import POINT_BITS
 from .jit import jit
 from .outcome import banker_drew_of, player_drew_of, third_cards
 from .rng import STREAM_DEAL, block_state
+from .round import round_at
+from .shoe import after_round, another_round, open_shoe
 
 __all__ = ["LOG_CARDS", "ShoeLogs", "deal_logged_shoes"]
 
@@ -56,9 +58,9 @@ class ShoeLogs(NamedTuple):
 def deal_logged_shoes(seed, first_shoe, encoded_shoe, shoe_params, cards, rounds, turned, burned, cut):
     """Deal shoes ``first_shoe .. first_shoe + len(rounds) - 1`` of ``seed`` into the arrays of :class:`ShoeLogs`.
 
-    ``encoded_shoe``: the shoe's cards encoded (:func:`~baccarat_sim.kernels.dealing.encode_cards`), in any
+    ``encoded_shoe``: the shoe's cards encoded (:func:`~baccarat_sim.kernels.encoding.encode_cards`), in any
     order. Rounds past ``cards.shape[1]`` are dealt but not recorded (the caller sizes the arrays by
-    :func:`~baccarat_sim.kernels.dealing.rounds_in_every_shoe` and the shoe's size).
+    :func:`~baccarat_sim.kernels.shoe.rounds_in_every_shoe` and the shoe's size).
     """
     shoe = encoded_shoe.copy()
     n_cards = shoe.shape[0]

@@ -1,8 +1,8 @@
 """Card-counting kernel: deal whole shoes, decide each bet from the cards seen, settle.
 
 Pure numba functions over integer and float arrays, no I/O. Shoes are dealt
-by the one dealing procedure (:mod:`baccarat_sim.kernels.dealing`), exactly as
-the Monte Carlo engine deals them:
+by the one dealing procedure (:mod:`baccarat_sim.kernels.shoe`,
+:mod:`baccarat_sim.kernels.round`), exactly as the Monte Carlo engine deals them:
 block ``b`` of master seed ``s`` starts from the canonical shoe order with the
 generator state ``block_state(s, b)``, places the cut card and shuffles the
 dealable part of the same array once per shoe, so the rounds of the rule set's
@@ -26,7 +26,7 @@ Counts tag each card id (``tags[count, card]``), so a count may go by rank,
 suit, colour or card. A rule set with card-level bets passes its card detail
 tables (``detail``, :func:`baccarat_sim.kernels.detail.detail_index`): each
 round is then settled on its cell ``detail * N_CODES + code`` with
-:func:`baccarat_sim.kernels.dealing.round_detail`, as the Monte Carlo engine
+:func:`baccarat_sim.kernels.round.round_detail`, as the Monte Carlo engine
 counts it; with ``detail=None`` numba compiles the outcome-code path alone.
 """
 
@@ -36,21 +36,14 @@ import numpy as np
 from numba import prange
 
 from ..model.cards import SUIT_BITS
-from .dealing import (
-    POINT_BITS,
-    after_round,
-    another_round,
-    dealable_cards,
-    encode_shoe,
-    open_shoe,
-    round_at,
-    shoe_end,
-    shuffle_prefix,
-)
+from .encoding import POINT_BITS, POINT_MASK, encode_shoe
 from .jit import jit, jit_parallel
 from .outcome import code_of
 from .rng import STREAM_CUT_SCENARIOS, block_state, bounded, high32, next_u64
+from .round import round_at
 from .screen import screen_margins, solve_screened
+from .shoe import after_round, another_round, dealable_cards, open_shoe, shoe_end
+from .shuffle import shuffle_prefix
 
 #: How a bet is played (``mode`` array).
 PLAY_NEVER = 0
@@ -89,7 +82,6 @@ def float_index(n_scenarios, n_bets, s, b, v):
     return SCENARIO_FLOAT * n_scenarios + ((s * n_bets + b) * VARIANTS + v) * FLOAT_STATS
 
 
-_POINT_MASK = (1 << POINT_BITS) - 1
 _SUIT_MASK = (1 << SUIT_BITS) - 1
 
 
@@ -98,7 +90,7 @@ def _see(encoded, unseen, values, tags, running):
     """The counter sees a card (encoded ``card << POINT_BITS | point``): it leaves the unseen cards."""
     card = encoded >> POINT_BITS
     unseen[card >> SUIT_BITS, card & _SUIT_MASK] -= 1
-    values[encoded & _POINT_MASK] -= 1
+    values[encoded & POINT_MASK] -= 1
     for c in range(tags.shape[0]):
         running[c] += tags[c, card]
 
@@ -121,7 +113,7 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
     n_shoes : int
         Shoes in this block.
     shoe_params : ndarray(int64, shape=(N_SHOE_PARAMS,))
-        Burn and cut-card parameters, as :func:`baccarat_sim.kernels.dealing.deal_shoe` reads them.
+        Burn and cut-card parameters, as :func:`baccarat_sim.kernels.shoe.start_shoe` reads them.
     turned_seen : int
         1 when the first card of the shoe is turned face up to set the burn.
     scenario_cuts : ndarray(int64, shape=(n_scenarios, 2))
@@ -179,12 +171,12 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
     for i in range(n_cards):
         card = cards[i] >> POINT_BITS
         full[card >> SUIT_BITS, card & _SUIT_MASK] += 1
-        full_values[cards[i] & _POINT_MASK] += 1
+        full_values[cards[i] & POINT_MASK] += 1
     unseen = np.zeros((13, 4), np.int64)
     values = np.zeros(10, np.int64)
     running = np.zeros(n_counts)
     cut_index = np.zeros(n_scenarios, np.int64)
-    stop = np.zeros(n_scenarios, np.int64)  # each scenario's shoe end (dealing.shoe_end)
+    stop = np.zeros(n_scenarios, np.int64)  # each scenario's shoe end (shoe.shoe_end)
     more = np.zeros(n_scenarios, np.int64)
     live = np.zeros(n_scenarios, np.bool_)
     placed = np.zeros(n_bets, np.bool_)

@@ -59,7 +59,7 @@ detail of the Monte Carlo lanes, many groups beside the outcome codes). A batch
 runs a step at a time over all its rounds: each hand's state once for all the
 values over it, one load per position for all the tables of a word, one pass
 per table from word to cell: an order of magnitude faster than round by
-round.
+round (measurements: ``docs/benchmarks.md``, "Kernel design measurements").
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ if SUIT_COUNT_BITS != 3:  # count_batch ORs a count's bits with two shifts
 BATCH_ROUNDS = 1024
 #: Each row of a batch is longer than its rounds by one cache line (8 int64): rows exactly 8 KB apart would put
 #: round ``i`` of every row in the same set of an 8-way L1 cache, so that a round's stores, and count_batch's
-#: passes that read several rows at once, evict one another (the padded rows are measurably faster).
+#: passes that read several rows at once, evict one another.
 _ROW_PADDING = 8
 _ROW_LENGTH = BATCH_ROUNDS + _ROW_PADDING
 _U_ROW_LENGTH = np.uint64(_ROW_LENGTH)
@@ -245,7 +245,7 @@ def count_batch(batch, n, tables, counts, carry=None, carried=None):
     for w in range(n_words):
         _word_terms(words[w], cards, n, packed[w])
     # Each step a loop of its own over the batch: a loop that computes an index and loads from a table in one
-    # was four times slower (numba's vectorised gathers of uint16); a hand's state and suits in one loop, and a
+    # was several times slower (numba's vectorised gathers of uint16); a hand's state and suits in one loop, and a
     # poker table's term looked up in its increment loop, were slower too.
     for h in range(n_hands):
         # The hand's field of its word: its first four cards' letters as an index (the letters it skips in
@@ -315,7 +315,7 @@ def count_batch(batch, n, tables, counts, carry=None, carried=None):
 def _count_cell_carrying(flat, at, n_cells, carry, carried):
     """Add one to uint8 cell counter ``at`` of ``flat``; when it wraps, 256 to the int64 rows ``carry`` and ``carried``.
 
-    The codes carry the same way in the dealing loop (:func:`~baccarat_sim.kernels.dealing.deal_rounds`).
+    The codes carry the same way in the dealing loop (:func:`~baccarat_sim.kernels.counters.count_slot_carrying`).
     """
     v = np.int64(flat[at]) + 1
     flat[at] = v
@@ -340,9 +340,8 @@ def _resolve_third_cards(cards, prefix, n):
 
     :func:`put_round` is given the next two cards of the shoe; the prefix
     says which of them each hand drew (:func:`~baccarat_sim.kernels.outcome.third_cards`).
-    One pass over the batch, which the compiler vectorises: done in the
-    dealing loop, the same arithmetic made a fresh lane with many
-    card-level bets slower.
+    One pass over the batch, which the compiler vectorises: faster than the
+    same arithmetic in the dealing loop.
     """
     for i in range(n):
         word = cards[i]  # int64: the top card value is below 128

@@ -8,7 +8,7 @@ state: a block of one seed never deals another seed's block. The stream id
 says what the numbers are for (:data:`STREAM_DEAL`, the rounds dealt; other
 ids for a kernel's auxiliary draws); the generator number tells apart the
 generators a fresh-shoe block interleaves
-(:func:`baccarat_sim.kernels.dealing.open_fresh_block`). Bounded integers use Lemire's
+(:func:`baccarat_sim.kernels.fresh.open_fresh_block`). Bounded integers use Lemire's
 multiply-and-reject method on 32-bit halves of the 64-bit output: unbiased, and
 a rejection is rare (probability below ``n / 2**32``).
 

@@ -17,7 +17,7 @@ Two shoe models:
   ``weight[j] / total``, with no rounding of the weights at all.
 * dealt (a shoe shuffled once and dealt through to the cut card): rounds of
   one shoe are dependent, so every round is dealt by the one dealing
-  procedure (:mod:`baccarat_sim.kernels.dealing`: burn, cut card, rounds after
+  procedure (:mod:`baccarat_sim.kernels.shoe`: burn, cut card, rounds after
   the cut) and settled through the slip's net per outcome code. A session
   starts with a freshly shuffled shoe and goes on through as many shoes as
   it needs, a new one shuffled whenever one ends.
@@ -38,10 +38,12 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from .dealing import after_round, another_round, encode_shoe, open_shoe, round_at
+from .encoding import encode_shoe
 from .jit import jit, jit_parallel
 from .outcome import code_of
 from .rng import block_state, next_u64
+from .round import round_at
+from .shoe import after_round, another_round, open_shoe
 from .wide import mul_hi_lo
 
 __all__ = [
@@ -173,9 +175,9 @@ def play_fresh_blocks(seed, first_block, sessions_per_block, thresholds, steps, 
 def play_dealt_session(cards, shoe_params, code_steps, low, high, max_rounds, state, detail=None):
     """One dealt-shoe session: rounds dealt through consecutive shoes until a bound or ``max_rounds`` rounds.
 
-    The session starts with a freshly shuffled shoe (:func:`~baccarat_sim.kernels.dealing.open_shoe`:
+    The session starts with a freshly shuffled shoe (:func:`~baccarat_sim.kernels.shoe.open_shoe`:
     cut card placed, burn); a new shoe is shuffled whenever the current one
-    ends (:func:`~baccarat_sim.kernels.dealing.another_round`). The cards left
+    ends (:func:`~baccarat_sim.kernels.shoe.another_round`). The cards left
     in the last shoe are not used.
 
     Parameters
@@ -243,7 +245,7 @@ def play_dealt_blocks(canonical, seed, first_block, sessions_per_block, shoe_par
     seed : uint64
     first_block, sessions_per_block : int64
     shoe_params : ndarray(int64, shape=(N_SHOE_PARAMS,))
-        Burn and cut-card settings (:func:`baccarat_sim.kernels.dealing.pack_shoe_params`).
+        Burn and cut-card settings (:func:`baccarat_sim.kernels.shoe.pack_shoe_params`).
     code_steps : ndarray(int64, shape=(n_cells,))
         Net result per histogram cell, lattice units.
     low, high, max_rounds : int64

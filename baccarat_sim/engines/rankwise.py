@@ -1,0 +1,159 @@
+"""Exact weights of one group of card-level atoms, by rank with suits counted (:mod:`baccarat_sim.kernels.rankwise`).
+
+:func:`rankwise_tables` lays a group out for the kernel: the group's joint
+class of every card at every position (split by kind and suit), the hands its
+poker values read and whether they read suits, each atom's truth table with
+what each position's class and each poker value add to its index, and the
+shoe by kind. :func:`rankwise_weights` runs the kernel over the Player's first
+card's kinds, in calls that threads share (the kernel releases the GIL) and
+between which a stop signal acts, and adds their rows by atom bits.
+
+:func:`rankwise_cost` is the builder's cost, known before anything is built:
+the rounds of kinds it enumerates times the work of each, and the bytes of
+its output.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+
+import numba
+import numpy as np
+
+from ..kernels.rankwise import MAX_SUIT_HANDS, RankwiseTables, rankwise_counts
+from ..model import poker_states
+from ..model.cards import N_CARD_IDS, N_RANKS, N_SUITS, RANK_POINTS
+from ..model.cardlevel import NONE, POSITIONS
+from ..model.codes import N_CODES, N_PREFIXES
+from ..model.detail_tables import joint_classes
+
+__all__ = ["rankwise_tables", "rankwise_weights"]
+
+#: Poker values read by rank alone (every other value, a category or a flush, reads whether a hand is of one suit).
+_RANK_ONLY = ("kind", "kind_rank", "straight", "pairs", "triples")
+
+
+def _derived_of(atoms) -> tuple:
+    return tuple(dict.fromkeys(d for atom in atoms for d in atom.derived))
+
+
+def _hands(atoms) -> dict:
+    """The hands the atoms' poker values read (positions, in POSITIONS order) -> whether a value over it reads suits."""
+    hands: dict = {}
+    for d in _derived_of(atoms):
+        over = tuple(p for p in POSITIONS if p in d.over)
+        hands[over] = hands.get(over, False) or d.which not in _RANK_ONLY
+    return hands
+
+
+def _kinds(atoms, outcomes: str, classes: list) -> np.ndarray:
+    """The kind of each rank: ranks pooled where nothing tells them apart (no poker value, no outcome code)."""
+    if outcomes == "codes" or _derived_of(atoms):
+        return np.arange(N_RANKS)
+    ranks = np.arange(N_RANKS)
+    cards = ranks[:, None] * N_SUITS + np.arange(N_SUITS)[None, :]
+    keys = [RANK_POINTS[ranks][:, None]] + [column[cards] for column in classes]
+    return np.unique(np.hstack(keys), axis=0, return_inverse=True)[1].ravel()
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(atoms: tuple, outcomes: str):
+    """What of the tables depends on the atoms alone (not the shoe)."""
+    classes, representatives = joint_classes(atoms)
+    kind_of = _kinds(atoms, outcomes, classes)
+    n_kinds = int(kind_of.max()) + 1
+    first_rank = np.array([np.flatnonzero(kind_of == k)[0] for k in range(n_kinds)], np.int64)
+    cards = first_rank[:, None] * N_SUITS + np.arange(N_SUITS)[None, :]
+    by_kind = np.stack([column[cards] for column in classes])  # (6, n_kinds, 4)
+    varies = (by_kind != by_kind[:, :, :1]).any(axis=2).astype(np.int64)
+    hands = _hands(atoms)
+    suit_hands = [over for over, suits in hands.items() if suits]
+    if len(suit_hands) > MAX_SUIT_HANDS:
+        raise ValueError(f"the card-level bets read the suits of {len(suit_hands)} poker hands together, more than "
+                         f"the {MAX_SUIT_HANDS} the exact enumeration holds; split them into separate bets")
+    hand_list = list(hands)
+    hand_over = np.array([[p in over for p in POSITIONS] for over in hand_list], np.int64).reshape(len(hands), 6)
+    hand_suits = np.array([suit_hands.index(h) if h in suit_hands else -1 for h in hand_list], np.int64)
+    n_classes = max(len(r) for r in representatives)
+    atom_term = np.zeros((len(atoms), len(POSITIONS), n_classes), np.int64)
+    value_first, value_which, value_hand, value_stride, truth, truth_offset = [0], [], [], [], [], []
+    offset = 0
+    for a, atom in enumerate(atoms):
+        strides = atom.strides
+        for j, position in enumerate(atom.positions):
+            p = POSITIONS.index(position)
+            reps = representatives[p]
+            atom_term[a, p, :len(reps)] = atom.projection[j][reps] * strides[j]
+        for i, hand_value in enumerate(atom.derived):
+            value_which.append(hand_value.number)
+            value_hand.append(hand_list.index(tuple(p for p in POSITIONS if p in hand_value.over)))
+            value_stride.append(strides[len(atom.positions) + i])
+        value_first.append(len(value_which))
+        truth.append(atom.truth.astype(np.uint8))
+        truth_offset.append(offset)
+        offset += atom.truth.size
+    none_class = np.array([column[NONE] for column in classes], np.int64)
+    return (kind_of, first_rank, by_kind, varies, none_class, hand_over, hand_suits, atom_term,
+            np.array(value_first, np.int64), np.array(value_which, np.int64), np.array(value_hand, np.int64),
+            np.array(value_stride, np.int64), np.concatenate(truth), np.array(truth_offset, np.int64))
+
+
+def _read_only(tables: RankwiseTables) -> RankwiseTables:
+    for array in tables:
+        if isinstance(array, np.ndarray):
+            array.setflags(write=False)
+    return tables
+
+
+def rankwise_tables(atoms: tuple, shoe: np.ndarray, outcomes: str) -> RankwiseTables:
+    """The tables :func:`~baccarat_sim.kernels.rankwise.rankwise_counts` reads for a group of atoms and a shoe.
+
+    Raises
+    ------
+    ValueError
+        When the atoms read the suits of more poker hands than the kernel holds.
+    """
+    (kind_of, first_rank, by_kind, varies, none_class, hand_over, hand_suits, atom_term, value_first, value_which,
+     value_hand, value_stride, truth, truth_offset) = _layout(tuple(atoms), outcomes)
+    n_kinds = len(first_rank)
+    counts = np.asarray(shoe, np.int64).reshape(N_RANKS, N_SUITS)
+    by_suit = np.zeros((n_kinds, N_SUITS), np.int64)
+    np.add.at(by_suit, kind_of, counts)
+    # Kinds whose suit distributions are equal: equal cards by suit, equal classes where the class reads the suit.
+    reads = np.where(varies[:, :, None] == 1, by_kind, -1).transpose(1, 0, 2).reshape(n_kinds, -1)
+    suit_kind = np.unique(np.hstack([by_suit, reads]), axis=0, return_inverse=True)[1].ravel().astype(np.int64)
+    states = poker_states.state_tables()
+    return _read_only(RankwiseTables(
+        by_suit, RANK_POINTS[first_rank].astype(np.int64), first_rank, suit_kind, by_kind, varies, none_class,
+        hand_over, hand_suits, atom_term, value_first, value_which, value_hand, value_stride, truth, truth_offset,
+        states.first_four_state, states.next_state, states.hand_value, int(outcomes == "codes")))
+
+
+def rankwise_weights(atoms: tuple, shoe: np.ndarray, outcomes: str, threads: int | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact weights of one group's atoms by combination of atom bits and by outcome, from a freshly shuffled shoe.
+
+    Returns
+    -------
+    (ndarray(uint64, shape=(n_rows,)), ndarray(int64, shape=(n_rows, n_outcomes)))
+        The atom bits of each row, ascending (atom ``i`` is bit ``i``; only combinations of positive weight), and
+        its weights by outcome (a code, or a code prefix): they total ``N (N-1) ... (N-5)`` for a shoe of ``N``
+        cards.
+    """
+    tables = rankwise_tables(atoms, shoe, outcomes)
+    n_kinds = tables.shoe.shape[0]
+    threads = max(1, numba.get_num_threads() if threads is None else threads)
+    calls = [np.array([k], np.int64) for k in range(n_kinds)]
+    if threads == 1:
+        parts = [rankwise_counts(tables, kinds) for kinds in calls]
+    else:
+        with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+            parts = list(pool.map(functools.partial(rankwise_counts, tables), calls))
+    n_outcomes = N_CODES if outcomes == "codes" else N_PREFIXES
+    bits = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
+    keys, inverse = np.unique(bits, return_inverse=True)
+    weights = np.zeros((len(keys), n_outcomes), np.int64)
+    np.add.at(weights, inverse.ravel(), np.concatenate([p[1] for p in parts]).reshape(-1, n_outcomes))
+    return keys.astype(np.uint64), weights
+

@@ -169,6 +169,7 @@ def _suit_distribution(t, kinds, in_s, n_suit_hands):
     pairs' suit flags (from ``_TAIL_SHIFT``) and each suit-reading hand's one-suit flag (from ``_HAND_SHIFT``).
     The ways count the ordered draws of those positions' suits, kind by kind, without replacement.
     """
+    shoe, varies, classes, hand_over, hand_suits, codes = t.shoe, t.varies, t.classes, t.hand_over, t.hand_suits, t.codes
     states = np.zeros(1, np.int64)
     weights = np.ones(1, np.int64)
     n = 1
@@ -200,16 +201,16 @@ def _suit_distribution(t, kinds, in_s, n_suit_hands):
                 for j in range(i):
                     if suit[j] == s:
                         earlier += 1
-                ways *= max(t.shoe[kind, s] - earlier, 0)
+                ways *= max(shoe[kind, s] - earlier, 0)
                 p = block[i]
-                if t.varies[p, kind]:
-                    delta |= t.classes[p, kind, s] << (CLASS_BITS * p)
-                for h in range(t.hand_over.shape[0]):
-                    if t.hand_suits[h] >= 0 and t.hand_over[h, p]:
-                        hand_masks |= np.int64(1) << (4 * t.hand_suits[h] + s)
+                if varies[p, kind]:
+                    delta |= classes[p, kind, s] << (CLASS_BITS * p)
+                for h in range(hand_over.shape[0]):
+                    if hand_suits[h] >= 0 and hand_over[h, p]:
+                        hand_masks |= np.int64(1) << (4 * hand_suits[h] + s)
             if ways == 0:
                 continue
-            if t.codes:
+            if codes:
                 for i in range(m):
                     for j in range(m):
                         if suit[i] == suit[j]:
@@ -380,18 +381,21 @@ def _suit_entries(t, memo, kinds, in_s, key, n_suit_hands):
 @jit
 def _atom_bits(t, card_class, hand_state, value):
     """The atoms' bits for the positions' classes and the hands' states, with a suit distribution's ``value``."""
+    atom_term, truth, truth_offset, value_first = t.atom_term, t.truth, t.truth_offset, t.value_first
+    value_hand, value_which, value_stride, hand_suits, hand_value = (t.value_hand, t.value_which, t.value_stride,
+                                                                      t.hand_suits, t.hand_value)
     bits = np.int64(0)
-    for a in range(t.atom_term.shape[0]):
-        index = t.truth_offset[a]
+    for a in range(atom_term.shape[0]):
+        index = truth_offset[a]
         for p in range(6):
-            index += t.atom_term[a, p, card_class[p]]
-        for v in range(t.value_first[a], t.value_first[a + 1]):
-            h = t.value_hand[v]
+            index += atom_term[a, p, card_class[p]]
+        for v in range(value_first[a], value_first[a + 1]):
+            h = value_hand[v]
             one_suit = 1
-            if t.hand_suits[h] >= 0:
-                one_suit = (value >> (_HAND_SHIFT + t.hand_suits[h])) & 1
-            index += np.int64(t.hand_value[t.value_which[v], 2 * hand_state[h] + one_suit]) * t.value_stride[v]
-        bits |= np.int64(t.truth[index]) << a
+            if hand_suits[h] >= 0:
+                one_suit = (value >> (_HAND_SHIFT + hand_suits[h])) & 1
+            index += np.int64(hand_value[value_which[v], 2 * hand_state[h] + one_suit]) * value_stride[v]
+        bits |= np.int64(truth[index]) << a
     return bits
 
 
@@ -416,11 +420,12 @@ def _found_of_context(t, memo, kinds, in_s, key, n_suit_hands, card_class, hand_
     the distribution. Returns ``(n_found, out_bits, out)``, the output grown where a new row was needed.
     """
     values, value_ways = _suit_entries(t, memo, kinds, in_s, key, n_suit_hands)
+    varies = t.varies
     n_found = 0
     for e in range(values.shape[0]):
         value = values[e]
         for p in range(6):
-            if kinds[p] != _ABSENT and in_s[p] and t.varies[p, kinds[p]]:
+            if kinds[p] != _ABSENT and in_s[p] and varies[p, kinds[p]]:
                 card_class[p] = (value >> (CLASS_BITS * p)) & ((1 << CLASS_BITS) - 1)
         row, out_bits, out = _row_of(memo, _atom_bits(t, card_class, hand_state, value), out_bits, out)
         suffix = _suffix(t, kinds, value)

@@ -11,10 +11,12 @@ counting them (:func:`group_reach`). The bets' pay tables are then checked on
 those combinations, each bet on its group, as the model checks outcome-only
 bets on the possible outcome codes.
 
-The exact enumeration of a group (:func:`group_weights`) runs on the shoe with
-the cards that no atom of the group (nor the outcomes it counts) tells apart
-pooled into one id: the weights of every combination are the same, and the
-enumeration takes the few kinds of card the bets read instead of 52 card ids.
+The exact enumeration of a group (:func:`group_weights`) runs by rank: the
+ranks of the six cards are enumerated, and the suits of the positions the atoms
+read are counted rank by rank, with exact depletion
+(:mod:`baccarat_sim.kernels.rankwise`). Which cells can happen is the same
+count on the universal shoe, whose suits are equally represented: a handful of
+suit distributions serve every round there.
 """
 
 from __future__ import annotations
@@ -22,28 +24,24 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-import numba
 import numpy as np
 
 from ..errors import InternalError, InvalidRules
 from ..kernels.dealing import CARDS_PER_ROUND
 from ..kernels.exact import exact_counts
-from ..kernels.exact_detail import exact_detail_counts, exact_detail_reach
-from ..model.cards import N_CARD_IDS, N_SUITS, RANK_POINTS
 from ..model.codes import N_CODES, N_SUFFIXES
 from ..model.condition_tree import OutcomeCompare, outcome_leaves
 from ..model.conditions import atom_of_text, feature_table
 from ..model.detail import MAX_GROUP_ATOMS, CardDetail, FactoredDetail
 from ..model.detail_tables import (
     TABLE_CELLS,
-    card_letter,
-    exact_tables,
     joint_classes,
     table_cells,
     table_patterns,
     third_class_count,
 )
 from ..model.rules import Bet, Rules
+from .rankwise import rankwise_weights
 
 __all__ = ["GROUP_CELLS", "MAX_CELLS", "detail_counts", "detail_of_atoms", "detail_of_group", "detail_of_plan",
            "exact_detail_weights", "factored_counts", "group_weights", "joint_detail", "plan_groups", "rules_detail"]
@@ -56,9 +54,6 @@ MAX_CELLS = 1 << 22
 #: Most work (first-four states times third-card classes squared) of the exact enumeration of a group made by
 #: merging the groups of several bets.
 EXACT_WORK = 1 << 27
-#: The pairs of two-card totals the exact enumeration takes per call: between calls a stop signal is honoured
-#: and progress is told.
-PAIRS_PER_CALL = 10
 
 #: Six cards of every id (a round takes six at most): a shoe that deals every sequence of six card ids there is.
 UNIVERSAL_SHOE = np.full((13, 4), CARDS_PER_ROUND, np.int64)
@@ -145,131 +140,47 @@ def plan_groups(bets, codes: bool = False) -> tuple[tuple[str, tuple[str, ...]],
 # --------------------------------------------------------------------------- exact weights of a group
 
 
-def _kinds(atoms, outcomes: str, cards: str) -> np.ndarray:
-    """The kind of every card id (``int64[52]``): what the tableau, the atoms and their poker values read of it.
+def group_weights(atoms, shoe: np.ndarray, outcomes: str, threads: int | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact weights of one group's atoms: by combination of atom bits and by outcome.
 
-    A kind of card is a point value (the tableau), what every atom reads of a
-    card at every position and what each poker value reads; where every code is
-    counted, also the card itself (``cards="ids"``) or its rank
-    (``cards="ranks"``), for the pairs and the first-card comparison.
-    """
-    ids = np.arange(N_CARD_IDS)
-    keys = [RANK_POINTS[ids // N_SUITS]]
-    if outcomes == "codes":
-        keys.append(ids if cards == "ids" else ids // N_SUITS)
-    keys += [column[:N_CARD_IDS] for column in joint_classes(atoms, letters=True)[0]]
-    for atom in atoms:
-        for hand_value in atom.derived:
-            keys.append(card_letter(hand_value)[:N_CARD_IDS])
-    return np.unique(np.stack(keys, axis=1), axis=0, return_inverse=True)[1].ravel()
-
-
-def _pooled_shoe(atoms, outcomes: str, shoe: np.ndarray) -> np.ndarray:
-    """The shoe with the card ids that nothing counted tells apart pooled on one id of each kind (:func:`_kinds`).
-
-    Where every code is counted, the pairs and first cards compare ids: no two ids are pooled.
-    """
-    counts = np.asarray(shoe, np.int64).reshape(-1)
-    kinds = _kinds(atoms, outcomes, "ids")
-    first = np.unique(kinds, return_index=True)[1]
-    pooled = np.zeros(N_CARD_IDS, np.int64)
-    np.add.at(pooled, first[kinds], counts)
-    return pooled
-
-
-def _reach_shoe(atoms, outcomes: str) -> np.ndarray:
-    """Six cards of one id of every kind, of two where every code is counted: the shoe :func:`group_reach` deals.
-
-    It deals the same cells as the universal shoe (six cards of every id).
-    Each of its sequences is one of the universal shoe's; and a sequence of
-    the universal shoe has a twin here that every atom, poker value and the
-    tableau read the same, card by card, as they read only kinds
-    (:func:`_kinds`). Where every code is counted, the twin also keeps the
-    outcome code's suffix: it reads the cards' ranks (in the kind) and
-    whether P1 is P2, B1 is B2 and P1 is B1 (the same id). Those three
-    comparisons form a chain, P2 - P1 - B1 - B2, so two ids of each kind are
-    enough to keep them all: P1 takes the kind's first id; each next card of
-    the chain takes the id of its neighbour where the two were one card, the
-    kind's other id where they were two cards of one kind, and its kind's
-    first id otherwise (the third cards take their kind's first id). A poker
-    value that reads suits makes every id a kind of its own, so that the twin
-    is the sequence itself.
-    """
-    kinds = _kinds(atoms, outcomes, "ranks")
-    per_kind = 2 if outcomes == "codes" else 1
-    shoe = np.zeros(N_CARD_IDS, np.int64)
-    for kind in np.unique(kinds):
-        shoe[np.flatnonzero(kinds == kind)[:per_kind]] = CARDS_PER_ROUND
-    return shoe.reshape(13, 4)
-
-
-def group_weights(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None = None) -> tuple[np.ndarray, list]:
-    """Exact weights of one group's atoms: by combination of local ids and by outcome, and each set's bits.
+    Counted by rank, the suits of the positions the atoms read counted, not enumerated
+    (:func:`baccarat_sim.engines.rankwise.rankwise_weights`).
 
     Returns
     -------
-    (ndarray(int64, shape=(n_combinations, n_outcomes)), list of ndarray(uint64))
-        The weights (they total ``N (N-1) ... (N-5)`` for a shoe of ``N`` cards) and, for each set of the
-        enumeration, the atom bits of each local id (:func:`baccarat_sim.model.detail_tables.exact_tables`).
+    (ndarray(uint64, shape=(n_rows,)), ndarray(int64, shape=(n_rows, n_outcomes)))
+        The atom bits of each row, ascending (atom ``i`` is bit ``i``; combinations of positive weight only), and
+        its weights by outcome (a code, or a code prefix): they total ``N (N-1) ... (N-5)`` for a shoe of ``N``
+        cards.
 
     Raises
     ------
     ValueError
         When the atoms tell apart more than the enumeration holds.
     """
-    tables = exact_tables(atoms, _pooled_shoe(atoms, outcomes, shoe), outcomes)
-    lanes = max(1, numba.get_num_threads() if lanes is None else lanes)
-    out = np.zeros((lanes, tables["n_combinations"], tables["n_outcomes"]), np.int64)
-    args = [tables[name] for name in ("counts", "points", "ids", "n_ids", "tclass", "t_total", "t_point", "first4",
-                                      "d_over", "d_rank_only", "d_keys", "d_key_offset", "d_key_count", "d_stride",
-                                      "reduced", "reduced_offset", "radix", "third", "rt", "rt_offset", "rt_width",
-                                      "n_states", "rows")]
-    for start in range(0, 100, PAIRS_PER_CALL):  # short calls: a stop signal acts between them
-        exact_detail_counts(*args, np.arange(start, min(start + PAIRS_PER_CALL, 100), dtype=np.int64), out)
-    return out.sum(axis=0), tables["distinct"]
+    return rankwise_weights(tuple(atoms), shoe, outcomes, threads)
 
 
-def group_reach(atoms, outcomes: str) -> tuple[np.ndarray, list]:
-    """Which cells of one group's atoms can happen: by combination of local ids and by outcome, and each set's bits.
+def group_reach(atoms, outcomes: str) -> tuple[np.ndarray, np.ndarray]:
+    """Which cells of one group's atoms can happen: by combination of atom bits and by outcome.
 
     The cells of :func:`group_weights` that have a positive weight on the universal shoe (six cards of every id),
-    found without counting them (:func:`~baccarat_sim.kernels.exact_detail.exact_detail_reach`).
+    which deals every sequence of six cards there is.
 
     Returns
     -------
-    (ndarray(bool, shape=(n_combinations, n_outcomes)), list of ndarray(uint64))
+    (ndarray(uint64, shape=(n_rows,)), ndarray(bool, shape=(n_rows, n_outcomes)))
     """
-    tables = exact_tables(atoms, _reach_shoe(atoms, outcomes), outcomes)
-    out = np.zeros((tables["n_combinations"], tables["n_outcomes"]), np.bool_)
-    held = np.flatnonzero(tables["t_total"] > 0)
-    # A third card matters through its point value and the index it gives each set, as the Player's or the Banker's
-    # third card: one class of each kind is tried.
-    player, banker = tables["third"][:, 0, held].T, tables["third"][:, 1, held].T
-    point = tables["t_point"][held, None]
-    fifth = held[np.unique(np.hstack([point, player, banker]), axis=0, return_index=True)[1]]
-    sixth = held[np.unique(np.hstack([point, banker]), axis=0, return_index=True)[1]]
-    args = [tables["counts"], tables["ids"], tables["n_ids"], tables["t_point"], np.sort(fifth), np.sort(sixth)]
-    args += [tables[name] for name in ("first4", "d_over", "d_rank_only", "d_keys", "d_key_offset", "d_key_count",
-                                       "d_stride", "reduced", "reduced_offset", "radix", "third", "rt", "rt_offset",
-                                       "rt_width", "n_states")]
-    for start in range(0, 100, PAIRS_PER_CALL):  # short calls: a stop signal acts between them
-        exact_detail_reach(*args, np.arange(start, min(start + PAIRS_PER_CALL, 100), dtype=np.int64), out)
-    return out, tables["distinct"]
+    bits, weights = group_weights(atoms, UNIVERSAL_SHOE, outcomes)
+    return bits, weights > 0
 
 
-def _combination_bits(distinct: list) -> np.ndarray:
-    """The atom bits of every combination of local ids (the first set's id varies fastest)."""
-    bits = np.zeros(1, np.uint64)
-    for values in distinct:
-        bits = (values[:, None] | bits[None, :]).reshape(-1)
-    return bits
-
-
-def exact_detail_weights(atoms, shoe: np.ndarray, lanes: int) -> np.ndarray:
+def exact_detail_weights(atoms, shoe: np.ndarray, threads: int | None = None) -> np.ndarray:
     """Exact weights by atom bits and outcome code: ``int64[2**n_atoms, N_CODES]`` (a few atoms, for tests)."""
-    weights, distinct = group_weights(tuple(atoms), shoe, "codes", lanes)
+    bits, weights = group_weights(tuple(atoms), shoe, "codes", threads)
     by_bits = np.zeros((1 << len(atoms), N_CODES), np.int64)
-    np.add.at(by_bits, _combination_bits(distinct).astype(np.int64), weights)
+    by_bits[bits.astype(np.int64)] = weights
     return by_bits
 
 
@@ -285,20 +196,13 @@ def detail_of_group(atoms: tuple, outcomes: str = "codes") -> CardDetail:
     ValueError
         When the group has more than :data:`MAX_CELLS` cells, or more than the enumeration holds.
     """
-    reachable, distinct = group_reach(atoms, outcomes)
-    by_combination = reachable.any(axis=1)
-    bits = _combination_bits(distinct)
-    keys = np.unique(bits[by_combination])
-    n_outcomes = reachable.shape[1]
+    keys, possible = group_reach(atoms, outcomes)
+    n_outcomes = possible.shape[1]
     if len(keys) * n_outcomes > MAX_CELLS:
         raise ValueError(f"their card-level conditions can hold in {len(keys):,} combinations, "
                          f"{len(keys) * n_outcomes:,} cells with the outcomes, more than the {MAX_CELLS:,} a group "
                          "carries; split the bet into simpler ones")
     patterns = ((keys[:, None] >> np.arange(len(atoms), dtype=np.uint64)) & np.uint64(1)).astype(bool)
-    possible = np.zeros((len(keys), n_outcomes), bool)
-    index = np.searchsorted(keys, bits)
-    for combination in np.flatnonzero(by_combination):
-        possible[index[combination]] |= reachable[combination]
     for array in (patterns, possible):
         array.setflags(write=False)
     return CardDetail(tuple(atoms), patterns, possible.reshape(-1), outcomes)
@@ -311,8 +215,8 @@ def detail_of_atoms(atoms: tuple) -> CardDetail:
 
 def group_counts(group: CardDetail, shoe: np.ndarray) -> np.ndarray:
     """Exact weights of every cell of one group (``detail * n_outcomes + outcome``) from a freshly shuffled shoe."""
-    weights, distinct = group_weights(group.atoms, shoe, group.outcomes)
-    details = group.details_of_bits(_combination_bits(distinct))
+    bits, weights = group_weights(group.atoms, shoe, group.outcomes)
+    details = group.details_of_bits(bits)
     if weights[details < 0].any():  # the universal shoe deals every sequence: no other shoe can add a combination
         raise InternalError("a shoe dealt a combination of card-level conditions the universal shoe cannot")
     counts = np.zeros((group.n_details, weights.shape[1]), np.int64)

@@ -23,48 +23,67 @@ import numpy as np
 
 from ..kernels.rankwise import MAX_SUIT_HANDS, RankwiseTables, rankwise_counts
 from ..model import poker_states
-from ..model.cards import N_CARD_IDS, N_RANKS, N_SUITS, RANK_POINTS
 from ..model.cardlevel import NONE, POSITIONS
+from ..model.cards import N_CARD_IDS, N_SUITS, RANK_POINTS
 from ..model.codes import N_CODES, N_PREFIXES
-from ..model.detail_tables import joint_classes
+from ..model.detail_tables import RANK_ONLY_VALUES, hand_values_of, joint_classes
 
 __all__ = ["rankwise_tables", "rankwise_weights"]
-
-#: Poker values read by rank alone (every other value, a category or a flush, reads whether a hand is of one suit).
-_RANK_ONLY = ("kind", "kind_rank", "straight", "pairs", "triples")
-
-
-def _derived_of(atoms) -> tuple:
-    return tuple(dict.fromkeys(d for atom in atoms for d in atom.derived))
-
 
 def _hands(atoms) -> dict:
     """The hands the atoms' poker values read (positions, in POSITIONS order) -> whether a value over it reads suits."""
     hands: dict = {}
-    for d in _derived_of(atoms):
+    for d in hand_values_of(atoms):
         over = tuple(p for p in POSITIONS if p in d.over)
-        hands[over] = hands.get(over, False) or d.which not in _RANK_ONLY
+        hands[over] = hands.get(over, False) or d.which not in RANK_ONLY_VALUES
     return hands
 
 
-def _kinds(atoms, outcomes: str, classes: list) -> np.ndarray:
-    """The kind of each rank: ranks pooled where nothing tells them apart (no poker value, no outcome code)."""
-    if outcomes == "codes" or _derived_of(atoms):
-        return np.arange(N_RANKS)
-    ranks = np.arange(N_RANKS)
-    cards = ranks[:, None] * N_SUITS + np.arange(N_SUITS)[None, :]
-    keys = [RANK_POINTS[ranks][:, None]] + [column[cards] for column in classes]
-    return np.unique(np.hstack(keys), axis=0, return_inverse=True)[1].ravel()
+def _pooled(keys: list) -> np.ndarray:
+    """The kind of each row of ``keys`` (columns side by side): rows with equal keys share one."""
+    return np.unique(np.stack(keys, axis=1), axis=0, return_inverse=True)[1].ravel().astype(np.int64)
+
+
+def _card_kinds(atoms, outcomes: str, classes: list) -> tuple[np.ndarray, np.ndarray]:
+    """The kind and the suit slot of every card id: by rank with its suit, or by what is read of the card alone.
+
+    By rank (ranks pooled where nothing tells them apart): a kind's cards are told apart by their suits, which the
+    enumeration counts (:mod:`baccarat_sim.kernels.rankwise`). By card (where no poker value reads suits and the
+    outcome is a code prefix, so that no two positions' suits are compared but through the atoms' classes): cards
+    that every position reads alike share a kind and its one slot, and no suit is counted. The cheaper is taken,
+    by rounds times the values of a suit distribution.
+    """
+    ids = np.arange(N_CARD_IDS)
+    rank, suit = ids // N_SUITS, ids % N_SUITS
+    read = [column[:N_CARD_IDS] for column in classes]
+    hands = _hands(atoms)
+    if outcomes == "codes" or hands:
+        by_rank = rank
+    else:  # ranks that no position tells apart, suit by suit, share one kind
+        by_rank = _pooled([RANK_POINTS[rank], *(column[rank * N_SUITS + s] for column in read
+                                                 for s in range(N_SUITS))])
+    if outcomes == "codes" or any(hands.values()):
+        return by_rank, suit
+    by_card = _pooled([RANK_POINTS[rank], *read, *([rank] if hands else [])])
+    n_rank, n_card = int(by_rank.max()) + 1, int(by_card.max()) + 1
+    values = 1.0
+    for column in read:  # the most classes the suits of one kind give at each position
+        values *= max(len(np.unique(column[by_rank == k])) for k in range(n_rank))
+    if float(n_card) ** 6 <= float(n_rank) ** 6 * values:
+        return by_card, np.zeros(N_CARD_IDS, np.int64)
+    return by_rank, suit
 
 
 @functools.lru_cache(maxsize=64)
 def _layout(atoms: tuple, outcomes: str):
     """What of the tables depends on the atoms alone (not the shoe)."""
     classes, representatives = joint_classes(atoms)
-    kind_of = _kinds(atoms, outcomes, classes)
+    kind_of, slot_of = _card_kinds(atoms, outcomes, classes)
     n_kinds = int(kind_of.max()) + 1
-    first_rank = np.array([np.flatnonzero(kind_of == k)[0] for k in range(n_kinds)], np.int64)
-    cards = first_rank[:, None] * N_SUITS + np.arange(N_SUITS)[None, :]
+    first_card = np.array([np.flatnonzero(kind_of == k)[0] for k in range(n_kinds)], np.int64)
+    # Each kind's card in each suit slot (a slot without cards reads as the kind's first card).
+    cards = np.repeat(first_card[:, None], N_SUITS, axis=1)
+    cards[kind_of, slot_of] = np.arange(N_CARD_IDS)
     by_kind = np.stack([column[cards] for column in classes])  # (6, n_kinds, 4)
     varies = (by_kind != by_kind[:, :, :1]).any(axis=2).astype(np.int64)
     hands = _hands(atoms)
@@ -94,7 +113,7 @@ def _layout(atoms: tuple, outcomes: str):
         truth_offset.append(offset)
         offset += atom.truth.size
     none_class = np.array([column[NONE] for column in classes], np.int64)
-    return (kind_of, first_rank, by_kind, varies, none_class, hand_over, hand_suits, atom_term,
+    return (kind_of, slot_of, first_card // N_SUITS, by_kind, varies, none_class, hand_over, hand_suits, atom_term,
             np.array(value_first, np.int64), np.array(value_which, np.int64), np.array(value_hand, np.int64),
             np.array(value_stride, np.int64), np.concatenate(truth), np.array(truth_offset, np.int64))
 
@@ -114,12 +133,11 @@ def rankwise_tables(atoms: tuple, shoe: np.ndarray, outcomes: str) -> RankwiseTa
     ValueError
         When the atoms read the suits of more poker hands than the kernel holds.
     """
-    (kind_of, first_rank, by_kind, varies, none_class, hand_over, hand_suits, atom_term, value_first, value_which,
-     value_hand, value_stride, truth, truth_offset) = _layout(tuple(atoms), outcomes)
+    (kind_of, slot_of, first_rank, by_kind, varies, none_class, hand_over, hand_suits, atom_term, value_first,
+     value_which, value_hand, value_stride, truth, truth_offset) = _layout(tuple(atoms), outcomes)
     n_kinds = len(first_rank)
-    counts = np.asarray(shoe, np.int64).reshape(N_RANKS, N_SUITS)
     by_suit = np.zeros((n_kinds, N_SUITS), np.int64)
-    np.add.at(by_suit, kind_of, counts)
+    np.add.at(by_suit, (kind_of, slot_of), np.asarray(shoe, np.int64).reshape(-1))
     # Kinds whose suit distributions are equal: equal cards by suit, equal classes where the class reads the suit.
     reads = np.where(varies[:, :, None] == 1, by_kind, -1).transpose(1, 0, 2).reshape(n_kinds, -1)
     suit_kind = np.unique(np.hstack([by_suit, reads]), axis=0, return_inverse=True)[1].ravel().astype(np.int64)
@@ -144,7 +162,9 @@ def rankwise_weights(atoms: tuple, shoe: np.ndarray, outcomes: str, threads: int
     tables = rankwise_tables(atoms, shoe, outcomes)
     n_kinds = tables.shoe.shape[0]
     threads = max(1, numba.get_num_threads() if threads is None else threads)
-    calls = [np.array([k], np.int64) for k in range(n_kinds)]
+    # A few calls a thread, each remembering its suit distributions across the Player's first cards it takes.
+    n_calls = min(n_kinds, 2 * threads)
+    calls = [np.arange(start, n_kinds, n_calls, dtype=np.int64) for start in range(n_calls)]
     if threads == 1:
         parts = [rankwise_counts(tables, kinds) for kinds in calls]
     else:

@@ -42,8 +42,15 @@ import numpy as np
 
 from ..model.codes import N_SUFFIXES
 from .jit import jit
-from .outcome import banker_drew_of, cards_used_of, first_card_status, pair_status, player_drew_of, suffix_of, \
-    third_card_prefix
+from .outcome import (
+    banker_drew_of,
+    cards_used_of,
+    first_card_status,
+    pair_status,
+    player_drew_of,
+    suffix_of,
+    third_card_prefix,
+)
 
 __all__ = ["CLASS_BITS", "MAX_ROWS", "MAX_SUIT_HANDS", "RankwiseTables", "rankwise_counts"]
 
@@ -169,7 +176,8 @@ def _suit_distribution(t, kinds, in_s, n_suit_hands):
     pairs' suit flags (from ``_TAIL_SHIFT``) and each suit-reading hand's one-suit flag (from ``_HAND_SHIFT``).
     The ways count the ordered draws of those positions' suits, kind by kind, without replacement.
     """
-    shoe, varies, classes, hand_over, hand_suits, codes = t.shoe, t.varies, t.classes, t.hand_over, t.hand_suits, t.codes
+    shoe, varies, classes, hand_over, hand_suits = t.shoe, t.varies, t.classes, t.hand_over, t.hand_suits
+    codes = t.codes
     states = np.zeros(1, np.int64)
     weights = np.ones(1, np.int64)
     n = 1

@@ -11,12 +11,13 @@ counting them (:func:`group_reach`). The bets' pay tables are then checked on
 those combinations, each bet on its group, as the model checks outcome-only
 bets on the possible outcome codes.
 
-The exact enumeration of a group (:func:`group_weights`) runs by rank: the
-ranks of the six cards are enumerated, and the suits of the positions the atoms
-read are counted rank by rank, with exact depletion
-(:mod:`baccarat_sim.kernels.rankwise`). Which cells can happen is the same
-count on the universal shoe, whose suits are equally represented: a handful of
-suit distributions serve every round there.
+The exact enumeration of a group (:func:`group_weights`) runs by card where
+its table of first-four states by third-card classes is small
+(:mod:`baccarat_sim.engines.bycard`), else by rank: the ranks of the six cards
+are enumerated, and the suits of the positions the atoms read are counted rank
+by rank, with exact depletion (:mod:`baccarat_sim.engines.rankwise`); both give
+the same integers. Which cells can happen is the same count on the universal
+shoe (six cards of every id).
 """
 
 from __future__ import annotations
@@ -35,16 +36,19 @@ from ..model.conditions import atom_of_text, feature_table
 from ..model.detail import MAX_GROUP_ATOMS, CardDetail, FactoredDetail
 from ..model.detail_tables import (
     TABLE_CELLS,
+    exact_cells,
     joint_classes,
     table_cells,
     table_patterns,
     third_class_count,
 )
 from ..model.rules import Bet, Rules
+from .bycard import bycard_reach, bycard_weights
 from .rankwise import rankwise_weights
 
-__all__ = ["GROUP_CELLS", "MAX_CELLS", "detail_counts", "detail_of_atoms", "detail_of_group", "detail_of_plan",
-           "exact_detail_weights", "factored_counts", "group_weights", "joint_detail", "plan_groups", "rules_detail"]
+__all__ = ["BY_CARD_CELLS", "GROUP_CELLS", "MAX_CELLS", "by_card", "detail_counts", "detail_of_atoms",
+           "detail_of_group", "detail_of_plan", "exact_detail_weights", "factored_counts", "group_weights",
+           "joint_detail", "plan_groups", "rules_detail"]
 
 #: Most cells (details x outcomes) of a group made by merging the groups of several bets: its counters stay in
 #: the fastest caches of the Monte Carlo kernels. One bet's group may be larger, up to :data:`MAX_CELLS`.
@@ -140,12 +144,19 @@ def plan_groups(bets, codes: bool = False) -> tuple[tuple[str, tuple[str, ...]],
 # --------------------------------------------------------------------------- exact weights of a group
 
 
+#: Most cells of the by-card enumeration's table of a group (:func:`~baccarat_sim.model.detail_tables.exact_cells`):
+#: a group whose table would be larger is counted by rank, whose cost does not grow with two hands' states.
+BY_CARD_CELLS = 1 << 22
+
+
 def group_weights(atoms, shoe: np.ndarray, outcomes: str, threads: int | None = None
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Exact weights of one group's atoms: by combination of atom bits and by outcome.
 
-    Counted by rank, the suits of the positions the atoms read counted, not enumerated
-    (:func:`baccarat_sim.engines.rankwise.rankwise_weights`).
+    Counted by card where the by-card enumeration's table is small
+    (:func:`baccarat_sim.engines.bycard.bycard_weights`, :data:`BY_CARD_CELLS`), else by rank, the suits of the
+    positions the atoms read counted, not enumerated (:func:`baccarat_sim.engines.rankwise.rankwise_weights`):
+    both give the same integers.
 
     Returns
     -------
@@ -159,7 +170,14 @@ def group_weights(atoms, shoe: np.ndarray, outcomes: str, threads: int | None = 
     ValueError
         When the atoms tell apart more than the enumeration holds.
     """
+    if by_card(atoms):
+        return bycard_weights(tuple(atoms), shoe, outcomes, threads)
     return rankwise_weights(tuple(atoms), shoe, outcomes, threads)
+
+
+def by_card(atoms) -> bool:
+    """Whether a group is counted by card (its by-card table is small), not by rank."""
+    return exact_cells(tuple(atoms)) <= BY_CARD_CELLS
 
 
 def group_reach(atoms, outcomes: str) -> tuple[np.ndarray, np.ndarray]:
@@ -172,7 +190,9 @@ def group_reach(atoms, outcomes: str) -> tuple[np.ndarray, np.ndarray]:
     -------
     (ndarray(uint64, shape=(n_rows,)), ndarray(bool, shape=(n_rows, n_outcomes)))
     """
-    bits, weights = group_weights(atoms, UNIVERSAL_SHOE, outcomes)
+    if by_card(atoms):
+        return bycard_reach(tuple(atoms), outcomes)
+    bits, weights = rankwise_weights(tuple(atoms), UNIVERSAL_SHOE, outcomes)
     return bits, weights > 0
 
 

@@ -172,6 +172,8 @@ def group_weights(atoms, shoe: np.ndarray, outcomes: str, threads: int | None = 
     """
     if by_card(atoms):
         return bycard_weights(tuple(atoms), shoe, outcomes, threads)
+    if threads is None:
+        return _remembered_rankwise(tuple(atoms), np.asarray(shoe, np.int64).reshape(13, 4).tobytes(), outcomes)
     return rankwise_weights(tuple(atoms), shoe, outcomes, threads)
 
 
@@ -192,8 +194,23 @@ def group_reach(atoms, outcomes: str) -> tuple[np.ndarray, np.ndarray]:
     """
     if by_card(atoms):
         return bycard_reach(tuple(atoms), outcomes)
-    bits, weights = rankwise_weights(tuple(atoms), UNIVERSAL_SHOE, outcomes)
+    bits, weights = _remembered_rankwise(tuple(atoms), _REACH_SHOE.tobytes(), outcomes)
     return bits, weights > 0
+
+
+#: The shoe the rank-wise count finds the cells that can happen on: any shoe with at least six cards of every id
+#: deals every sequence of six cards there is, as the universal shoe does; 8 decks are priced most often, and
+#: their exact count then serves both (:func:`_remembered_rankwise`).
+_REACH_SHOE = np.full((13, 4), 8, np.int64)
+
+
+@functools.lru_cache(maxsize=4)
+def _remembered_rankwise(atoms: tuple, shoe: bytes, outcomes: str) -> tuple[np.ndarray, np.ndarray]:
+    """The rank-wise count of the last few groups and shoes (a rule set's reach, then its 8-deck pricing)."""
+    bits, weights = rankwise_weights(atoms, np.frombuffer(shoe, np.int64).reshape(13, 4), outcomes)
+    bits.setflags(write=False)
+    weights.setflags(write=False)
+    return bits, weights
 
 
 def exact_detail_weights(atoms, shoe: np.ndarray, threads: int | None = None) -> np.ndarray:

@@ -21,7 +21,8 @@ import functools
 import numba
 import numpy as np
 
-from ..kernels.rankwise import MAX_SUIT_HANDS, RankwiseTables, rankwise_counts
+from ..kernels.rankwise import RankwiseTables, rankwise_counts
+from ..kernels.suit_counts import MAX_SUIT_HANDS
 from ..model import poker_states
 from ..model.cardlevel import NONE, POSITIONS
 from ..model.cards import N_CARD_IDS, N_SUITS, RANK_POINTS

@@ -20,7 +20,7 @@ Suits tie cards together only within a rank: given the kinds, the suits of
 positions of different kinds are independent, and those of one kind are an
 ordered draw without replacement from that kind's cards by suit. So the
 suits are counted by a small dynamic program over the kinds of the round
-(:func:`_suit_distribution`), whose state is only what the atoms read of the
+(:func:`~baccarat_sim.kernels.suit_counts.suit_distribution`), whose state is only what the atoms read of the
 suits: each suit-reading position's class, whether each suit-reading hand is
 still of one suit (and which), and the pairs' suit flags. Positions whose
 suit nothing reads drop out as falling factorials of their kind's count. The
@@ -51,21 +51,19 @@ from .outcome import (
     suffix_of,
     third_card_prefix,
 )
+from .suit_counts import CLASS_BITS, HAND_SHIFT, TAIL_SHIFT, suit_distribution
 
-__all__ = ["CLASS_BITS", "MAX_ROWS", "MAX_SUIT_HANDS", "RankwiseTables", "rankwise_counts"]
+__all__ = ["MAX_ROWS", "RankwiseTables", "rankwise_counts"]
 
-#: Bits of a suit-reading position's class in a suit distribution's value (six positions, from bit 0).
-CLASS_BITS = 6
-#: Where the pairs' suit flags start (P1-P2, B1-B2, P1-B1: each set when the two cards share a suit).
-_TAIL_SHIFT = 6 * CLASS_BITS
-#: Where the hands' one-suit flags (three bits of status each while the suits are counted) start.
-_HAND_SHIFT = _TAIL_SHIFT + 3
-#: Most hands whose poker values read suits in one group (three bits of status each fit an int64).
-MAX_SUIT_HANDS = (63 - _HAND_SHIFT) // 3
-#: A hand's status while its suits are counted: 0 no card yet, 1-4 one suit (suit + 1), MIXED two suits or more.
-_MIXED = 5
 _NO_LETTER = 13
 _ABSENT = -1
+#: Most combinations of atom bits one group may make (rows of the output).
+MAX_ROWS = 1 << 20
+#: Most suit distributions (keys) and their values, and most contexts and their entries, one call remembers:
+#: past them a round is worked out afresh (exact all the same); they bound the memory of a call.
+_MAX_KEYS = 1 << 12
+_MAX_ENTRIES = 1 << 16
+_MAX_CONTEXTS = 1 << 14
 
 
 class RankwiseTables(NamedTuple):
@@ -134,171 +132,6 @@ class RankwiseTables(NamedTuple):
     codes: int
 
 
-@jit
-def _merge(states, weights, n):
-    """States ``0 .. n-1`` sorted, equal ones added together; returns how many are left."""
-    if n <= 1:
-        return n
-    order = np.argsort(states[:n])
-    sorted_states = states[:n][order]
-    sorted_weights = weights[:n][order]
-    m = 0
-    for i in range(n):
-        if m > 0 and states[m - 1] == sorted_states[i]:
-            weights[m - 1] += sorted_weights[i]
-        else:
-            states[m] = sorted_states[i]
-            weights[m] = sorted_weights[i]
-            m += 1
-    return m
-
-
-@jit
-def _hand_status(status, suits):
-    """A suit-reading hand's status after cards of the suits in mask ``suits`` join it."""
-    if suits == 0 or status == _MIXED:
-        return status
-    if status > 0:
-        suits |= 1 << (status - 1)
-    if suits & (suits - 1):
-        return _MIXED
-    for s in range(4):
-        if suits == 1 << s:
-            return s + 1
-    return _MIXED
-
-
-@jit
-def _suit_distribution(t, kinds, in_s, n_suit_hands):
-    """The suits of the suit-reading positions ``in_s`` of a round of ``kinds``: (values, ordered ways).
-
-    A value packs each position's class where it depends on the suit (``CLASS_BITS`` from bit ``6 p``), the
-    pairs' suit flags (from ``_TAIL_SHIFT``) and each suit-reading hand's one-suit flag (from ``_HAND_SHIFT``).
-    The ways count the ordered draws of those positions' suits, kind by kind, without replacement.
-    """
-    shoe, varies, classes, hand_over, hand_suits = t.shoe, t.varies, t.classes, t.hand_over, t.hand_suits
-    codes = t.codes
-    states = np.zeros(1, np.int64)
-    weights = np.ones(1, np.int64)
-    n = 1
-    block = np.zeros(6, np.int64)
-    suit = np.zeros(6, np.int64)
-    done = np.zeros(6, np.bool_)
-    for first in range(6):
-        if not in_s[first] or done[first]:
-            continue
-        kind = kinds[first]
-        m = 0
-        for p in range(first, 6):
-            if in_s[p] and kinds[p] == kind:
-                block[m] = p
-                done[p] = True
-                m += 1
-        n_assign = 1 << (2 * m)
-        new_states = np.zeros(n * n_assign, np.int64)
-        new_weights = np.zeros(n * n_assign, np.int64)
-        n_new = 0
-        for a in range(n_assign):
-            ways = np.int64(1)
-            delta = np.int64(0)
-            hand_masks = np.int64(0)
-            for i in range(m):
-                s = (a >> (2 * i)) & 3
-                suit[i] = s
-                earlier = 0
-                for j in range(i):
-                    if suit[j] == s:
-                        earlier += 1
-                ways *= max(shoe[kind, s] - earlier, 0)
-                p = block[i]
-                if varies[p, kind]:
-                    delta |= classes[p, kind, s] << (CLASS_BITS * p)
-                for h in range(hand_over.shape[0]):
-                    if hand_suits[h] >= 0 and hand_over[h, p]:
-                        hand_masks |= np.int64(1) << (4 * hand_suits[h] + s)
-            if ways == 0:
-                continue
-            if codes:
-                for i in range(m):
-                    for j in range(m):
-                        if suit[i] == suit[j]:
-                            if block[i] == 0 and block[j] == 2:
-                                delta |= np.int64(1) << _TAIL_SHIFT
-                            if block[i] == 1 and block[j] == 3:
-                                delta |= np.int64(1) << (_TAIL_SHIFT + 1)
-                            if block[i] == 0 and block[j] == 1:
-                                delta |= np.int64(1) << (_TAIL_SHIFT + 2)
-            for old in range(n):
-                state = states[old] | delta
-                for h in range(n_suit_hands):
-                    shift = _HAND_SHIFT + 3 * h
-                    status = (state >> shift) & 7
-                    status = _hand_status(status, (hand_masks >> (4 * h)) & 15)
-                    state = (state & ~(np.int64(7) << shift)) | (status << shift)
-                new_states[n_new] = state
-                new_weights[n_new] = weights[old] * ways
-                n_new += 1
-        n = _merge(new_states, new_weights, n_new)
-        states = new_states
-        weights = new_weights
-    # Statuses to flags: one suit (or no card) is 1, two suits or more 0.
-    for i in range(n):
-        state = states[i] & ((np.int64(1) << _HAND_SHIFT) - 1)
-        for h in range(n_suit_hands):
-            status = (states[i] >> (_HAND_SHIFT + 3 * h)) & 7
-            if status != _MIXED:
-                state |= np.int64(1) << (_HAND_SHIFT + h)
-        states[i] = state
-    n = _merge(states, weights, n)
-    return states[:n].copy(), weights[:n].copy()
-
-
-#: Most combinations of atom bits one group may make (rows of the output).
-MAX_ROWS = 1 << 20
-#: Most suit distributions (keys) and their entries, and most contexts and their entries, one call remembers:
-#: past them a round is worked out afresh (exact all the same); they bound the memory of a call.
-_MAX_KEYS = 1 << 12
-_MAX_ENTRIES = 1 << 16
-_MAX_CONTEXTS = 1 << 14
-
-
-class _Memo(NamedTuple):
-    """What one call of :func:`rankwise_counts` remembers (open-addressing tables: -1 where a slot is free).
-
-    ``key_table``/``key_first``: suit distribution by key, its entries ``entry_start[i] .. entry_start[i + 1]``
-    (``entry_value``, ``entry_ways``). ``context_table`` (rows of ``context_width``) / ``context_first``: the
-    *context* of a round (its key, the classes and hand states that do not depend on the suits, its pairs by rank)
-    and its entries ``found_start[i] .. found_start[i + 1]``: the output row (atom bits), suffix and ways.
-    ``row_table``/``row_index``: the output row of each combination of atom bits. ``counters``: keys, entries,
-    contexts, their entries, rows used.
-    """
-
-    key_table: np.ndarray
-    key_first: np.ndarray
-    entry_start: np.ndarray
-    entry_value: np.ndarray
-    entry_ways: np.ndarray
-    context_table: np.ndarray
-    context_first: np.ndarray
-    found_start: np.ndarray
-    found_row: np.ndarray
-    found_suffix: np.ndarray
-    found_ways: np.ndarray
-    row_table: np.ndarray
-    row_index: np.ndarray
-    counters: np.ndarray
-
-
-@jit
-def _memo(context_width, row_slots):
-    return _Memo(np.full(2 * _MAX_KEYS, -1, np.int64), np.zeros(2 * _MAX_KEYS, np.int64),
-                 np.zeros(_MAX_KEYS + 1, np.int64), np.zeros(_MAX_ENTRIES, np.int64), np.zeros(_MAX_ENTRIES, np.int64),
-                 np.full((2 * _MAX_CONTEXTS, context_width), -1, np.int64), np.zeros(2 * _MAX_CONTEXTS, np.int64),
-                 np.zeros(_MAX_CONTEXTS + 1, np.int64), np.zeros(_MAX_ENTRIES, np.int64),
-                 np.zeros(_MAX_ENTRIES, np.int64), np.zeros(_MAX_ENTRIES, np.int64),
-                 np.full(row_slots, -1, np.int64), np.zeros(row_slots, np.int64), np.zeros(5, np.int64))
-
-
 @jit(inline="always")
 def _hash(value):
     """A well-mixed hash of an int64 (splitmix64's finaliser; right shifts masked to be logical)."""
@@ -337,116 +170,6 @@ def _slot(table, key):
     while table[slot] != key and table[slot] != -1:
         slot = (slot + 1) & mask
     return slot
-
-
-@jit
-def _row_of(memo, bits, out_bits, out):
-    """The output row of a combination of atom bits, a new one where it has none (the output grown as needed).
-
-    Returns ``(row, out_bits, out)``.
-    """
-    slot = _slot(memo.row_table, bits)
-    if memo.row_table[slot] == bits:
-        return memo.row_index[slot], out_bits, out
-    row = memo.counters[4]
-    if 2 * (row + 1) > memo.row_table.shape[0]:
-        raise ValueError("the card-level conditions make more combinations than the exact enumeration holds")
-    memo.counters[4] = row + 1
-    if row == out.shape[0]:
-        grown = np.zeros((2 * row, out.shape[1]), np.int64)
-        grown[:row] = out
-        out = grown
-        grown_bits = np.zeros(2 * row, np.int64)
-        grown_bits[:row] = out_bits
-        out_bits = grown_bits
-    out_bits[row] = bits
-    memo.row_table[slot] = bits
-    memo.row_index[slot] = row
-    return row, out_bits, out
-
-
-@jit
-def _suit_entries(t, memo, kinds, in_s, key, n_suit_hands):
-    """The suit distribution of a round (:func:`_suit_distribution`), remembered by its key where there is room."""
-    slot = _slot(memo.key_table, key)
-    if memo.key_table[slot] == key:
-        i = memo.key_first[slot]
-        return memo.entry_value[memo.entry_start[i]:memo.entry_start[i + 1]], \
-            memo.entry_ways[memo.entry_start[i]:memo.entry_start[i + 1]]
-    values, ways = _suit_distribution(t, kinds, in_s, n_suit_hands)
-    i = memo.counters[0]
-    start = memo.entry_start[i]
-    if i < _MAX_KEYS and start + values.shape[0] <= _MAX_ENTRIES:
-        memo.entry_value[start:start + values.shape[0]] = values
-        memo.entry_ways[start:start + values.shape[0]] = ways
-        memo.entry_start[i + 1] = start + values.shape[0]
-        memo.key_table[slot] = key
-        memo.key_first[slot] = i
-        memo.counters[0] = i + 1
-    return values, ways
-
-
-@jit
-def _atom_bits(t, card_class, hand_state, value):
-    """The atoms' bits for the positions' classes and the hands' states, with a suit distribution's ``value``."""
-    atom_term, truth, truth_offset, value_first = t.atom_term, t.truth, t.truth_offset, t.value_first
-    value_hand, value_which, value_stride, hand_suits, hand_value = (t.value_hand, t.value_which, t.value_stride,
-                                                                      t.hand_suits, t.hand_value)
-    bits = np.int64(0)
-    for a in range(atom_term.shape[0]):
-        index = truth_offset[a]
-        for p in range(6):
-            index += atom_term[a, p, card_class[p]]
-        for v in range(value_first[a], value_first[a + 1]):
-            h = value_hand[v]
-            one_suit = 1
-            if hand_suits[h] >= 0:
-                one_suit = (value >> (_HAND_SHIFT + hand_suits[h])) & 1
-            index += np.int64(hand_value[value_which[v], 2 * hand_state[h] + one_suit]) * value_stride[v]
-        bits |= np.int64(truth[index]) << a
-    return bits
-
-
-@jit
-def _suffix(t, kinds, value):
-    """The outcome code's suffix (pairs, first-card comparison) of a round, 0 where the group counts prefixes."""
-    if not t.codes:
-        return 0
-    player_pair = pair_status(kinds[0] == kinds[2], kinds[0] == kinds[2] and (value >> _TAIL_SHIFT) & 1)
-    banker_pair = pair_status(kinds[1] == kinds[3], kinds[1] == kinds[3] and (value >> (_TAIL_SHIFT + 1)) & 1)
-    first_card = first_card_status(t.letter[kinds[0]], t.letter[kinds[1]],
-                                   kinds[0] == kinds[1] and (value >> (_TAIL_SHIFT + 2)) & 1)
-    return suffix_of(player_pair, banker_pair, first_card)
-
-
-@jit
-def _found_of_context(t, memo, kinds, in_s, key, n_suit_hands, card_class, hand_state, out_bits, out, found_row,
-                      found_suffix, found_ways):
-    """A round's entries (output row, suffix, ways) from its suit distribution, for a context not seen before.
-
-    ``card_class`` holds the classes that do not depend on the suits; those that do are read off each value of
-    the distribution. Returns ``(n_found, out_bits, out)``, the output grown where a new row was needed.
-    """
-    values, value_ways = _suit_entries(t, memo, kinds, in_s, key, n_suit_hands)
-    varies = t.varies
-    n_found = 0
-    for e in range(values.shape[0]):
-        value = values[e]
-        for p in range(6):
-            if kinds[p] != _ABSENT and in_s[p] and varies[p, kinds[p]]:
-                card_class[p] = (value >> (CLASS_BITS * p)) & ((1 << CLASS_BITS) - 1)
-        row, out_bits, out = _row_of(memo, _atom_bits(t, card_class, hand_state, value), out_bits, out)
-        suffix = _suffix(t, kinds, value)
-        j = 0
-        while j < n_found and (found_row[j] != row or found_suffix[j] != suffix):
-            j += 1
-        if j == n_found:
-            found_row[j] = row
-            found_suffix[j] = suffix
-            found_ways[j] = 0
-            n_found += 1
-        found_ways[j] += value_ways[e]
-    return n_found, out_bits, out
 
 
 @jit
@@ -490,8 +213,9 @@ def _third_cards(point, kind_total, pt, bt, n_cards, opt_kinds, opt_prefix, opt_
 def rankwise_counts(t, first_kinds):
     """Exact weights of one group by combination of atom bits and outcome, for rounds whose P1 is of ``first_kinds``.
 
-    The arrays the loop over rounds reads are taken out of ``t`` once, up front: numba counts references to an
-    array each time a loop reads it out of a tuple, and that counting cost more than the work.
+    Every array the loop over rounds reads is taken out of ``t`` once, up front, and the loop calls no function
+    that takes arrays but inlined ones: numba counts references to an array each time it is read out of a tuple or
+    passed to a call, and that counting cost more than the work.
 
     Parameters
     ----------
@@ -507,10 +231,14 @@ def rankwise_counts(t, first_kinds):
         else a code prefix.
     """
     shoe, point, letter, suit_kind, classes, varies = t.shoe, t.point, t.letter, t.suit_kind, t.classes, t.varies
-    none_class, hand_over, first_four_state, next_state = t.none_class, t.hand_over, t.first_four_state, t.next_state
+    none_class, hand_over, hand_suits, first_four_state, next_state = (t.none_class, t.hand_over, t.hand_suits,
+                                                                       t.first_four_state, t.next_state)
+    atom_term, truth, truth_offset, value_first = t.atom_term, t.truth, t.truth_offset, t.value_first
+    value_hand, value_which, value_stride, hand_value = t.value_hand, t.value_which, t.value_stride, t.hand_value
     codes = t.codes
     n_kinds = shoe.shape[0]
     n_hands = hand_over.shape[0]
+    n_atoms = atom_term.shape[0]
     kind_total = np.zeros(n_kinds, np.int64)
     for k in range(n_kinds):
         for s in range(4):
@@ -519,15 +247,26 @@ def rankwise_counts(t, first_kinds):
     n_suit_hands = 0
     in_suit_hand = np.zeros(6, np.bool_)  # a position of a hand whose poker values read suits
     for h in range(n_hands):
-        if t.hand_suits[h] >= 0:
-            n_suit_hands = max(n_suit_hands, t.hand_suits[h] + 1)
+        if hand_suits[h] >= 0:
+            n_suit_hands = max(n_suit_hands, hand_suits[h] + 1)
             for p in range(6):
                 if hand_over[h, p]:
                     in_suit_hand[p] = True
     radix = N_SUFFIXES if codes else 1
-    memo = _memo(8 + n_hands, np.int64(1) << min(t.atom_term.shape[0] + 1, 21))
-    context_table, context_first, found_start = memo.context_table, memo.context_first, memo.found_start
-    found_row, found_suffix, found_ways, counters = memo.found_row, memo.found_suffix, memo.found_ways, memo.counters
+    # What the call remembers (open-addressing tables, -1 where a slot is free): suit distributions by key, the
+    # entries of contexts (output row, suffix, ways), the output row of each combination of atom bits.
+    key_table, key_first = np.full(2 * _MAX_KEYS, -1, np.int64), np.zeros(2 * _MAX_KEYS, np.int64)
+    entry_start, entry_value = np.zeros(_MAX_KEYS + 1, np.int64), np.zeros(_MAX_ENTRIES, np.int64)
+    entry_ways = np.zeros(_MAX_ENTRIES, np.int64)
+    n_keys = 0
+    context_table = np.full((2 * _MAX_CONTEXTS, 8 + n_hands), -1, np.int64)
+    context_first, found_start = np.zeros(2 * _MAX_CONTEXTS, np.int64), np.zeros(_MAX_CONTEXTS + 1, np.int64)
+    found_row, found_suffix = np.zeros(_MAX_ENTRIES, np.int64), np.zeros(_MAX_ENTRIES, np.int64)
+    found_ways = np.zeros(_MAX_ENTRIES, np.int64)
+    n_contexts = 0
+    row_slots = np.int64(1) << min(n_atoms + 1, 21)
+    row_table, row_index = np.full(row_slots, -1, np.int64), np.zeros(row_slots, np.int64)
+    n_rows = 0
     out = np.zeros((4, 400 * radix), np.int64)
     out_bits = np.zeros(4, np.int64)
     most = 1 << 12  # suit assignments of six positions: the most values a suit distribution has
@@ -550,7 +289,7 @@ def rankwise_counts(t, first_kinds):
                     if kind_total[k0] == 0 or kind_total[k1] == 0 or kind_total[k2] == 0 or kind_total[k3] == 0:
                         continue
                     kinds[0], kinds[1], kinds[2], kinds[3] = k0, k1, k2, k3
-                    # Each hand's first-four letters (the poker state tables' index).
+                    # Each hand's first-four state (the poker state tables' index of its letters).
                     for h in range(n_hands):
                         index = 0
                         scale = 1
@@ -630,20 +369,87 @@ def rankwise_counts(t, first_kinds):
                             for e in range(found_start[i], found_start[i + 1]):
                                 out[found_row[e], prefix + found_suffix[e]] += found_ways[e] * ways
                             continue
-                        n_found, out_bits, out = _found_of_context(t, memo, kinds, in_s, key, n_suit_hands,
-                                                                   card_class, hand_state, out_bits, out, new_row,
-                                                                   new_suffix, new_ways)
+                        # A new context: its suit distribution (remembered by key), then each value's atom bits.
+                        key_slot = _slot(key_table, key)
+                        if key_table[key_slot] == key:
+                            i = key_first[key_slot]
+                            values, value_ways = entry_value, entry_ways
+                            first, last = entry_start[i], entry_start[i + 1]
+                        else:
+                            values, value_ways = suit_distribution(shoe, varies, classes, hand_over, hand_suits,
+                                                                   codes, kinds, in_s, n_suit_hands)
+                            first, last = 0, values.shape[0]
+                            start = entry_start[n_keys]
+                            if n_keys < _MAX_KEYS and start + last <= _MAX_ENTRIES:
+                                entry_value[start:start + last] = values
+                                entry_ways[start:start + last] = value_ways
+                                entry_start[n_keys + 1] = start + last
+                                key_table[key_slot] = key
+                                key_first[key_slot] = n_keys
+                                n_keys += 1
+                        n_found = 0
+                        for e in range(first, last):
+                            value = values[e]
+                            for p in range(6):
+                                if kinds[p] != _ABSENT and in_s[p] and varies[p, kinds[p]]:
+                                    card_class[p] = (value >> (CLASS_BITS * p)) & ((1 << CLASS_BITS) - 1)
+                            bits = np.int64(0)
+                            for a in range(n_atoms):
+                                index = truth_offset[a]
+                                for p in range(6):
+                                    index += atom_term[a, p, card_class[p]]
+                                for v in range(value_first[a], value_first[a + 1]):
+                                    h = value_hand[v]
+                                    one_suit = 1
+                                    if hand_suits[h] >= 0:
+                                        one_suit = (value >> (HAND_SHIFT + hand_suits[h])) & 1
+                                    index += (np.int64(hand_value[value_which[v], 2 * hand_state[h] + one_suit])
+                                              * value_stride[v])
+                                bits |= np.int64(truth[index]) << a
+                            row_slot = _slot(row_table, bits)
+                            if row_table[row_slot] == bits:
+                                row = row_index[row_slot]
+                            else:
+                                if 2 * (n_rows + 1) > row_slots or n_rows >= MAX_ROWS:
+                                    raise ValueError("the card-level conditions make more combinations than the "
+                                                     "exact enumeration holds")
+                                row = n_rows
+                                n_rows += 1
+                                row_table[row_slot] = bits
+                                row_index[row_slot] = row
+                                if row == out.shape[0]:
+                                    grown = np.zeros((2 * row, out.shape[1]), np.int64)
+                                    grown[:row] = out
+                                    out = grown
+                                    grown_bits = np.zeros(2 * row, np.int64)
+                                    grown_bits[:row] = out_bits
+                                    out_bits = grown_bits
+                                out_bits[row] = bits
+                            suffix = 0
+                            if codes:
+                                suffix = suffix_of(
+                                    pair_status(k0 == k2, k0 == k2 and (value >> TAIL_SHIFT) & 1),
+                                    pair_status(k1 == k3, k1 == k3 and (value >> (TAIL_SHIFT + 1)) & 1),
+                                    first_card_status(letter[k0], letter[k1],
+                                                      k0 == k1 and (value >> (TAIL_SHIFT + 2)) & 1))
+                            j = 0
+                            while j < n_found and (new_row[j] != row or new_suffix[j] != suffix):
+                                j += 1
+                            if j == n_found:
+                                new_row[j] = row
+                                new_suffix[j] = suffix
+                                new_ways[j] = 0
+                                n_found += 1
+                            new_ways[j] += value_ways[e]
                         for j in range(n_found):
                             out[new_row[j], prefix + new_suffix[j]] += new_ways[j] * ways
-                        i = counters[2]
-                        start = found_start[i]
-                        if i < _MAX_CONTEXTS and start + n_found <= found_row.shape[0]:
+                        start = found_start[n_contexts]
+                        if n_contexts < _MAX_CONTEXTS and start + n_found <= _MAX_ENTRIES:
                             context_table[slot] = context
-                            context_first[slot] = i
+                            context_first[slot] = n_contexts
                             found_row[start:start + n_found] = new_row[:n_found]
                             found_suffix[start:start + n_found] = new_suffix[:n_found]
                             found_ways[start:start + n_found] = new_ways[:n_found]
-                            found_start[i + 1] = start + n_found
-                            counters[2] = i + 1
-    n_rows = counters[4]
+                            found_start[n_contexts + 1] = start + n_found
+                            n_contexts += 1
     return out_bits[:n_rows].copy(), out[:n_rows].copy()

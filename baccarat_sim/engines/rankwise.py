@@ -29,7 +29,11 @@ from ..model.cards import N_CARD_IDS, N_SUITS, RANK_POINTS
 from ..model.codes import N_CODES, N_PREFIXES
 from ..model.detail_tables import RANK_ONLY_VALUES, hand_values_of, joint_classes
 
-__all__ = ["rankwise_tables", "rankwise_weights"]
+__all__ = ["REMEMBERED_VALUES", "rankwise_tables", "rankwise_weights"]
+
+#: What a round counted by rank costs beside a round counted by card, at most: the values of its suit
+#: distribution, most of which a call remembers by their context (the kinds' classes, the hands' states).
+REMEMBERED_VALUES = 64
 
 def _hands(atoms) -> dict:
     """The hands the atoms' poker values read (positions, in POSITIONS order) -> whether a value over it reads suits."""
@@ -70,7 +74,9 @@ def _card_kinds(atoms, outcomes: str, classes: list) -> tuple[np.ndarray, np.nda
     values = 1.0
     for column in read:  # the most classes the suits of one kind give at each position
         values *= max(len(np.unique(column[by_rank == k])) for k in range(n_rank))
-    if float(n_card) ** 6 <= float(n_rank) ** 6 * values:
+    # Rounds of kinds, times the values of a suit distribution counted by rank: most of them are remembered
+    # (:data:`REMEMBERED_VALUES` a round, as measured on the catalogue's suit and colour bets).
+    if float(n_card) ** 6 <= float(n_rank) ** 6 * min(values, REMEMBERED_VALUES):
         return by_card, np.zeros(N_CARD_IDS, np.int64)
     return by_rank, suit
 

@@ -42,9 +42,20 @@ _MIXED = 5
 
 @jit
 def _merge(states, weights, n):
-    """States ``0 .. n-1`` sorted, equal ones added together; returns how many are left."""
-    if n <= 1:
-        return n
+    """States ``0 .. n-1`` with equal ones added together (sorted where there are many); returns how many are left."""
+    if n <= 32:  # a few: compared pairwise, in place (no sort, nothing allocated)
+        m = 0
+        for i in range(n):
+            j = 0
+            while j < m and states[j] != states[i]:
+                j += 1
+            if j < m:
+                weights[j] += weights[i]
+            else:
+                states[m] = states[i]
+                weights[m] = weights[i]
+                m += 1
+        return m
     order = np.argsort(states[:n])
     sorted_states = states[:n][order]
     sorted_weights = weights[:n][order]

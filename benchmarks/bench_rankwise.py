@@ -54,7 +54,8 @@ def forty_bets() -> list[str]:
     bets = []
     hands = ("player", "banker", "all", "first_four", "[P1, P2]", "[P3, B3]")
     for hand in hands:
-        for category in ("flush", "straight", "three_of_a_kind", "straight_flush"):
+        three = "three_of_a_kind" if hand in ("player", "banker", "all", "first_four") else "pair"
+        for category in ("flush", "straight", three, "straight_flush"):
             bets.append((f"poker({hand}) == {category}", "10"))
     for left, right in (("banker", "player"), ("player", "banker"), ("all", "first_four"), ("[P1, B1]", "[P2, B2]")):
         bets.append((f"poker({left}) > poker({right})", "1"))

@@ -129,20 +129,23 @@ BY_CARD_CONDITIONS = (
 def test_rank_wise_and_by_card_counts_are_the_same_integers(text):
     atom = atom_of(text)
     assert by_card((atom,))
-    for name, shoe in depleted_shoes().items():
-        for outcomes in ("prefixes", "codes"):
-            ours, theirs = rankwise_weights((atom,), shoe, outcomes), bycard_weights((atom,), shoe, outcomes)
-            np.testing.assert_array_equal(ours[0], theirs[0], err_msg=f"{text} {name} {outcomes}")
-            np.testing.assert_array_equal(ours[1], theirs[1], err_msg=f"{text} {name} {outcomes}")
+    # Each condition on two depleted shoes, by code or by prefix in turn (the full shoe: the closed forms above).
+    outcomes = ("codes", "prefixes")[BY_CARD_CONDITIONS.index(text) % 2]
+    for name in ("dealt", "thinned"):
+        shoe = depleted_shoes()[name]
+        ours, theirs = rankwise_weights((atom,), shoe, outcomes), bycard_weights((atom,), shoe, outcomes)
+        np.testing.assert_array_equal(ours[0], theirs[0], err_msg=f"{text} {name} {outcomes}")
+        np.testing.assert_array_equal(ours[1], theirs[1], err_msg=f"{text} {name} {outcomes}")
 
 
 def test_several_atoms_split_the_same_way_by_rank_and_by_card():
     atoms = tuple(atom_of(t) for t in ("P1.suit == B1.suit", "poker(player) == flush", "P3.colour == red"))
-    shoe = depleted_shoes()["dealt"]
-    ours, theirs = rankwise_weights(atoms, shoe, "codes"), bycard_weights(atoms, shoe, "codes")
-    assert len(ours[0]) == 8  # every combination of three atoms happens
-    np.testing.assert_array_equal(ours[0], theirs[0])
-    np.testing.assert_array_equal(ours[1], theirs[1])
+    for name in ("eight", "no_hearts"):
+        shoe = depleted_shoes()[name]
+        ours, theirs = rankwise_weights(atoms, shoe, "codes"), bycard_weights(atoms, shoe, "codes")
+        assert len(ours[0]) == 8  # every combination of three atoms happens
+        np.testing.assert_array_equal(ours[0], theirs[0])
+        np.testing.assert_array_equal(ours[1], theirs[1])
 
 
 # --------------------------------------------------------------------------- every ordering of small shoes

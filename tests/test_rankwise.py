@@ -221,3 +221,19 @@ def test_monte_carlo_agrees_with_the_exact_banker_poker_beats_player():
     view = hist.view([bet])
     est = estimate(view, net_vector(bet, rules, view.detail))
     assert abs(est.z(exact_rtp)) < 4, (est.rtp, est.se, exact_rtp)
+
+
+# --------------------------------------------------------------------------- effect of removal, by rank
+
+
+def test_effect_of_removal_of_a_bet_counted_by_rank_balances_exactly():
+    # Removing one card at random leaves the next round's EV unchanged: the count-weighted effects of every rank sum
+    # to exactly zero. Each removal prices a depleted shoe by rank (a shoe whose suits are no longer all alike).
+    from baccarat_sim.analysis.eor import effect_of_removal
+
+    rules = parse_rules(BANKER_BEATS.replace("decks = 8", "decks = 1"), "banker-beats.toml")
+    shoe = np.zeros((13, 4), np.int64)
+    shoe[[0, 1, 2, 3, 8, 12]] = 1  # A, 2, 3, 4, 9 and K of every suit: runs, pairs and flushes, few ranks to count
+    eor = effect_of_removal(rules, shoe=shoe)
+    assert eor.balance("banker_poker_beats", "rank") == eor.balance("banker_poker_beats", "value") == 0
+    assert any(effect != 0 for effect in eor.by_rank["banker_poker_beats"])

@@ -25,7 +25,7 @@ def breakdown(hist: OutcomeHistogram, bet: Bet | str, rules: Rules) -> pd.DataFr
 
     One row per line of the pay table (in file order, ``otherwise`` last) and a
     ``total`` row, as in the Wizard of Odds return tables (the lines as plain
-    objects: :func:`baccarat_sim.analysis.settlement.bet_breakdown`).
+    objects: `baccarat_sim.analysis.settlement.bet_breakdown`).
 
     Parameters
     ----------
@@ -60,7 +60,7 @@ def commission_table(hist: OutcomeHistogram, rules: Rules, bet_id: str = "banker
                      stakes=None) -> pd.DataFrame:
     """RTP of a commission bet by stake, with the commission rounded as the rule set says.
 
-    The rows of :func:`baccarat_sim.analysis.commission.commission_by_stake` as a table: the
+    The rows of `baccarat_sim.analysis.commission.commission_by_stake` as a table: the
     plot data of RTP against stake.
 
     Returns

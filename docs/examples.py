@@ -24,8 +24,10 @@ What counts as an example, by the fence's language:
     With ``file=NAME`` in its note, written to NAME for the page's later
     examples; without, it must at least parse as TOML.
 
-A page's examples run in order, in a fresh temporary folder (files a command
-writes with ``--out`` are there for the next example), with ``COLUMNS=120``
+A page's examples run in order, in a fresh temporary folder, empty as a
+fresh clone's working folder is to a reader (files a command writes with
+``--out`` are there for the next example; ``> FILE`` into a folder that no
+example made fails, as in a shell), with ``COLUMNS=120``
 unless the note sets ``env``. Commands run in-process through each command's
 ``main()``: ``python -m baccarat_sim.X``, ``.venv/bin/python -m
 baccarat_sim.X`` or the console script ``baccarat-X``, with ``VAR=value``
@@ -91,6 +93,8 @@ COMMANDS = {
     "baccarat_sim.hold": "baccarat_sim.cli.hold",
     "baccarat_sim.leak": "baccarat_sim.cli.leak",
     "baccarat_sim.findings": "baccarat_sim.cli.findings",
+    "baccarat_sim.math_report": "baccarat_sim.cli.math_report",
+    "baccarat-math-report": "baccarat_sim.cli.math_report",
     "baccarat-rtp": "baccarat_sim.cli.rtp",
     "baccarat-hold": "baccarat_sim.cli.hold",
     "baccarat-leak": "baccarat_sim.cli.leak",
@@ -258,6 +262,8 @@ def run_command(line: str) -> tuple[int, str]:
     redirect = None
     if len(words) >= 2 and words[-2] == ">":
         redirect, words = words[-1], words[:-2]
+        if not Path(redirect).parent.is_dir():  # as a shell: a redirection creates the file, never its folder
+            raise ValueError(f"{line!r}: {redirect}: No such file or directory (a reader's shell would stop here)")
     if words[:2] in (["python", "-m"], ["python3", "-m"], [".venv/bin/python", "-m"]):
         name, args = words[2], words[3:]
     elif words:
@@ -271,7 +277,6 @@ def run_command(line: str) -> tuple[int, str]:
     with _environment(env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = main(args)
     if redirect is not None:
-        Path(redirect).parent.mkdir(parents=True, exist_ok=True)
         Path(redirect).write_text(out.getvalue())
         return status, ""
     if status == 2:  # bad input: the one line that says why is on stderr
@@ -352,7 +357,11 @@ def _run_block(block: Block, namespace: dict) -> list[Result]:
         commands = [line for line in block.text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
         results = []
         for command in commands:
-            status, _ = run_command(command)
+            try:
+                status, _ = run_command(command)
+            except ValueError as error:
+                results.append(Result(block, None, None, f"{block.where}: {error}"))
+                continue
             problem = None if status == expected_exit else f"{block.where}: {command!r} exited {status}"
             results.append(Result(block, None, None, problem))
         return results

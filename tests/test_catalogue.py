@@ -73,6 +73,12 @@ combinations, probability and return, whose lower right cell is the return):
             https://www.888casino.com/blog/side-bets/computer-perfect-play-against-the-baccarat-pairs-bet/ (10.361%).
 [EJ-DP]     E. Jacobson, Co-Card Counting the Dragon and Panda Side Bets in EZ Baccarat (888casino blog): "baseline
             house edge of 7.6110%" (Dragon 7) and "10.1876%" (Panda 8).
+[EJ-TSB]    E. Jacobson, Total Shot Bonus, 888casino magazine (German edition),
+            https://de.888casino.com/magazine/baccarat-strategie/total-shot-bonus ("Der Hausvorteil beträgt 8,364%",
+            hit frequency 3,313%, standard deviation 5,239; eight decks).
+[EJ-KOB]    E. Jacobson, Card Counting the Knockout Baccarat Side Bet, 888casino blog, January 15, 2017,
+            https://www.888casino.com/blog/card-counting-the-knockout-baccarat-side-bet (the seven bets' rules and
+            pays; no house edge in the stored copy).
 [EJ-LW]     E. Jacobson, Card Counting the Lucky Win Baccarat Side Bet,
             https://888casino.com/blog/side-bets/card-counting-the-lucky-win-baccarat-side-bet (Player pay table #1
             12.040%; Galaxy's rack sheet 12.07%).
@@ -87,11 +93,13 @@ from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from baccarat_sim.analysis.claims import check_claims
 from baccarat_sim.analysis.settlement import net_vector, settle, settle_bet
+from baccarat_sim.analysis.settlement_jackpot import jackpot_figures
 from baccarat_sim.analysis.stats import estimate
 from baccarat_sim.cli.findings import main as findings_main
 from baccarat_sim.cli.rtp import main as rtp_main
@@ -171,6 +179,7 @@ MON, L8, TM, STOT, TWO = ("catalogue-monkey", "catalogue-lucky-8", "catalogue-ti
 POKER = "catalogue-poker"
 WTOT, PAIRS, LW, SEVENS, ARB = ("catalogue-winning-totals", "catalogue-pairs", "catalogue-lucky-win",
                                 "catalogue-macau-sevens", "catalogue-all-red-black")
+TSB, KO = "catalogue-total-shot", "catalogue-knockout"
 
 EGALITE_RETURNS = ["-0.124527", "-0.114150", "-0.095412", "-0.105243", "-0.121401", "-0.118732", "-0.114952",
                    "-0.063899", "-0.110669", "-0.106348"]  # [WoO-Eg] Egalite return table, ties 0-0 .. 9-9
@@ -287,6 +296,7 @@ PUBLISHED = [
     _p(TWO, "perfect_9_bonus", "7.47%", "WoO-P9"),
     _p(TWO, "perfect_9_bonus", "-0.074699", "WoO-P9-return-table"),
     _p(TWO, "perfect_pairs_26", "9.68%", "WoO-PP1"),
+    _p(TWO, "perfect_pairs_26", "-0.096844", "WoO-PP1-return-table"),  # issue 41, item 5: the finer figure
     _p(TWO, "perfect_pairs_26", "13.88%", "WoO-PP1", decks=6),
     # Side totals: every printed return, and the page's summary sentences.
     *[_p(STOT, f"side_total_{side}_{t}", figure, "WoO-STot-return-table")
@@ -315,6 +325,8 @@ PUBLISHED = [
     _p(T5, "golden_8", "10.1876%", "EJ-DP"),
     # Lucky Win: the rule sheet's usual odds are Jacobson's pay table #1.
     _p(LW, "lucky_win_player", "12.040%", "EJ-LW"),
+    # Total Shot Bonus (issue 41, item 3): Jacobson's eight-deck analysis.
+    _p(TSB, "total_shot_bonus", "8.364%", "EJ-TSB"),
     # Poker values (catalogue-poker; tests/test_catalogue_poker.py checks their tables row by row).
     _p(POKER, "jackpot_baccarat", "-0.158026", "WoO-JB-return-table"),
     _p(POKER, "lucky_match", "8.89%", "WoO-LM"),
@@ -385,6 +397,14 @@ COMBINATIONS = [
     (BB, "any_bad_beat", ["8 beats 7"], 156_966_594_535_424, "WoO-BB"),
     (BB, "any_bad_beat", ["7 beats 6"], 195_793_881_763_840, "WoO-BB"),
     (BB, "any_bad_beat", ["Any other one-point win"], 369_982_973_018_112, "WoO-BB"),
+    # Issue 41, item 5: bets pinned only to a two-decimal edge, whose page's return table prints the count (the
+    # stored copies break off before the six-decimal return): the count is the finer figure. [WoO-BB] Eight Beats
+    # Seven table; [WoO-5T] Golden 8 Return Table; [WoO-STie] Pay Table 2 counts the events of Pay Table 1.
+    (BB, "bad_beat_8_beats_7", ["8 beats 7"], 156_966_594_535_424, "WoO-BB"),
+    (T5, "golden_8", ["Player wins with a three-card 8"], 172_660_763_262_976, "WoO-5T"),
+    (COL, "super_tie_100_20_7", ["Three-card tie on 6-9, six cards of one colour"], 1_326_729_820_672, "WoO-STie"),
+    (COL, "super_tie_100_20_7", ["Three-card tie on 6-9, mixed colours"], 42_861_591_369_728, "WoO-STie"),
+    (COL, "super_tie_100_20_7", ["Any other tie"], 431_439_105_282_816, "WoO-STie"),
     (EG, "super_pay_egalite_1_3", ["Tie at 1, 2 or 3"], 62_756_333_902_336, "WoO-Eg-Groupings"),
     (EG, "super_pay_egalite_4_5", ["Tie at 4 or 5"], 75_978_180_206_848, "WoO-Eg-Groupings"),
     (EG, "super_pay_egalite_6_7", ["Tie at 6 or 7"], 197_887_540_208_384, "WoO-Eg-Groupings"),
@@ -676,6 +696,43 @@ def test_dragon_7_figures_of_jacobson_disagree_in_the_last_digit():
     assert holds(edge, "7.6113%") and not holds(edge, "7.6110%")
 
 
+def test_issue41_item3_total_shot_bonus_hit_frequency_and_sd_are_jacobsons(brute):
+    # [EJ-TSB]: house edge 8.364% (PUBLISHED), hit frequency 3.313%, standard deviation 5.239; and the independent
+    # brute force over point values, a 9 on both sides (18) or a 9 and an 8 (17).
+    rules = rules_of(TSB)
+    result = settle_bet(histogram(TSB), "total_shot_bonus", rules)
+    assert f"{result.hit_frequency:.3%}" == "3.313%" and f"{result.sd:.3f}" == "5.239"
+    o = brute
+    total = o["ps"] + o["bs"]
+    assert result.ev_exact == _point_ev(o, [(total == 18, Fraction(40)), (total == 17, Fraction(20))])
+    # [WoO-WST]: 18 is the 9-9 tie; 17 a 9 over an 8 either way, whose counts that page does not split out.
+    assert line_counts(TSB, "total_shot_bonus")["Total 18 (9 and 9)"] == WINNING_SIDE_AND_TOTAL[9][2]
+
+
+def test_issue41_item3_knockout_follows_a_brute_force_and_the_published_counts(brute):
+    # [EJ-KOB] prints the rules and pays, no house edge: each bet against the independent point-value brute force,
+    # and its winning line against the winning side and total counts of [WoO-WST]; every tie pushes.
+    o = brute
+    tie = o["ps"] == o["bs"]
+    winning = np.where(o["ps"] > o["bs"], o["ps"], o["bs"])
+    player_wins, banker_wins = o["ps"] > o["bs"], o["bs"] > o["ps"]
+    bets = {"knockout_1_4": ((1, 2, 3, 4), Fraction(7)), "knockout_5_6": ((5, 6), Fraction(7, 2)),
+            "knockout_7": ((7,), Fraction(9, 2)), "knockout_8": ((8,), Fraction(3)),
+            "knockout_9": ((9,), Fraction(5, 2))}
+    for bet_id, (totals, pays) in bets.items():
+        wins = ~tie & np.isin(winning, totals)
+        assert exact_edge(KO, bet_id) == -_point_ev(o, [(wins, pays), (tie, Fraction(0))]), bet_id
+        published = sum(WINNING_SIDE_AND_TOTAL[t][0] + WINNING_SIDE_AND_TOTAL[t][1] for t in totals)
+        ties = sum(row[2] for row in WINNING_SIDE_AND_TOTAL.values())
+        assert exact_edge(KO, bet_id) == 1 - Fraction(published * (pays + 1) + ties, TOTAL_8), bet_id
+    for side, wins, natural in (("player", player_wins, o["pn"]), ("banker", banker_wins, o["bn"])):
+        bet_id = f"knockout_{side}_natural"
+        assert exact_edge(KO, bet_id) == -_point_ev(o, [(wins & natural, Fraction(4)), (tie, Fraction(0))]), bet_id
+    # Not Wizard of Odds' Winning Total (catalogue-winning-totals): other pays, and there a tie loses.
+    assert exact_edge(KO, "knockout_9") != exact_edge(WTOT, "winning_total_9")
+    assert f"{float(exact_edge(KO, 'knockout_1_4')):.4%}" == "6.7231%"
+
+
 def test_winning_totals_without_published_returns_follow_the_published_counts():
     # [WoO-WT] cuts off inside the 1-to-4 row and [WoO-SB] at the Banker 4 row, before the Tie table; [WoO-WST]
     # prints the combinations of every event, so each edge follows from (pays + 1) x count.
@@ -707,11 +764,23 @@ def test_macau_sevens_without_published_edges_match_a_brute_force(brute):
     for bet_id, lines, figure in (("lucky_7", lucky, "18.2961%"), ("super_lucky_7", superb, "33.4403%")):
         expected = -_point_ev(o, lines)
         assert exact_edge(SEVENS, bet_id) == expected and holds(expected, figure), bet_id
+    # Issue 41, item 2: the case no source prices (two-card Player 7 over three-card Banker 6), a line of its own
+    # priced as a loss, and the RTP the rule file quotes were it paid 30 to 1; both in the assumptions.
+    unresolved = over_six & (o["pc"] == 2) & (o["bc"] == 3)
+    assert f"{float(o['weight'][unresolved].sum()) / TOTAL_8:.4%}" == "0.4538%"
+    assert line_counts(SEVENS, "super_lucky_7")["Two-card 7 over three-card 6: unresolved, priced as a loss"] == int(
+        o["weight"][unresolved].sum())
+    at_30 = 1 + _point_ev(o, [*superb, (unresolved, Fraction(30))])
+    assert holds(1 - at_30, "19.3723%")  # RTP 80.6277%
+    notes = " ".join(rules_of(SEVENS).assumptions)
+    assert "UNRESOLVED" in notes and "RTP 66.5597%" in notes and "80.6277%" in notes
 
 
 def test_all_red_and_all_black_match_a_brute_force_over_point_values(brute):
-    # No published table. Within a point value, half the cards are red and colour is independent of the deal: a
-    # round whose used cards number k_v of value v (of n_v in the shoe) is all red with probability
+    # No published pays (issue 41, item 1): each bet pays the odds offered, a meter X in stakes, so the RTP is
+    # P x (X + 1), P the event's probability, worked out here independently. Within a point value, half the cards
+    # are red and colour is independent of the deal: a round whose used cards number k_v of value v (of n_v in the
+    # shoe) is all red with probability
     # prod C(n_v / 2, k_v) / C(n_v, k_v), summed over every ordered six-card sequence of point values.
     import numpy as np
 
@@ -727,8 +796,13 @@ def test_all_red_and_all_black_match_a_brute_force_over_point_values(brute):
     p = sum(Fraction(int(weight[i])) * math.prod(Fraction(math.comb(n // 2, int(k)), math.comb(n, int(k)))
                                                  for n, k in zip(shoe, row)) for i, row in enumerate(rows))
     p /= TOTAL_8
+    rules, hist = rules_of(ARB), histogram(ARB)
     for bet_id in ("all_red", "all_black"):
-        assert exact_edge(ARB, bet_id) == 1 - 25 * p, bet_id
+        figures = jackpot_figures(hist, bet_id, rules)
+        assert figures.base == figures.slope == figures.jackpot_probability == p, bet_id
+        assert figures.break_even_meter == 1 / p - 1 and figures.reset is None and figures.meter == 0
+        for pays in (0, 24, 25, Fraction(51, 2)):
+            assert -settle_bet(hist, rules.bet(bet_id).with_meter(pays), rules).ev_exact == 1 - (pays + 1) * p
     assert abs(p - Fraction("0.0373904")) < Fraction(5, 10**8)
 
 

@@ -16,12 +16,12 @@ import numba
 import numpy as np
 import pytest
 
+from baccarat_sim.engines import packer
 from baccarat_sim.engines.detail import rules_detail
+from baccarat_sim.engines.packer import kernel_tables
 from baccarat_sim.kernels.dealing import ENCODED_CARD, POINT_BITS, _third_cards, batch_round, round_parts
-from baccarat_sim.kernels.detail import BATCH_ROUNDS, batch_cells, count_batch, group_detail, new_batch
-from baccarat_sim.model import detail_tables
+from baccarat_sim.kernels.detail import BATCH_ROUNDS, KernelTables, batch_cells, count_batch, group_detail, new_batch
 from baccarat_sim.model.codes import N_SUFFIXES
-from baccarat_sim.model.detail_tables import kernel_tables
 from baccarat_sim.model.rules import load_rules, parse_rules
 
 from .test_catalogue import whole_catalogue
@@ -100,7 +100,7 @@ def test_batches_count_every_group_cell_as_round_by_round(name, table_cells, mon
     # table_cells: a smaller limit on a table's cells splits groups into several tables (no shipped rule set has
     # such a group: a table holds 65,536 cells).
     if table_cells is not None:
-        monkeypatch.setattr(detail_tables, "TABLE_CELLS", table_cells)
+        monkeypatch.setattr(packer, "TABLE_CELLS", table_cells)
     rules = POKER_HANDS if name == "hands" else whole_catalogue() if name == "whole-catalogue" else load_rules(name)
     detail = rules_detail(rules)
     tables = kernel_tables(detail)
@@ -124,10 +124,9 @@ def test_batches_count_every_group_cell_as_round_by_round(name, table_cells, mon
 
 
 def test_count_batch_unpacks_the_kernel_tables_in_their_field_order():
-    # count_batch takes the tables apart by position; a kernel's cache stamp covers the files it imports
-    # (kernels/jit.closure_digest), not model/detail_tables.py, so a reordered KernelTables must fail here, not be
-    # served from the cache with its fields swapped.
+    # count_batch takes the tables apart by position; KernelTables is defined beside it (kernels/detail.py), which
+    # its cache stamp covers (kernels/jit.closure_digest), and the two orders must agree.
     tree = ast.parse(inspect.getsource(count_batch.py_func))
     (unpacked,) = [node.targets[0] for node in ast.walk(tree) if isinstance(node, ast.Assign)
                    and isinstance(node.value, ast.Name) and node.value.id == "tables"]
-    assert tuple(name.id for name in unpacked.elts) == detail_tables.KernelTables._fields
+    assert tuple(name.id for name in unpacked.elts) == KernelTables._fields

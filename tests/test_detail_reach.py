@@ -19,13 +19,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from baccarat_sim.engines.bycard import bycard_reach, bycard_weights
 from baccarat_sim.engines.detail import UNIVERSAL_SHOE, group_reach, plan_groups
 from baccarat_sim.engines.rankwise import rankwise_weights
 from baccarat_sim.model.conditions import compile_condition
 from baccarat_sim.model.rules import available_rules, load_rules
 
 from .test_cardlevel_exact import GENERATED_SEED, Generated
+from .test_rankwise import _rows, by_card_reach_rows, by_card_rows
 
 #: Generated conditions reading cards, the first drawn with the seed of the generated bets' brute-force test. (The
 #: next one reads seven atoms whose count on the universal shoe takes 20 CPU-seconds.)
@@ -35,17 +35,21 @@ GENERATED_CARD_LEVEL = 12
 def assert_reach_is_positive_weight(atoms: tuple, outcomes: str) -> None:
     """The cells :func:`group_reach` finds are the universal shoe's cells of positive weight, by rank and by card."""
     try:
-        by_card = bycard_weights(atoms, UNIVERSAL_SHOE, outcomes, threads=1)
+        by_card = by_card_rows(atoms, UNIVERSAL_SHOE, outcomes, threads=1)
     except ValueError as error:  # more than the by-card enumeration holds: refused alike
         with pytest.raises(ValueError, match=str(error)[:40]):
-            bycard_reach(atoms, outcomes)
+            by_card_reach_rows(atoms, outcomes)
         return
     by_rank = rankwise_weights(atoms, UNIVERSAL_SHOE, outcomes)
     np.testing.assert_array_equal(by_rank[0], by_card[0])
     np.testing.assert_array_equal(by_rank[1], by_card[1])
-    for bits, reach in (group_reach(atoms, outcomes), bycard_reach(atoms, outcomes)):
+    for reach, distinct in (group_reach(atoms, outcomes), group_reach(atoms, outcomes, count="rank")):
+        bits, rows = _rows(reach.astype(np.int64), distinct)
         np.testing.assert_array_equal(bits, by_card[0])
-        np.testing.assert_array_equal(reach, by_card[1] > 0)
+        np.testing.assert_array_equal(rows > 0, by_card[1] > 0)
+    bits, reach = by_card_reach_rows(atoms, outcomes)
+    np.testing.assert_array_equal(bits, by_card[0])
+    np.testing.assert_array_equal(reach, by_card[1] > 0)
 
 
 def assert_every_group(rules) -> int:

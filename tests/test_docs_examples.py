@@ -79,3 +79,24 @@ def test_readme_and_ci_run_the_same_test_command():
     ci = (examples.ROOT / ".ci" / "run").read_text()
     command = ci.split("# --- README test command (keep identical to README.md) ---\n", 1)[1].split("\n", 1)[0]
     assert f"```bash\n{command}\n```" in readme
+
+
+def test_a_redirection_into_a_folder_no_example_made_fails_as_in_a_shell(tmp_path, monkeypatch):
+    # Issue 41, item 14: the design guide redirected into baselines/, which a fresh clone does not have; the runner
+    # created the folder a reader's shell would not, so the page's example passed where the reader's failed.
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="No such file or directory"):
+        examples.run_command("python -m baccarat_sim.rtp --exact --format json > baselines/default.json")
+    assert not (tmp_path / "baselines").exists()
+    assert examples.run_command("python -m baccarat_sim.rtp --exact --format json > default.json") == (0, "")
+    assert json.loads((tmp_path / "default.json").read_text())["bets"]
+
+
+def test_a_page_runs_its_examples_in_an_empty_folder(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("```bash\npython -m baccarat_sim.rtp --exact --format json > README.md\n```\n"
+                    "```bash\npython -m baccarat_sim.rtp --exact --baseline pyproject.toml\n```\n")
+    # Nothing of the checkout is there: pyproject.toml is not found (bad input, exit 2), README.md is written afresh.
+    results = examples.run_page(page)
+    assert results[0].problem is None
+    assert "exited 2" in results[1].problem

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from baccarat_sim.cli.hold import main
@@ -148,3 +149,42 @@ def test_help_does_not_import_numpy_or_numba():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
     assert "--observed-win" in done.stdout and "--bankroll" in done.stdout
+
+
+@pytest.mark.parametrize("rounds", ["1000", "1000,1e5"])
+def test_the_fan_chart_draws_its_bands_for_one_horizon_too(capsys, tmp_path, rounds):
+    # Issue 41, item 13: with one --rounds the fan chart had a legend and no band (a band between two points at one
+    # x has no width). Read the written PNG: at the horizon, in the middle of the 50% band, the pixels are the
+    # band's blue, not the axes' white.
+    import dataclasses
+
+    import matplotlib.image
+    from matplotlib.collections import PolyCollection
+
+    from baccarat_sim.analysis.hold import analyze_hold, fan_chart
+    from baccarat_sim.analysis.slip import build_slip
+    from baccarat_sim.model.rules import load_rules
+    from baccarat_sim.report.hold_plots import hold_fan_figure
+
+    status, _, _ = hold(capsys, "--slip", "banker=100", "--rounds", rounds, "--out", tmp_path, "--quiet")
+    assert status == 0
+    horizons = [int(float(r)) for r in rounds.split(",")]
+    slip = build_slip(load_rules("default"), {"banker": 100})
+    analysis = analyze_hold(slip, horizons)
+    analysis = dataclasses.replace(analysis, fan=fan_chart(slip, horizons, analysis.distributions))
+    fig = hold_fan_figure(analysis)  # the figure the command wrote, drawn again to know where the band lies
+    ax = fig.axes[0]
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(bands) == 4
+    for band in bands:
+        xs, ys = band.get_paths()[0].vertices.T
+        assert np.ptp(xs) > 0 and np.ptp(ys) > 0  # a band with an area
+    fan = analysis.fan
+    median = 100 * fan.holds[0][fan.levels.index(0.5)]
+    upper = 100 * fan.holds[0][fan.levels.index(0.75)]
+    x, y = ax.transData.transform((fan.rounds[0], (median + upper) / 2))
+    png = matplotlib.image.imread(next(tmp_path.glob("*-fan.png")))
+    scale = png.shape[1] / fig.bbox.width  # the file's dpi over the figure's: the whole figure, scaled
+    assert png.shape[0] == round(fig.bbox.height * scale)
+    red, green, blue = png[int(round(png.shape[0] - y * scale)), int(round(x * scale)), :3]
+    assert blue > red + 0.2 and blue > green, (red, green, blue)  # the band's blue, not white

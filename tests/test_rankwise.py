@@ -7,8 +7,8 @@ combinations of atom values (not only on wrong totals per outcome):
 * closed forms on full shoes of 1, 2 and 8 decks: Colour Match (the first four cards of one colour)
   2 (26d)_4 / (52d)_4, ``P1.suit == B1.suit`` (13d - 1) / (52d - 1), a named suit of a third card a quarter of
   the weight where that card is drawn (and the weight where it is drawn the plain exact engine's);
-* the by-card count (:mod:`baccarat_sim.engines.bycard`, the other exact builder) on full and depleted shoes,
-  bit for bit, for conditions it can count quickly;
+* the by-card count (:func:`baccarat_sim.engines.detail.group_weights` with ``count="card"``, the other
+  builder) on full and depleted shoes, bit for bit, for conditions it can count quickly;
 * every ordering of small depleted shoes (:mod:`tests.cardlevel_oracle`, plain Python, no package code but the
   outcome code's layout), code by code, for conditions on suits and on two hands' poker values compared,
   third cards' suits included;
@@ -24,8 +24,7 @@ import pytest
 
 from baccarat_sim.analysis.settlement import net_vector, settle_bet
 from baccarat_sim.analysis.stats import estimate
-from baccarat_sim.engines.bycard import bycard_weights
-from baccarat_sim.engines.detail import by_card
+from baccarat_sim.engines.detail import _combination_bits, by_card, group_reach, group_weights
 from baccarat_sim.engines.exact import exact_histogram
 from baccarat_sim.engines.rankwise import rankwise_weights
 from baccarat_sim.engines.simulation import simulate
@@ -46,6 +45,27 @@ from .cardlevel_oracle import (
     suit,
 )
 from .run_helpers import MANY_THREADS
+
+
+def by_card_rows(atoms, shoe, outcomes: str, lanes: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The by-card count of a group as rows by atom bits (ascending; rows of no weight left out), as by rank."""
+    return _rows(*group_weights(tuple(atoms), shoe, outcomes, lanes, count="card"))
+
+
+def by_card_reach_rows(atoms, outcomes: str) -> tuple[np.ndarray, np.ndarray]:
+    """The by-card reach of a group as rows by atom bits (ascending), and which of their cells can happen."""
+    reach, distinct = group_reach(tuple(atoms), outcomes, count="card")
+    bits, rows = _rows(reach.astype(np.int64), distinct)
+    return bits, rows > 0
+
+
+def _rows(weights: np.ndarray, distinct: list) -> tuple[np.ndarray, np.ndarray]:
+    bits = _combination_bits(distinct)
+    keys, inverse = np.unique(bits, return_inverse=True)
+    rows = np.zeros((len(keys), weights.shape[1]), weights.dtype)
+    np.add.at(rows, inverse.ravel(), weights)
+    keep = rows.any(axis=1)
+    return keys[keep].astype(np.uint64), rows[keep]
 
 
 def atom_of(text: str):
@@ -128,12 +148,12 @@ BY_CARD_CONDITIONS = (
 @pytest.mark.parametrize("text", BY_CARD_CONDITIONS)
 def test_rank_wise_and_by_card_counts_are_the_same_integers(text):
     atom = atom_of(text)
-    assert by_card((atom,))
     # Each condition on two depleted shoes, by code or by prefix in turn (the full shoe: the closed forms above).
     outcomes = ("codes", "prefixes")[BY_CARD_CONDITIONS.index(text) % 2]
+    assert by_card((atom,), outcomes)
     for name in ("dealt", "thinned"):
         shoe = depleted_shoes()[name]
-        ours, theirs = rankwise_weights((atom,), shoe, outcomes), bycard_weights((atom,), shoe, outcomes)
+        ours, theirs = rankwise_weights((atom,), shoe, outcomes), by_card_rows((atom,), shoe, outcomes)
         np.testing.assert_array_equal(ours[0], theirs[0], err_msg=f"{text} {name} {outcomes}")
         np.testing.assert_array_equal(ours[1], theirs[1], err_msg=f"{text} {name} {outcomes}")
 
@@ -142,7 +162,7 @@ def test_several_atoms_split_the_same_way_by_rank_and_by_card():
     atoms = tuple(atom_of(t) for t in ("P1.suit == B1.suit", "poker(player) == flush", "P3.colour == red"))
     for name in ("eight", "no_hearts"):
         shoe = depleted_shoes()[name]
-        ours, theirs = rankwise_weights(atoms, shoe, "codes"), bycard_weights(atoms, shoe, "codes")
+        ours, theirs = rankwise_weights(atoms, shoe, "codes"), by_card_rows(atoms, shoe, "codes")
         assert len(ours[0]) == 8  # every combination of three atoms happens
         np.testing.assert_array_equal(ours[0], theirs[0])
         np.testing.assert_array_equal(ours[1], theirs[1])
@@ -212,7 +232,7 @@ otherwise = "lose"
 
 def test_monte_carlo_agrees_with_the_exact_banker_poker_beats_player():
     rules = parse_rules(BANKER_BEATS, "banker-beats.toml")
-    assert not by_card(rules.bets[0].atoms)  # the two hands' states cross: counted by rank
+    assert not by_card(rules.bets[0].atoms, "prefixes")  # the two hands' states cross: counted by rank
     exact = exact_histogram(rules)
     bet = rules.bets[0]
     exact_rtp = 1 + float(settle_bet(exact, bet, rules).ev_exact)

@@ -34,8 +34,8 @@ import pytest
 
 from baccarat_sim.engines.detail import rules_detail
 from baccarat_sim.engines.fingerprint import STREAM_VERSION
+from baccarat_sim.engines.packer import kernel_tables
 from baccarat_sim.engines.simulation import simulate
-from baccarat_sim.model.detail_tables import kernel_tables
 from baccarat_sim.model.rules import load_rules
 
 #: The stream version the golden hashes belong to.

@@ -3,8 +3,11 @@
 A team pins its rule files by saving the JSON report of an exact run
 (``python -m baccarat_sim.rtp --exact --format json``) and comparing every
 later run with it: each bet's exact RTP, hit frequency and standard deviation
-must stay within a tolerance. The comparison reads the saved document as data
-and returns a plain result; the command line prints it and sets the exit status.
+must stay within a tolerance, and a progressive's straight line in the meter
+too (:data:`JACKPOT_FIELDS`: priced at a meter of 0, an edit of the lines
+paying the meter moves neither the RTP nor the hit frequency, only the slope).
+The comparison reads the saved document as data and returns a plain result;
+the command line prints it and sets the exit status.
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ from ..model.histogram import OutcomeHistogram
 from ..model.rules import Rules
 from .settlement import settle
 
-__all__ = ["FIELDS", "BaselineComparison", "Drift", "compare_with_baseline", "exact_figures"]
+__all__ = ["FIELDS", "JACKPOT_FIELDS", "BaselineComparison", "Drift", "compare_with_baseline", "exact_figures"]
 
 #: The exact figures compared, by their JSON field names (values are fractions, not percents).
 FIELDS = ("rtp", "hit_frequency", "sd")
+#: A jackpot bet's exact figures compared too, by their names in its JSON ``jackpot`` object (issue 41, item 21).
+JACKPOT_FIELDS = ("rtp_base", "rtp_per_meter_unit", "jackpot_probability")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,10 +46,11 @@ class Drift:
 
     def describe(self) -> str:
         """One line for a person."""
+        what = f"{self.bet}.{self.field}" if self.field else self.bet
         if self.current is None:
-            return f"{self.bet}: in the baseline, not in this run"
+            return f"{what}: in the baseline, not in this run"
         if self.baseline is None:
-            return f"{self.bet}: in this run, not in the baseline"
+            return f"{what}: in this run, not in the baseline"
         return (f"{self.bet}.{self.field}: {self.current:.12g} now, {self.baseline:.12g} in the baseline "
                 f"(difference {self.difference:+.3g})")
 
@@ -64,7 +70,7 @@ class BaselineComparison:
 
     @property
     def drifted_figures(self) -> tuple[Drift, ...]:
-        """Figures of bets on both sides that moved beyond the tolerance (at most :attr:`compared`)."""
+        """Figures of bets on both sides that moved beyond the tolerance, or are on one side only."""
         return tuple(drift for drift in self.drifts if drift.field)
 
     @property
@@ -82,33 +88,71 @@ class BaselineComparison:
 
 
 def exact_figures(exact: OutcomeHistogram, rules: Rules) -> dict[str, dict[str, float]]:
-    """Each bet's exact figures (:data:`FIELDS`) on an exact histogram, by bet id."""
-    return {result.id: {"rtp": result.rtp, "hit_frequency": result.hit_frequency, "sd": result.sd}
-            for result in settle(exact, rules)}
+    """Each bet's exact figures (:data:`FIELDS`, and :data:`JACKPOT_FIELDS` as ``jackpot.<name>``) by bet id."""
+    from .settlement_jackpot import jackpot_figures  # only for a rule set with a progressive
+
+    figures = {result.id: {"rtp": result.rtp, "hit_frequency": result.hit_frequency, "sd": result.sd}
+               for result in settle(exact, rules)}
+    for bet in rules.bets:
+        if bet.jackpot is not None:
+            line = jackpot_figures(exact, bet, rules)
+            figures[bet.id].update({"jackpot.rtp_base": float(line.base),
+                                    "jackpot.rtp_per_meter_unit": float(line.slope),
+                                    "jackpot.jackpot_probability": float(line.jackpot_probability)})
+    return figures
+
+
+class _NotFinite(TypeError):
+    """A figure of a saved report that is not a finite number (``where``: its JSON path)."""
+
+    def __init__(self, where: str):
+        super().__init__(where)
+        self.where = where
+
+
+def _finite(value, where: str) -> float:
+    """A JSON number as a finite float, or :class:`_NotFinite` (a bool, a string, an integer beyond float: 10**400)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _NotFinite(where)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        raise _NotFinite(where) from None
+    if not math.isfinite(number):
+        raise _NotFinite(where)
+    return number
 
 
 def _baseline_figures(document, source: str) -> dict[str, dict[str, float]]:
-    """The exact figures of a saved ``--format json`` report; exact runs give all three, Monte Carlo runs the RTP."""
+    """The exact figures of a saved ``--format json`` report; exact runs give all three, Monte Carlo runs the RTP.
+
+    A bet with a ``jackpot`` object gives :data:`JACKPOT_FIELDS` too (exact figures in either kind of run).
+    """
     try:
         exact_run = document["run"]["model"] == "exact"
         bets = document["bets"]
         figures = {}
-        for bet in bets:
+        for i, bet in enumerate(bets):
             fields = {"rtp": bet["exact_rtp"]}
             if exact_run:
                 fields.update(hit_frequency=bet["hit_frequency"], sd=bet["sd"])
-            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                       for v in fields.values()) or not isinstance(bet["id"], str):
+            jackpot = bet.get("jackpot")
+            if jackpot is not None:
+                fields.update({f"jackpot.{name}": jackpot[name] for name in JACKPOT_FIELDS})
+            if not isinstance(bet["id"], str):
                 raise TypeError
             if bet["id"] in figures:
                 duplicate = bet["id"]
                 break
-            figures[bet["id"]] = {k: float(v) for k, v in fields.items()}
+            figures[bet["id"]] = {k: _finite(v, f"bets[{i}].{'exact_rtp' if k == 'rtp' else k}")
+                                  for k, v in fields.items()}
         else:
             return figures
-    except (KeyError, TypeError, IndexError):
-        raise InputError("baseline", f"{source}: is not a report of `--format json` (run.model and bets[] with id, "
-                                     "exact_rtp, hit_frequency, sd)") from None
+    except (KeyError, TypeError, IndexError, AttributeError) as error:
+        at = f"{error.where}: not a finite number; " if isinstance(error, _NotFinite) else ""
+        raise InputError("baseline", f"{source}: {at}is not a report of `--format json` (run.model and bets[] with "
+                                     "id, exact_rtp, hit_frequency, sd, each a finite number, and a jackpot bet's "
+                                     f"jackpot.{', jackpot.'.join(JACKPOT_FIELDS)})") from None
     # A second entry of one bet would hide a drift of the first (or the reverse): a report has each bet once.
     raise InputError("baseline", f"{source}: bets[] has bet {duplicate!r} twice; a report lists each bet once")
 
@@ -143,8 +187,11 @@ def compare_with_baseline(current: dict[str, dict[str, float]], document: dict, 
             continue
         for field, value in fields.items():
             compared += 1
-            now = current[bet_id][field]
-            if not abs(now - value) <= tolerance:
+            now = current[bet_id].get(field)
+            if now is None or not abs(now - value) <= tolerance:  # None: no longer a progressive
                 drifts.append(Drift(bet_id, field, value, now))
+        # Now a progressive, not in the baseline: its line in the meter is new.
+        drifts += [Drift(bet_id, field, None, value) for field, value in current[bet_id].items() if field not in fields
+                   and field.startswith("jackpot.")]
     drifts += [Drift(bet_id, "", None, fields["rtp"]) for bet_id, fields in current.items() if bet_id not in saved]
     return BaselineComparison(float(tolerance), compared, tuple(drifts))

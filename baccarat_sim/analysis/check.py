@@ -25,7 +25,7 @@ def fails(z: float | None) -> bool:
     return z is not None and abs(z) >= FAIL_Z  # NaN compares False
 
 
-def check_failures(bets: Iterable[tuple[str, float, float, float]], claims) -> dict[str, list[str]]:
+def check_failures(bets: Iterable[tuple[str, float, float, float]], claims, over: str = "") -> dict[str, list[str]]:
     """What the check fails on, per bet id (``"game"`` for a game-wide claim).
 
     Parameters
@@ -35,6 +35,9 @@ def check_failures(bets: Iterable[tuple[str, float, float, float]], claims) -> d
         run settled (none for exact figures alone).
     claims : iterable of ClaimCheck
         The stated figures checked against exact.
+    over : str
+        Which rounds the Monte Carlo RTPs cover, where not every round (a
+        dealt shoe's ``"rounds 1-8 (those every shoe deals)"``): said in each line.
 
     Returns
     -------
@@ -50,7 +53,8 @@ def check_failures(bets: Iterable[tuple[str, float, float, float]], claims) -> d
     for bet_id, rtp, exact_rtp, z in bets:
         if fails(z):
             failures.setdefault(bet_id, []).append(
-                f"Monte Carlo RTP {100 * rtp:.4f}% is {z:+.2f} standard errors from exact {100 * exact_rtp:.4f}% "
+                f"Monte Carlo RTP {f'over {over} ' if over else ''}{100 * rtp:.4f}% is {z:+.2f} standard errors "
+                f"from exact {100 * exact_rtp:.4f}% "
                 f"(|z| >= {FAIL_Z})")
     for claim in claims:
         if not claim.holds:

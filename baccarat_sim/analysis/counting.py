@@ -28,7 +28,9 @@ either of a card-level bet is refused, naming the bet.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+import time
 
 import numpy as np
 
@@ -45,17 +47,17 @@ from ..engines.counting import (
     CountPlan,
     CountStatistics,
 )
-from ..engines.detail import factored_counts, joint_detail, rules_detail
+from ..engines.detail import GroupError, factored_counts, joint_detail, rules_detail
 from ..engines.driver import RunControl, run
 from ..engines.exact import exact_histogram
 from ..engines.local import LocalBackend
+from ..engines.packer import kernel_tables
 from ..engines.plan import normalize_seed, shoe_params, whole_number
 from ..engines.value_basis import value_basis
 from ..errors import InputError, InvalidStrategy, ShoeError
 from ..model.cards import N_CARD_IDS, N_SUITS
 from ..model.codes import N_CODES
 from ..model.detail import CardDetail, FactoredDetail
-from ..model.detail_tables import kernel_tables
 from ..model.rules import Rules
 from ..model.shoe import as_shoe, canonical_cards
 from ..model.strategy import BetPlay, Strategy
@@ -122,6 +124,17 @@ def _packed_for(solver: FastSolver, bet_ids: tuple[str, ...]) -> dict:
     return packed
 
 
+@functools.lru_cache(maxsize=8)
+def _derived_tags(rules: Rules, composition: bytes, bet_id: str, level: int, by: str):
+    """A derived count's tags (exact effects of removal: seconds to a minute), kept for the next study of the shoe.
+
+    A command deals one shoe first, to load the kernel apart from the timed
+    study: the study then finds its counts derived.
+    """
+    shoe = np.frombuffer(composition, np.int64).reshape(-1, N_SUITS)
+    return derive_tags(effect_of_removal(rules, shoe, [bet_id]), bet_id, level, by)
+
+
 def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_codes: bool = False) -> _Resolved:
     label = strategy.path
     explicit = [p for p in strategy.bets if p.bet != "*"]
@@ -157,7 +170,7 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_c
             raise InvalidStrategy("", f"{label}: counts.{system.name}.derive.bet: no such bet {bet_id!r} in rule set "
                                   f"{rules.id!r}; bets: {', '.join(rules.bet_ids)}")
         try:
-            tags = derive_tags(effect_of_removal(rules, composition, [bet_id]), bet_id, level, by)
+            tags = _derived_tags(rules, composition.tobytes(), bet_id, level, by)
         except InputError as error:
             hint = ""
             if reads_suits(rules.bet(bet_id).atoms):  # a rank count cannot see what such a bet depends on
@@ -351,7 +364,9 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
         raise ShoeError("shoe", problem)
     params = shoe_params(rules.shoe, n_cards)
     seed = normalize_seed(seed)
+    started = time.perf_counter()
     resolved = _resolve(strategy, rules, composition, record_codes)
+    prepare_seconds = time.perf_counter() - started
     if not resolved.bet_ids and resolved.skipped:
         raise InvalidStrategy("", f"{strategy.path}: bets: none of the strategy's bets can be played in rule set "
                                   f"{rules.id!r}: perfect play needs the exact solver, which prices bets on scores, "
@@ -399,6 +414,7 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
         "threads": outcome.backend["threads"],
         "seconds": outcome.wall_seconds,
         "kernel_seconds": state.kernel_seconds,
+        "prepare_seconds": prepare_seconds,
         "rounds_per_second": rounds / state.kernel_seconds if state.kernel_seconds else None,
         "scenarios": [{"cut_card_from_end": [int(lo), int(hi)]} for lo, hi in scenarios],
         "skipped_bets": list(resolved.skipped),
@@ -426,7 +442,10 @@ def _off_the_top(resolved: _Resolved, rules: Rules, composition: np.ndarray) -> 
     """Exact EV of every played bet on the full shoe: the solver's, and the exact engine's for card-level bets."""
     evs = resolved.solver.ev(composition)
     if resolved.card_level:
-        hist = exact_histogram(composition, resolved.detail)
+        try:
+            hist = exact_histogram(composition, resolved.detail)
+        except GroupError as error:  # refused before its work: one line naming the bets
+            raise error.naming(rules) from None
         evs.update({b: settle_bet(hist, rules.bet(b), rules).ev_exact for b in resolved.card_level})
     return evs
 

@@ -36,6 +36,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..engines.budget import check_exact_cost
 from ..engines.detail import detail_of_plan, plan_groups, rules_detail
 from ..engines.exact import exact_histogram
 from ..errors import InputError, ShoeError
@@ -50,6 +51,7 @@ __all__ = [
     "EffectOfRemoval",
     "betting_correlation",
     "break_even_true_count",
+    "check_eor_cost",
     "derive_tags",
     "effect_of_removal",
     "reads_suits",
@@ -115,6 +117,17 @@ class EffectOfRemoval:
     def colour_counts(self) -> np.ndarray:
         """Cards of each colour in the shoe, ``ndarray(int64, shape=(2,))`` (black, red)."""
         return np.array([self.suit_counts[list(suits)].sum() for suits in SUITS_OF_COLOUR.values()], np.int64)
+
+    @property
+    def rank_bets(self) -> tuple[str, ...]:
+        """The bets whose effect of removal differs among 10, J, Q and K (poker values, a card's rank).
+
+        For them an effect by point value pools ranks the bet tells apart (its
+        ten-value figure is their count-weighted mean): read them by rank.
+        """
+        tens = [r for r, points in enumerate(RANK_POINTS) if points == 0]
+        return tuple(bet_id for bet_id in self.bet_ids
+                     if len({self.by_rank[bet_id][r] for r in tens} - {None}) > 1)
 
     def balance(self, bet_id: str, by: str = "rank") -> Fraction:
         """Count-weighted sum of the EORs of a bet: exactly zero.
@@ -235,7 +248,39 @@ def reads_suits(atoms) -> bool:
     return False
 
 
-def effect_of_removal(rules: Rules, shoe=None, bets=None) -> EffectOfRemoval:
+def _eor_plan(rules: Rules, composition: np.ndarray, bet_list) -> tuple:
+    """The card detail the effect of removal prices, its atoms and the cards removed, ``(rank, suit orbit)`` each.
+
+    Raises
+    ------
+    InvalidRules
+        Where the cost model puts the pricings beyond the limits (:func:`check_eor_cost`).
+    """
+    detail = rules_detail(rules)  # checks the rule set's card-level pay tables
+    atoms = tuple({atom.text: atom for bet in bet_list for atom in bet.atoms}.values())
+    if detail is not None and len(atoms) < len(detail.atoms):
+        # Only the groups of the bets asked for: fewer card details to enumerate after every removal.
+        detail = detail_of_plan(plan_groups(bet_list))
+    orbits = suit_orbits(composition, atoms)
+    removals = [(rank, orbit) for rank in range(N_RANKS) for orbit in orbits if composition[rank, orbit[0]]]
+    check_exact_cost(rules, detail, pricings=1 + len(removals), what="its effect of removal (--eor)")
+    return detail, atoms, removals
+
+
+def check_eor_cost(rules: Rules, shoe=None) -> None:
+    """Refuse, before any work, an effect of removal of every bet that the cost model puts beyond the limits.
+
+    It prices the rule set once, then once per card removed (a rank, and a suit where the bets tell suits apart).
+
+    Raises
+    ------
+    InvalidRules
+        One line naming the file, the costliest bet and the predicted time.
+    """
+    _eor_plan(rules, as_shoe(rules.shoe.decks if shoe is None else shoe), list(rules.bets))
+
+
+def effect_of_removal(rules: Rules, shoe=None, bets=None, progress=None) -> EffectOfRemoval:
     """Exact effect of removing one card of each rank (and point value) on every bet.
 
     Where the bets read suits or colours, also of removing one card of each
@@ -248,10 +293,19 @@ def effect_of_removal(rules: Rules, shoe=None, bets=None) -> EffectOfRemoval:
         The shoe the cards are removed from (default: the rule set's full shoe).
     bets : iterable of str or None
         Bet ids (default: every bet of the rule set).
+    progress : callable or None
+        ``progress(done, total)`` after each exact pricing (the full shoe, then one per card removed).
 
     Returns
     -------
     EffectOfRemoval
+
+    Raises
+    ------
+    InvalidRules
+        Before any pricing, where the cost model puts the pricings together beyond
+        :data:`~baccarat_sim.limits.MAX_PLAN_SECONDS` (or one of them beyond the memory limit): one line naming the
+        file, the costliest bet and the predicted cost.
 
     Examples
     --------
@@ -268,31 +322,27 @@ def effect_of_removal(rules: Rules, shoe=None, bets=None) -> EffectOfRemoval:
     def evs(hist) -> dict:
         return {bet.id: settle_bet(hist, bet, rules).ev_exact for bet in bet_list}
 
-    detail = rules_detail(rules)  # checks the rule set's card-level pay tables
-    atoms = tuple({atom.text: atom for bet in bet_list for atom in bet.atoms}.values())
-    if detail is not None and len(atoms) < len(detail.atoms):
-        # Only the groups of the bets asked for: fewer card details to enumerate after every removal.
-        detail = detail_of_plan(plan_groups(bet_list))
+    detail, atoms, removals = _eor_plan(rules, composition, bet_list)
     base = evs(exact_histogram(composition, detail))
+    if progress is not None:
+        progress(1, 1 + len(removals))
     # effect[bet][rank, suit]: EV(shoe less that card) - EV(shoe), for every card the shoe holds.
     effect = {bet.id: np.full((N_RANKS, N_SUITS), None, dtype=object) for bet in bet_list}
-    orbits = suit_orbits(composition, atoms)
-    for rank in range(N_RANKS):
-        for orbit in orbits:
-            suit = orbit[0]
-            if composition[rank, suit] == 0:
-                continue
-            removed = composition.copy()
-            removed[rank, suit] -= 1
-            try:
-                hist = exact_histogram(removed, detail)
-            except InputError as error:  # the shoe given is fine; the card this analysis removes is what breaks it
-                if error.param != "shoe":
-                    raise
-                raise ShoeError("eor", f"removes one more card from the {int(composition.sum())}-card shoe, and then "
-                                       f"it {error.message}") from None
-            for bet_id, ev in evs(hist).items():
-                effect[bet_id][rank, orbit] = ev - base[bet_id]  # every suit of the orbit gives the same EV
+    for done, (rank, orbit) in enumerate(removals, start=2):
+        suit = orbit[0]
+        removed = composition.copy()
+        removed[rank, suit] -= 1
+        try:
+            hist = exact_histogram(removed, detail)
+        except InputError as error:  # the shoe given is fine; the card this analysis removes is what breaks it
+            if error.param != "shoe":
+                raise
+            raise ShoeError("eor", f"removes one more card from the {int(composition.sum())}-card shoe, and then "
+                                   f"it {error.message}") from None
+        for bet_id, ev in evs(hist).items():
+            effect[bet_id][rank, orbit] = ev - base[bet_id]  # every suit of the orbit gives the same EV
+        if progress is not None:
+            progress(done, 1 + len(removals))
 
     def mean(bet_id: str, cards) -> Fraction | None:
         """Count-weighted mean effect of removing one of ``cards`` ((rank, suit) pairs)."""

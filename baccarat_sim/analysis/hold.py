@@ -268,6 +268,9 @@ class ObservedVerdict:
     inside_95, inside_99 : bool
         Whether the observed hold lies in the range (ends included).
     method : str
+    slip_handle : Fraction or None
+        ``n_rounds`` times the slip's total stake: the handle the hold is
+        compared at (``model_win = hold * slip_handle``).
     """
 
     n_rounds: int
@@ -284,6 +287,16 @@ class ObservedVerdict:
     inside_95: bool
     inside_99: bool
     method: str
+    slip_handle: Fraction | None = None
+
+    @property
+    def handle_rescaled(self) -> bool:
+        """Whether the observed handle differs from the slip's over the rounds played.
+
+        The observed hold is then compared as if the slip had been staked in
+        every round: the win is carried to the slip's handle (``model_win``).
+        """
+        return self.slip_handle is not None and self.handle != self.slip_handle
 
     def inside(self, level: int) -> bool:
         """Whether the observed hold lies in the central ``level``% range (95 or 99)."""
@@ -322,7 +335,7 @@ def check_observed(dist: Distribution, total_stake, win, handle) -> ObservedVerd
         dist.n_rounds, win, handle, hold, model_win, 100.0 * at_most, dist.as_probability(at_most),
         dist.as_probability(at_least), dist.as_probability(min(1.0, 2.0 * min(at_most, at_least))),
         summary.hold_range_95, summary.hold_range_99, low95.value <= model_win <= high95.value,
-        low99.value <= model_win <= high99.value, dist.method)
+        low99.value <= model_win <= high99.value, dist.method, summary.handle)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -499,7 +512,7 @@ def analyze_hold(slip: Slip, horizons, *, behind_by=(), observed=None, tables: i
     Returns
     -------
     HoldAnalysis
-        Without sessions or fan chart (see :func:`study_sessions`, :func:`fan_chart`).
+        Without sessions or fan chart (see `study_sessions`, `fan_chart` in this module).
     """
     cache: dict[int, Distribution] = {}
 

@@ -20,7 +20,7 @@ from ..errors import InputError
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Bet, Rules
 from .settlement import line_nets
-from .table_limits import check_limits, stake_amount
+from .table_limits import slip_stakes
 
 __all__ = ["Covariance", "SlipResult", "covariance", "joint_lines", "settle_slip", "slip_nets"]
 
@@ -215,7 +215,7 @@ def settle_slip(hist: OutcomeHistogram, rules: Rules, stakes: dict, check: bool 
         stake: one chip on the Banker wins 0.75 chips.
     check : bool
         Check the slip against the rule set's table limits first
-        (:func:`check_limits`).
+        (`baccarat_sim.analysis.table_limits.check_limits`).
 
     Examples
     --------
@@ -224,7 +224,7 @@ def settle_slip(hist: OutcomeHistogram, rules: Rules, stakes: dict, check: bool 
     >>> round(slip.ev, 6), round(slip.sd, 4)
     (-0.249387, 9.6518)
     """
-    amounts = check_limits(rules, stakes) if check else {k: stake_amount(v, f"stakes.{k}") for k, v in stakes.items()}
+    amounts = slip_stakes(rules, stakes, check)
     staked = {bet_id: stake for bet_id, stake in amounts.items() if stake}
     bets = [rules.bet(bet_id) for bet_id in staked]
     groups, weights, total = _joint_of_histogram(hist, bets)

@@ -319,7 +319,7 @@ def leak_value(rules: Rules, positions=("P1",), grouping: Grouping | None = None
         Its bets (side bets included) are the player's options besides sitting
         out; its shoe model says which positions can be seen.
     positions : sequence of str
-        Observed positions (:data:`POSITIONS` or :data:`ALIASES`); empty: no
+        Observed positions (`POSITIONS` or `ALIASES` of this module); empty: no
         information.
     grouping : Grouping, optional
         Default: Jacobson's High = {6, 7, 8, 9} against the rest.

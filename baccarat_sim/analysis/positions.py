@@ -142,6 +142,10 @@ class BetPositions:
         Rounds ``1..max_round`` only: the RTP a player faces under the cap.
     late : Pooled or None
         Rounds after ``max_round`` (what the cap takes away).
+    every_shoe : Pooled or None
+        Rounds ``1..always`` only, which every shoe deals: the dealt-shoe figure
+        whose exact value is ``exact_rtp`` (None when no round is dealt in every
+        shoe).
     """
 
     bet_id: str
@@ -157,6 +161,20 @@ class BetPositions:
     max_round: int | None = None
     capped: Pooled | None = None
     late: Pooled | None = None
+    every_shoe: Pooled | None = None
+
+    @property
+    def z_every_shoe(self) -> float:
+        """z-score of the RTP over the rounds every shoe deals against the fresh-shoe exact RTP, the one they have.
+
+        What a dealt run can be checked on: over all rounds the cut card moves
+        the RTP away from the fresh shoe's (module docstring). NaN without a
+        standard error (no such round, or too few rounds to tell).
+        """
+        every = self.every_shoe
+        if every is None or every.rounds < self.min_rounds or not every.se > 0:
+            return math.nan
+        return (every.rtp - self.exact_rtp) / every.se
 
     @property
     def exact_rtp_capped(self) -> float | None:
@@ -252,6 +270,7 @@ def _bet_positions(hist: OutcomeHistogram, rows: np.ndarray, bet: Bet, rules: Ru
         capped = _pool(rows[: bet.max_round], net, inflation)
         late = _pool(rows[bet.max_round:], net, inflation) if len(rows) > bet.max_round else Pooled(math.nan,
                                                                                                      math.nan, 0)
+    every_shoe = _pool(rows[:always], net, 1.0 if always == 1 else inflation) if always >= 1 else None
     return BetPositions(
         bet_id=bet.id,
         name=bet.name,
@@ -266,6 +285,7 @@ def _bet_positions(hist: OutcomeHistogram, rows: np.ndarray, bet: Bet, rules: Ru
         max_round=bet.max_round,
         capped=capped,
         late=late,
+        every_shoe=every_shoe,
     )
 
 

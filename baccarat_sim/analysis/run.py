@@ -108,6 +108,10 @@ class BetFigures:
     rounds_for_0_01pct_ci: int | float
 
 
+#: How far above 1 an exact RTP must be to be more than the stake: floating-point rounding leaves a fair bet within it.
+RTP_ABOVE_ONE = 1e-12
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class RunResult:
     """Per-bet results of one run (exact, or Monte Carlo against exact).
@@ -149,6 +153,15 @@ class RunResult:
     jackpots: dict[str, JackpotFigures] = dataclasses.field(default_factory=dict)
     mc_jackpots: dict[str, JackpotFigures] = dataclasses.field(default_factory=dict)
 
+    @property
+    def paying_more_than_staked(self) -> dict[str, float]:
+        """The bets whose exact RTP is above 100%, bet id to RTP: no house offers one, so the pays hold a typo.
+
+        Or a jackpot's meter is past the bet's break-even (an advantage bet, on
+        purpose). An RTP within rounding of 100% (a fair bet) is not one.
+        """
+        return {figures.id: figures.exact_rtp for figures in self.bets if figures.exact_rtp > 1 + RTP_ABOVE_ONE}
+
     def convergence(self, bet_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Rounds, RTP and standard error of one bet after each batch of the Monte Carlo run.
 
@@ -165,7 +178,7 @@ class RunResult:
 
 
 def analyze_run(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | None = None,
-                run: dict | None = None) -> RunResult:
+                run: dict | None = None, unpriced: dict[str, str] | None = None) -> RunResult:
     """Settle every bet of ``rules`` exactly (and by Monte Carlo) into a :class:`RunResult`.
 
     Parameters
@@ -177,11 +190,20 @@ def analyze_run(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | No
         A Monte Carlo run of the same shoe.
     run : dict or None
         Header fields of the run (threads, timing, ...), added last to ``RunResult.run``.
+    unpriced : dict of str to str or None
+        A Monte Carlo run's bets whose exact figures were not computed (``exact`` does not carry their card
+        detail), each with why and how to ask for them
+        (:func:`baccarat_sim.engines.detail.priced_detail`): their exact figures and z are NaN, and the
+        run's notes say why.
     """
-    exact_results = settle(exact, rules)
-    by_stake = {bet.id: found for bet in rules.bets if (found := stake_dependence(exact, rules, bet)) is not None}
+    unpriced = dict(unpriced or {})
+    priced = rules.with_bets([bet.id for bet in rules.bets if bet.id not in unpriced]) if unpriced else rules
+    by_id = {result.id: result for result in settle(exact, priced)}
+    exact_results = list(by_id.values())
+    by_stake = {bet.id: found for bet in priced.bets if (found := stake_dependence(exact, rules, bet)) is not None}
     rows = []
-    for bet, ex in zip(rules.bets, exact_results):
+    for bet in rules.bets:
+        ex = by_id.get(bet.id, _NOT_PRICED)
         stated = next((c for c in rules.claims if c.what == "bet" and c.bet == bet.id), None)
         row = {
             "id": bet.id,
@@ -207,7 +229,8 @@ def analyze_run(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | No
             view = mc.view([bet])
             est = estimate(view, net_vector(bet, rules, view.detail))
             low, high = est.ci95
-            row.update(rtp=est.rtp, house_edge=-est.ev, ci95_low=low, ci95_high=high, z=est.z(ex.rtp), se=est.se,
+            row.update(rtp=est.rtp, house_edge=-est.ev, ci95_low=low, ci95_high=high,
+                       z=est.z(ex.rtp) if ex is not _NOT_PRICED else np.nan, se=est.se,
                        se_method=est.method, hit_frequency=mc_result.hit_frequency,
                        push_frequency=mc_result.push_frequency, sd=mc_result.sd,
                        rounds_for_0_01pct_ci=mc_result.rounds_for_precision)
@@ -232,11 +255,11 @@ def analyze_run(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | No
     for key in ("rounds", "shoes", "seed", "threads", "seconds", "rounds_per_second"):
         info.setdefault(key, None)
     info["assumptions"] = list(rules.assumptions)
-    info["notes"] = _commission_notes(rules, by_stake)
+    info["notes"] = _commission_notes(rules, by_stake) + [f"{bet_id}: {why}" for bet_id, why in unpriced.items()]
     positions = None
     if mc is not None and mc.model == "dealt" and mc.by_position is not None and mc.total:
-        # RTP by round, under each bet's max_round, rounds per shoe (issue 6).
-        positions = analyze_positions(mc, rules, exact)
+        # RTP by round, under each bet's max_round, rounds per shoe (issue 6): of the bets priced exactly.
+        positions = analyze_positions(mc, priced, exact)
         info.update(positions.run_fields())
     info.update(run or {})
     if len(rules.bets) > MAX_PLOTTED_BETS:  # what the figures leave out, said where every output shows it
@@ -244,11 +267,20 @@ def analyze_run(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | No
         info["notes"] = info["notes"] + [
             f"per-bet plots show {MAX_PLOTTED_BETS} of the {len(rules.bets)} bets (limits.MAX_PLOTTED_BETS): any whose "
             f"stated RTP does not hold, then those {chosen}; every bet is in the tables, CSV and JSON"]
-    jackpots = {bet.id: jackpot_figures(exact, bet, rules) for bet in rules.bets if bet.jackpot is not None}
+    jackpots = {bet.id: jackpot_figures(exact, bet, rules) for bet in priced.bets if bet.jackpot is not None}
     mc_jackpots = ({} if mc is None else
                    {bet.id: jackpot_figures(mc, bet, rules) for bet in rules.bets if bet.jackpot is not None})
     return RunResult(rules, exact, mc, info, tuple(rows), check_claims(rules, exact_results), positions,
                      by_stake=by_stake, jackpots=jackpots, mc_jackpots=mc_jackpots)
+
+
+class _NotPriced:
+    """The exact figures of a bet a Monte Carlo run did not price exactly: every one NaN."""
+
+    rtp = ev = house_edge = hit_frequency = push_frequency = sd = rounds_for_precision = math.nan
+
+
+_NOT_PRICED = _NotPriced()
 
 
 def _commission_notes(rules: Rules, by_stake: dict) -> list[str]:

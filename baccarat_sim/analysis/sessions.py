@@ -35,11 +35,11 @@ import numpy as np
 
 from ..engines.driver import RunControl, run
 from ..engines.local import LocalBackend
+from ..engines.packer import kernel_tables
 from ..engines.plan import shoe_params
 from ..engines.sessions import NO_BOUND, SessionJob, SessionPlan, sampling_table, warm_up
 from ..errors import InputError, ShoeError
 from ..model.amounts import amount_text
-from ..model.detail_tables import kernel_tables
 from ..model.shoe import canonical_cards
 from .empirical import EmpiricalSum
 from .one_round import OneRound, as_fraction

@@ -145,8 +145,11 @@ def settle_bet(hist: OutcomeHistogram, bet: Bet | str, rules: Rules, counts: np.
     ev_exact = sum((v * w for v, w in zip(values, weights)), Fraction(0)) / total
     second = sum((v * v * w for v, w in zip(values, weights)), Fraction(0)) / total
     variance = second - ev_exact * ev_exact
-    hit = sum(w for v, w in zip(values, weights) if v > 0) / total
-    push = sum(w for v, w in zip(values, weights) if v == 0) / total
+    # A line that pays the jackpot (or a share of it) is a hit whatever the meter: at a meter of 0 it pays
+    # nothing, yet it is the bet's top prize (issue 41, item 4). Every other line is a hit when it nets a win.
+    lines = (*bet.cases, bet.otherwise)
+    hit = sum(int(w) for case, net, w in zip(lines, nets, line_weights) if net > 0 or case.jackpot) / total
+    push = sum(int(w) for case, net, w in zip(lines, nets, line_weights) if net == 0 and not case.jackpot) / total
     return BetResult(
         id=bet.id,
         name=bet.name,

@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..engines.detail import joint_detail
+from ..engines.detail import GroupError, joint_detail
 from ..engines.exact import exact_histogram
 from ..errors import InputError, InternalError
 from ..model.detail import CardDetail
@@ -29,7 +29,7 @@ from ..model.rules import Rules
 from ..model.shoe import as_shoe
 from .joint import joint_lines, settle_slip, slip_nets
 from .one_round import OneRound, one_round
-from .table_limits import check_limits, stake_amount
+from .table_limits import slip_stakes
 
 __all__ = ["Slip", "build_slip"]
 
@@ -124,7 +124,7 @@ def build_slip(rules: Rules, stakes: dict, shoe=None, *, check: bool = True) -> 
     >>> slip.player.values, slip.unit, slip.total_stake
     ((Fraction(-50, 1), Fraction(0, 1), Fraction(45, 1)), Fraction(5, 1), Fraction(150, 1))
     """
-    amounts = check_limits(rules, stakes) if check else {k: stake_amount(v, f"stakes.{k}") for k, v in stakes.items()}
+    amounts = slip_stakes(rules, stakes, check)
     staked = {bet_id: stake for bet_id, stake in amounts.items() if stake}
     if not staked:
         raise InputError("stakes", "every stake is 0")
@@ -133,7 +133,10 @@ def build_slip(rules: Rules, stakes: dict, shoe=None, *, check: bool = True) -> 
     # Bets on the cards themselves (suits, third cards, ...) are settled on the card detail they read, all of
     # them together (one group, with every outcome code).
     detail = joint_detail(rules, [bet.id for bet in bets])
-    hist = exact_histogram(composition, detail)
+    try:
+        hist = exact_histogram(composition, detail)
+    except GroupError as error:  # refused before its work: one line naming the bets
+        raise error.naming(rules) from None
     # The joint pay-table line of every outcome code, and the slip's net for each combination of lines
     # (a handful): stake times the line's net per unit, the commission rounded for that stake where the rule
     # set rounds it.

@@ -18,7 +18,7 @@ from ..errors import LimitError
 from ..model.amounts import amount_text
 from ..model.rules import Rules
 
-__all__ = ["check_limits", "stake_amount"]
+__all__ = ["check_limits", "check_priced_stake", "slip_stakes", "stake_amount"]
 
 
 def stake_amount(value, key: str) -> Fraction:
@@ -29,6 +29,49 @@ def stake_amount(value, key: str) -> Fraction:
         return Fraction(str(value)) if not isinstance(value, Fraction) else value
     except (ValueError, ZeroDivisionError):
         raise LimitError("", f"{key}: a stake must be a number, got {value!r}") from None
+
+
+def check_priced_stake(rules: Rules, bet_id: str, stake: Fraction) -> None:
+    """A bet priced for one stake (flat ``amounts``, a meter in money) is staked at that stake, or not at all.
+
+    Its pay table is per unit staked *at its stake*: the amounts of another
+    stake level, and a meter in money shared out over another stake, give
+    another table, so scaling it would price a bet nobody offers (issue 41,
+    item 17).
+
+    Raises
+    ------
+    LimitError
+        Naming the bet's ``stake`` and the stake levels its amounts give.
+    """
+    bet = rules.bet(bet_id)
+    if bet.stake is None or not stake or stake == bet.stake:
+        return
+    levels = ", ".join(amount_text(level) for level in bet.amount_stakes)
+    others = [other.id for other in rules.bets if other.id != bet_id and other.stake == stake
+              and other.amount_stakes == bet.amount_stakes and [c.when for c in other.cases] == [
+                  c.when for c in bet.cases]]
+    what = (f"its amounts are for stakes {levels}" if levels else "its jackpot meter counts money per stake of "
+            f"{amount_text(bet.stake)}")
+    hint = (f": bet {others[0]} is priced for {amount_text(stake)}" if others
+            else f": stake it {amount_text(bet.stake)}")
+    raise LimitError("", f"stakes.{bet_id}: a stake of {amount_text(stake)} on {bet_id}, a bet priced for a stake "
+                         f"of {amount_text(bet.stake)} (bets.{bet_id}.stake; {what}){hint}")
+
+
+def slip_stakes(rules: Rules, stakes: dict, check: bool = True) -> dict[str, Fraction]:
+    """A slip's stakes as exact amounts: the table limits checked (``check``), each bet at a stake it prices.
+
+    Raises
+    ------
+    LimitError
+        A limit broken (:func:`check_limits`), or a stake a bet does not price (:func:`check_priced_stake`).
+    """
+    amounts = check_limits(rules, stakes) if check else {k: stake_amount(v, f"stakes.{k}") for k, v in stakes.items()}
+    for bet_id, stake in amounts.items():
+        if bet_id in rules.bet_ids:
+            check_priced_stake(rules, bet_id, stake)
+    return amounts
 
 
 def check_limits(rules: Rules, stakes: dict) -> dict[str, Fraction]:

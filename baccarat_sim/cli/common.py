@@ -289,9 +289,10 @@ class Command:
     option_of : callable
         Maps a library parameter name (``error.param``) to the option that set
         it, given the parsed arguments.
-    on_interrupt : str
+    on_interrupt : str or callable
         What the line of a command stopped outside a run's dealing loop adds
-        (``"; nothing was written"``).
+        (``"; nothing was written"``), or ``on_interrupt(args)`` giving it
+        from the parsed arguments (None when stopped before they were parsed).
     """
 
     prog: str
@@ -299,14 +300,15 @@ class Command:
     build_parser: Callable[[str], argparse.ArgumentParser]
     run: Callable[[argparse.Namespace], int]
     option_of: Callable[[str, argparse.Namespace], str]
-    on_interrupt: str = ""
+    on_interrupt: str | Callable[[argparse.Namespace | None], str] = ""
 
     def main(self, argv: list[str] | None = None, prog: str | None = None) -> int:
         """Parse ``argv``, run, and return the exit status (also for ``--help`` and bad arguments)."""
         prog = prog or self.prog
 
         def interrupted(args) -> int:
-            print(f"{prog}: interrupted{self.on_interrupt}", file=sys.stderr)
+            then = self.on_interrupt(args) if callable(self.on_interrupt) else self.on_interrupt
+            print(f"{prog}: interrupted{then}", file=sys.stderr)
             return EXIT_INTERRUPTED
 
         return guarded_main(prog, self.build_parser(prog), self.run, argv, self.option_of, interrupted)

@@ -23,6 +23,10 @@ without starting a family; ``--force`` loads every family all the same.
 
 It also writes the package's Python bytecode (:func:`write_bytecode`), which
 Python does not write itself where ``PYTHONDONTWRITEBYTECODE`` is set.
+
+A cache folder that cannot be written is refused in one line before any family
+starts (nothing compiled could be kept; every command then compiles in memory,
+:mod:`baccarat_sim.kernels.jit`). Ctrl-C stops the families' processes at once.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -171,22 +176,71 @@ def write_stamp(folder: Path) -> None:
 
 
 def _compile_in_processes(names: list[str], jobs: int, say) -> int:
-    """Each family in a process of its own, ``jobs`` at a time; the number of families that failed."""
+    """Each family in a process of its own, ``jobs`` at a time; the number of families that failed.
+
+    Stopped (Ctrl-C, SIGTERM), it starts no other family and stops the running
+    ones at once, rather than wait for each to finish its compilation (up to a
+    minute): a child that does not end within :data:`CHILD_GRACE_SECONDS` is
+    killed (numba writes each cache file whole under a temporary name, so a
+    killed child leaves no half entry).
+    """
+    children: list[subprocess.Popen] = []
+    lock = threading.Lock()
+    stopping = threading.Event()
+
     def one(name: str) -> tuple[str, int, float, str]:
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "baccarat_sim.compile", "--only", name], capture_output=True,
-                              text=True, env=os.environ.copy())
-        return name, done.returncode, time.perf_counter() - started, done.stderr
+        with lock:
+            if stopping.is_set():
+                return name, EXIT_CHECK_FAILED, 0.0, "not started: stopped"
+            child = subprocess.Popen([sys.executable, "-m", "baccarat_sim.compile", "--only", name],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                     env=os.environ.copy())
+            children.append(child)
+        _, stderr = child.communicate()
+        return name, child.returncode, time.perf_counter() - started, stderr
 
-    failed = 0
-    with ThreadPoolExecutor(jobs) as pool:
+    pool = ThreadPoolExecutor(jobs)
+    try:
+        failed = 0
         for name, status, seconds, stderr in pool.map(one, names):
             if status:
                 failed += 1
                 say(f"{name}: failed (exit status {status})\n{stderr.strip()}")
             else:
                 say(f"{name}: ready in {seconds:.1f} s")
-    return failed
+        return failed
+    except BaseException:
+        stopping.set()
+        with lock:
+            running = [child for child in children if child.poll() is None]
+        for child in running:
+            child.terminate()
+        deadline = time.monotonic() + CHILD_GRACE_SECONDS
+        for child in running:
+            try:
+                child.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+#: Seconds a family's process is given to end once the command is stopped, before it is killed.
+CHILD_GRACE_SECONDS = 2.0
+
+
+def _cannot_write(folder: Path) -> str | None:
+    """Why the cache folder cannot be written (made, or a file created in it), or None if it can."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):  # os.access says yes to root on a read-only mount
+            pass
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
@@ -236,6 +290,12 @@ def run(args: argparse.Namespace) -> int:
         say(f"kernels ready: every family was compiled before for this package and machine (--force loads them "
             f"all the same), cached in {folder}")
         return EXIT_OK
+    unwritable = _cannot_write(folder)
+    if unwritable:
+        print(f"{args.prog}: error: the kernel cache {folder} cannot be written ({unwritable}): nothing compiled "
+              "ahead of time could be kept, and every command compiles its kernels in memory; set NUMBA_CACHE_DIR "
+              "to a writable folder", file=sys.stderr)
+        return EXIT_CHECK_FAILED
     # Each family in a process of its own: one failing does not stop the others.
     failed = _compile_in_processes(names, args.jobs, say)
     if failed:

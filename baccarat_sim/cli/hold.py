@@ -25,6 +25,7 @@ import argparse
 import dataclasses
 import difflib
 import re
+import sys
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -321,9 +322,12 @@ def _report(args: argparse.Namespace, analysis, out_dir: Path | None) -> int:
     for path in files:
         note(args, f"wrote {path}")
     verdict = analysis.observed
+    if verdict is not None and verdict.handle_rescaled:  # said whatever --quiet: the input disagrees with itself
+        print(f"note: {hold_report.handle_note(verdict)}", file=sys.stderr)
     if verdict is not None and not verdict.inside(level):
         note(args, f"observed hold {100 * float(verdict.hold):.4f}% lies outside the central {level}% range "
-                   f"(percentile {verdict.percentile:.4g}, two-sided p-value {verdict.p_two_sided.value:.3g})")
+                   f"(percentile {verdict.percentile:.4g}, two-sided p-value "
+                   f"{hold_report.stated_probability(verdict.p_two_sided)})")
         status = max(status, EXIT_CHECK_FAILED)
     return status
 

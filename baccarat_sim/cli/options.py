@@ -93,7 +93,8 @@ def add_meter(group) -> None:
     """``--meter BET=VALUE[,BET=VALUE...]`` (repeatable): a jackpot bet's meter, in the unit its rule file states."""
     group.add_argument("--meter", action="append", metavar="BET=VALUE",
                        help="price a jackpot bet with its meter at VALUE, in the unit its rule file states (default: "
-                            "the reset value); repeat or separate with commas for several bets")
+                            "the reset value); repeat or separate with commas for several bets (ids in any case, "
+                            "each bet once)")
 
 
 def meters(texts: list[str], rules) -> dict:
@@ -102,18 +103,26 @@ def meters(texts: list[str], rules) -> dict:
     Raises
     ------
     UsageError
-        Not ``BET=VALUE``, a bet that is not in the rule set or pays no jackpot, or a value that is not a number >= 0.
+        Not ``BET=VALUE``, a bet that is not in the rule set or pays no jackpot, a bet given twice, or a value that
+        is not a number >= 0.
+
+    Bet ids match regardless of case, as ``--bets`` matches them.
     """
     from fractions import Fraction
 
     with_jackpot = [bet.id for bet in rules.bets if bet.jackpot is not None]
     allowed = ", ".join(with_jackpot) or "none in this rule set"
-    found = {}
+    by_lower = {bet_id.lower(): bet_id for bet_id in rules.bet_ids}
+    found, given = {}, {}
     for item in (part.strip() for text in texts for part in text.split(",")):
         bet_id, equals, value = item.partition("=")
-        bet_id = bet_id.strip()
+        bet_id = by_lower.get(bet_id.strip().lower(), bet_id.strip())
         if not equals or not bet_id:
             raise UsageError(f"--meter: give BET=VALUE (a jackpot bet's id and its meter), got {item!r}")
+        if bet_id in given:
+            raise UsageError(f"--meter: bet {bet_id!r} is given twice ({given[bet_id]!r} and {item!r}); give each "
+                             "bet's meter once")
+        given[bet_id] = item
         if bet_id not in with_jackpot:
             what = "pays no jackpot" if bet_id in rules.bet_ids else f"is not in rule set {rules.id!r}"
             raise UsageError(f"--meter: bet {bet_id!r} {what}; bets with a jackpot: {allowed}")

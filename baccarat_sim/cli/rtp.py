@@ -61,7 +61,14 @@ def run(args: argparse.Namespace) -> int:
     return figures(args, rules, shoe, started)
 
 
-COMMAND = Command(PROG, SCRIPT, build_parser, run, option_of, "; the last checkpoint written (if any) is kept")
+def _on_interrupt(args: argparse.Namespace | None) -> str:
+    """What a stopped command's line adds: only a Monte Carlo run (or a count) writes a checkpoint to keep."""
+    if args is not None and (args.exact or args.from_histogram is not None) and args.count is None:
+        return "; nothing was written (exact figures and a settled histogram keep no checkpoint)"
+    return "; the last checkpoint written (if any) is kept"
+
+
+COMMAND = Command(PROG, SCRIPT, build_parser, run, option_of, _on_interrupt)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -123,8 +123,9 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                      help=f"exit 1 if a Monte Carlo figure is |z| >= {FAIL_Z} from exact or a stated RTP does not "
                           "hold")
     out.add_argument("--baseline", metavar="FILE.json",
-                     help="exit 1 if any bet's exact RTP, hit frequency or SD differs from a saved --format json "
-                          "report by more than --tolerance (each drift is listed on stderr)")
+                     help="exit 1 if any bet's exact RTP, hit frequency or SD (or a progressive's rtp_base, "
+                          "rtp_per_meter_unit or jackpot_probability) differs from a saved --format json report by "
+                          "more than --tolerance (each drift is listed on stderr)")
     out.add_argument("--tolerance", type=non_negative_float("tolerance"), metavar="T",
                      help=f"--baseline: largest absolute difference allowed for each figure (a fraction; default: "
                           f"{DEFAULT_TOLERANCE:g})")

@@ -282,13 +282,27 @@ def resume_hint(args: argparse.Namespace, seed: int | None = None, *more: str) -
 
 def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
     """Exact figures, and unless ``--exact`` a Monte Carlo run: reported, written, checked; the exit status."""
-    from ..engines.detail import rules_detail
+    from ..engines.budget import check_exact_cost, priced_detail
+    from ..engines.detail import GroupError, check_on_weights, rules_detail
     from ..engines.exact import exact_histogram
 
     out_dir = results_dir(args)
     with announce_compile("the exact engine", args.quiet):
         detail = rules_detail(rules, progress=progress_note(args, "card detail (which combinations can happen)"))
-        exact = exact_histogram(shoe, detail, progress=progress_note(args, "exact enumeration"))
+        if args.eor:  # the effect of removal prices the rule set once per card removed: refused before any work
+            from ..analysis.eor import check_eor_cost
+
+            check_eor_cost(rules, shoe)
+        if args.exact:  # every exact figure, or a refusal before any work
+            check_exact_cost(rules, detail)
+            unpriced = {}
+        else:  # a Monte Carlo run waits only for the exact figures the cost model calls cheap
+            detail, unpriced = priced_detail(rules, detail)
+        try:
+            exact = exact_histogram(shoe, detail, progress=progress_note(args, "exact enumeration"))
+        except GroupError as error:  # a limit of the enumeration: one line naming the bets
+            raise error.naming(rules) from None
+        check_on_weights(rules, exact)  # overlaps and gaps of the groups whose cells came from the Monte Carlo tables
     run_info = {"rules_path": rules.path}
     if args.remove:
         run_info["removed"] = args.remove
@@ -296,7 +310,7 @@ def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
         run_info.update(rounds=None, shoes=None, seed=None, threads=None, rounds_per_second=None,
                         seconds=time.perf_counter() - started)
         run_info["total_seconds"] = time.perf_counter() - started
-        return run_report(args, rules, exact, None, run_info, shoe, out_dir)
+        return run_report(args, rules, exact, None, run_info, shoe, out_dir, unpriced=unpriced)
     rules, flow = _monte_carlo(args, rules, shoe)
     mc = flow.histogram()
     run_info.update(flow.summary())
@@ -324,7 +338,7 @@ def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
 
     try:
         run_info["total_seconds"] = time.perf_counter() - started
-        status = run_report(args, rules, exact, mc, run_info, shoe, out_dir, written)
+        status = run_report(args, rules, exact, mc, run_info, shoe, out_dir, written, unpriced)
     finally:
         flow.close()
     if flow.complete:

@@ -12,7 +12,9 @@ position being dealt keeps its checkpoint, and ``--resume`` deals the rest
 from __future__ import annotations
 
 import argparse
+import signal
 
+from ..storage.signals import Stopped
 from .common import UsageError, note, write_files
 from .options import load_table
 from .rtp_parser import DEFAULT_ROUNDS
@@ -102,6 +104,8 @@ def sweep(args: argparse.Namespace) -> int:
         note(args, f"cut card {positions_report.cut_label(cut)} cards from the end: {analysis.hist.rounds:,} rounds, "
                    f"{analysis.rounds_per_shoe.mean:.2f} rounds per shoe")
 
+    then = (f"; continue with {resume_hint(args, seed_value, f'--sweep {args.sweep}')}" if folder is not None else
+            " (not checkpointed: nothing to continue)")
     try:
         with progress_bar(None if not args.quiet else False, rounds * len(cuts)) as bar:
             result = cut_card_sweep(rules, cuts, rounds, seed_value, shoe=shoe, threads=args.threads, progress=bar,
@@ -121,6 +125,12 @@ def sweep(args: argparse.Namespace) -> int:
                     if problem is not None:
                         note(args, f"warning: {problem}")
             return status
+    except Stopped as stop:
+        # Outside a position's dealing (between two, or once the last is dealt, while the sweep is analysed or
+        # written): each position dealt in full kept its checkpoint, and --resume reads it back.
+        dealt = sum(flow.complete for flow in flows)
+        return stopped(args, signal.Signals(stop.signum).name, stop.signum,
+                       f"{dealt} of {len(cuts)} cut-card positions, before the sweep was reported", then, 0)
     finally:
         for flow in flows:
             flow.close()
@@ -130,8 +140,6 @@ def sweep(args: argparse.Namespace) -> int:
     doing = ("" if last is None or last.complete else
              f" (cut card {positions_report.cut_label(cuts[len(result.analyses)])}: {last.state.rounds:,} of "
              f"{last.plan.rounds_requested:,} rounds)")
-    then = (f"; continue with {resume_hint(args, seed_value, f'--sweep {args.sweep}')}" if folder is not None else
-            " (not checkpointed: nothing to continue)")
     return stopped(args, None if outcome is None else outcome.stopped_by, signum,
                    f"{len(result.analyses)} of {len(cuts)} cut-card positions{doing}", then, status)
 

@@ -8,7 +8,7 @@ statistics and the rows are added in block order, so the result does not
 depend on the number of threads. It deals on the local backend only.
 
 A rule set with card-level bets hands the kernel its card detail tables
-(:func:`baccarat_sim.model.detail_tables.kernel_tables`): every round is then settled
+(:func:`baccarat_sim.engines.packer.kernel_tables`): every round is then settled
 on its cell ``detail * N_CODES + code``, and the histogram it keeps has
 ``n_cells`` cells.
 
@@ -133,7 +133,7 @@ class CountingJob:
     record_codes : bool
         Keep the histogram of the rule set's cut-card scenario.
     detail : tuple or None
-        Card detail tables (:func:`baccarat_sim.model.detail_tables.kernel_tables`) when a bet reads cards; None: the
+        Card detail tables (:func:`baccarat_sim.engines.packer.kernel_tables`) when a bet reads cards; None: the
         rounds are settled on their outcome codes alone (the kernel's unchanged fast path).
     n_cells : int
         Cells of the histogram: ``N_CODES``, or ``detail.n_cells`` with a card detail.

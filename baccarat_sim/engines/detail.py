@@ -11,42 +11,55 @@ counting them (:func:`group_reach`). The bets' pay tables are then checked on
 those combinations, each bet on its group, as the model checks outcome-only
 bets on the possible outcome codes.
 
-The exact enumeration of a group (:func:`group_weights`) runs by card where
-its table of first-four states by third-card classes is small
-(:mod:`baccarat_sim.engines.bycard`), else by rank: the ranks of the six cards
-are enumerated, and the suits of the positions the atoms read are counted rank
-by rank, with exact depletion (:mod:`baccarat_sim.engines.rankwise`); both give
-the same integers. Which cells can happen is the same count on the universal
-shoe (six cards of every id).
+The exact enumeration of a group (:func:`group_weights`) runs on the shoe with
+the cards that no atom of the group (nor the outcomes it counts) tells apart
+pooled into one id: the weights of every combination are the same, and the
+enumeration takes the few kinds of card the bets read instead of 52 card ids.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 
+import numba
 import numpy as np
 
-from ..errors import InternalError, InvalidRules
+from ..errors import InputError, InternalError, InvalidRules
 from ..kernels.dealing import CARDS_PER_ROUND
 from ..kernels.exact import exact_counts
+from ..kernels.exact_detail import exact_detail_counts, exact_detail_reach
+from ..model.cards import N_CARD_IDS
 from ..model.codes import N_CODES, N_SUFFIXES
 from ..model.condition_tree import OutcomeCompare, outcome_leaves
 from ..model.conditions import atom_of_text, feature_table
-from ..model.detail import MAX_GROUP_ATOMS, CardDetail, FactoredDetail
+from ..model.cost import (
+    builder_cost,
+    card_kinds,
+    counted_by_rank,
+    enumeration_cost,
+    exact_cost,
+    kernel_cost,
+    reach_cost,
+)
+from ..model.detail import MAX_GROUP_ATOMS, OUTCOMES, CardDetail, FactoredDetail
 from ..model.detail_tables import (
+    MAX_COMBINATIONS,
     TABLE_CELLS,
-    exact_cells,
+    _mc_table,
+    _split,
+    exact_tables,
     joint_classes,
     table_cells,
     table_patterns,
     third_class_count,
 )
 from ..model.rules import Bet, Rules
-from .bycard import bycard_reach, bycard_weights
+from .budget import bet_keys, cheap, reach_is_cheap, refused
 from .rankwise import rankwise_weights
 
-__all__ = ["BY_CARD_CELLS", "GROUP_CELLS", "MAX_CELLS", "by_card", "detail_counts", "detail_of_atoms",
+__all__ = ["GROUP_CELLS", "MAX_CELLS", "GroupError", "by_card", "check_on_weights", "detail_counts", "detail_of_atoms",
            "detail_of_group", "detail_of_plan", "exact_detail_weights", "factored_counts", "group_weights",
            "joint_detail", "plan_groups", "rules_detail"]
 
@@ -58,6 +71,9 @@ MAX_CELLS = 1 << 22
 #: Most work (first-four states times third-card classes squared) of the exact enumeration of a group made by
 #: merging the groups of several bets.
 EXACT_WORK = 1 << 27
+#: The pairs of two-card totals the exact enumeration takes per call: between calls a stop signal is honoured
+#: and progress is told.
+PAIRS_PER_CALL = 10
 
 #: Six cards of every id (a round takes six at most): a shoe that deals every sequence of six card ids there is.
 UNIVERSAL_SHOE = np.full((13, 4), CARDS_PER_ROUND, np.int64)
@@ -99,13 +115,22 @@ def _first_four_classes(atoms) -> float:
 
 
 def _fits(atoms: list, suffix: bool) -> bool:
-    """Whether atoms merged from several bets stay one small group: one table, few cells, quick to enumerate."""
+    """Whether atoms merged from several bets stay one small group: one table, few cells, quick to enumerate.
+
+    Quick to enumerate: by the first-four classes and third-card classes, and by the cost model (which counts
+    the poker values' states too), so that merging never makes a group whose exact figures are costly.
+    """
     if len(atoms) > MAX_GROUP_ATOMS or table_cells(atoms) > TABLE_CELLS:
         return False
     if table_patterns(atoms) * (N_CODES if suffix else N_CODES // N_SUFFIXES) > GROUP_CELLS:
         return False
     k = third_class_count(atoms)
-    return _first_four_classes(atoms) * (N_SUFFIXES if suffix else 1) * k * k <= EXACT_WORK
+    if _first_four_classes(atoms) * (N_SUFFIXES if suffix else 1) * k * k > EXACT_WORK:
+        return False
+    if not any(atom.derived for atom in atoms):  # no poker value: the classes above are all the work there is
+        return True
+    outcomes = "codes" if suffix else "prefixes"
+    return cheap(reach_cost(atoms, outcomes).plus(exact_cost(atoms, outcomes)))
 
 
 def plan_groups(bets, codes: bool = False) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -144,64 +169,57 @@ def plan_groups(bets, codes: bool = False) -> tuple[tuple[str, tuple[str, ...]],
 # --------------------------------------------------------------------------- exact weights of a group
 
 
-#: Most cells of the by-card enumeration's table of a group (:func:`~baccarat_sim.model.detail_tables.exact_cells`):
-#: a group whose table would be larger is counted by rank, whose cost does not grow with two hands' states.
-BY_CARD_CELLS = 1 << 22
+_kinds = card_kinds  # what the tableau, the atoms and their poker values read of each card id (the cost model's)
 
 
-def group_weights(atoms, shoe: np.ndarray, outcomes: str, threads: int | None = None
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact weights of one group's atoms: by combination of atom bits and by outcome.
+def _pooled_shoe(atoms, outcomes: str, shoe: np.ndarray) -> np.ndarray:
+    """The shoe with the card ids that nothing counted tells apart pooled on one id of each kind (:func:`_kinds`).
 
-    Counted by card where the by-card enumeration's table is small
-    (:func:`baccarat_sim.engines.bycard.bycard_weights`, :data:`BY_CARD_CELLS`), else by rank, the suits of the
-    positions the atoms read counted, not enumerated (:func:`baccarat_sim.engines.rankwise.rankwise_weights`):
-    both give the same integers.
-
-    Returns
-    -------
-    (ndarray(uint64, shape=(n_rows,)), ndarray(int64, shape=(n_rows, n_outcomes)))
-        The atom bits of each row, ascending (atom ``i`` is bit ``i``; combinations of positive weight only), and
-        its weights by outcome (a code, or a code prefix): they total ``N (N-1) ... (N-5)`` for a shoe of ``N``
-        cards.
-
-    Raises
-    ------
-    ValueError
-        When the atoms tell apart more than the enumeration holds.
+    Where every code is counted, the pairs and first cards compare ids: no two ids are pooled.
     """
-    if by_card(atoms):
-        return bycard_weights(tuple(atoms), shoe, outcomes, threads)
-    if threads is None:
-        return _remembered_rankwise(tuple(atoms), np.asarray(shoe, np.int64).reshape(13, 4).tobytes(), outcomes)
-    return rankwise_weights(tuple(atoms), shoe, outcomes, threads)
+    counts = np.asarray(shoe, np.int64).reshape(-1)
+    kinds = _kinds(atoms, outcomes, "ids")
+    first = np.unique(kinds, return_index=True)[1]
+    pooled = np.zeros(N_CARD_IDS, np.int64)
+    np.add.at(pooled, first[kinds], counts)
+    return pooled
 
 
-def by_card(atoms) -> bool:
-    """Whether a group is counted by card (its by-card table is small), not by rank."""
-    return exact_cells(tuple(atoms)) <= BY_CARD_CELLS
+def _reach_shoe(atoms, outcomes: str) -> np.ndarray:
+    """Six cards of one id of every kind, of two where every code is counted: the shoe :func:`group_reach` deals.
 
-
-def group_reach(atoms, outcomes: str) -> tuple[np.ndarray, np.ndarray]:
-    """Which cells of one group's atoms can happen: by combination of atom bits and by outcome.
-
-    The cells of :func:`group_weights` that have a positive weight on the universal shoe (six cards of every id),
-    which deals every sequence of six cards there is.
-
-    Returns
-    -------
-    (ndarray(uint64, shape=(n_rows,)), ndarray(bool, shape=(n_rows, n_outcomes)))
+    It deals the same cells as the universal shoe (six cards of every id).
+    Each of its sequences is one of the universal shoe's; and a sequence of
+    the universal shoe has a twin here that every atom, poker value and the
+    tableau read the same, card by card, as they read only kinds
+    (:func:`_kinds`). Where every code is counted, the twin also keeps the
+    outcome code's suffix: it reads the cards' ranks (in the kind) and
+    whether P1 is P2, B1 is B2 and P1 is B1 (the same id). Those three
+    comparisons form a chain, P2 - P1 - B1 - B2, so two ids of each kind are
+    enough to keep them all: P1 takes the kind's first id; each next card of
+    the chain takes the id of its neighbour where the two were one card, the
+    kind's other id where they were two cards of one kind, and its kind's
+    first id otherwise (the third cards take their kind's first id). A poker
+    value that reads suits makes every id a kind of its own, so that the twin
+    is the sequence itself.
     """
-    if by_card(atoms):
-        return bycard_reach(tuple(atoms), outcomes)
-    bits, weights = _remembered_rankwise(tuple(atoms), _REACH_SHOE.tobytes(), outcomes)
-    return bits, weights > 0
+    kinds = _kinds(atoms, outcomes, "ranks")
+    per_kind = 2 if outcomes == "codes" else 1
+    shoe = np.zeros(N_CARD_IDS, np.int64)
+    for kind in np.unique(kinds):
+        shoe[np.flatnonzero(kinds == kind)[:per_kind]] = CARDS_PER_ROUND
+    return shoe.reshape(13, 4)
 
 
 #: The shoe the rank-wise count finds the cells that can happen on: any shoe with at least six cards of every id
 #: deals every sequence of six cards there is, as the universal shoe does; 8 decks are priced most often, and
 #: their exact count then serves both (:func:`_remembered_rankwise`).
 _REACH_SHOE = np.full((13, 4), 8, np.int64)
+
+
+def by_card(atoms, outcomes: str) -> bool:
+    """Whether a group is counted by card (its by-card tables are small), not by rank (:func:`counted_by_rank`)."""
+    return not counted_by_rank(tuple(atoms))
 
 
 @functools.lru_cache(maxsize=4)
@@ -213,11 +231,104 @@ def _remembered_rankwise(atoms: tuple, shoe: bytes, outcomes: str) -> tuple[np.n
     return bits, weights
 
 
-def exact_detail_weights(atoms, shoe: np.ndarray, threads: int | None = None) -> np.ndarray:
+def _by_rank(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None) -> tuple[np.ndarray, list]:
+    """The rank-wise count as :func:`group_weights` gives its weights: one set whose local ids are the rows."""
+    if lanes is None:
+        bits, weights = _remembered_rankwise(tuple(atoms), np.asarray(shoe, np.int64).reshape(13, 4).tobytes(),
+                                             outcomes)
+    else:
+        bits, weights = rankwise_weights(tuple(atoms), shoe, outcomes, lanes)
+    return weights, [bits]
+
+
+def group_weights(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None = None, count: str = "auto"
+                  ) -> tuple[np.ndarray, list]:
+    """Exact weights of one group's atoms: by combination of local ids and by outcome, and each set's bits.
+
+    Counted by card where the by-card tables are small (:func:`by_card`), else by rank, the suits of the positions
+    the atoms read counted, not enumerated (:func:`baccarat_sim.engines.rankwise.rankwise_weights`: its rows are
+    one set's local ids); both give the same integers. ``count`` (``"card"``, ``"rank"``) forces one.
+
+    Returns
+    -------
+    (ndarray(int64, shape=(n_combinations, n_outcomes)), list of ndarray(uint64))
+        The weights (they total ``N (N-1) ... (N-5)`` for a shoe of ``N`` cards) and, for each set of the
+        enumeration, the atom bits of each local id (:func:`baccarat_sim.model.detail_tables.exact_tables`).
+
+    Raises
+    ------
+    ValueError
+        When the atoms tell apart more than the enumeration holds, or the cost model puts the work beyond the
+        limits (before anything is allocated).
+    """
+    if count == "rank" or (count == "auto" and not by_card(atoms, outcomes)):
+        return _by_rank(atoms, shoe, outcomes, lanes)
+    lanes = max(1, numba.get_num_threads() if lanes is None else lanes)
+    advice = "run it by Monte Carlo, or split its conditions into simpler bets"
+    # The builder's tables by the cost model's prediction, then the enumeration's arrays by the tables' real sizes.
+    why = refused("building its card-level tables", builder_cost(tuple(atoms), outcomes), advice)
+    if why:
+        raise ValueError(why)
+    tables = exact_tables(atoms, _pooled_shoe(atoms, outcomes, shoe), outcomes)
+    why = refused("pricing its card-level conditions exactly",
+                  enumeration_cost(atoms, outcomes, tables["n_states"], tables["n_combinations"], lanes), advice)
+    if why:
+        raise ValueError(why)
+    out = np.zeros((lanes, tables["n_combinations"], tables["n_outcomes"]), np.int64)
+    args = [tables[name] for name in ("counts", "points", "ids", "n_ids", "tclass", "t_total", "t_point", "first4",
+                                      "d_over", "d_rank_only", "d_keys", "d_key_offset", "d_key_count", "d_stride",
+                                      "reduced", "reduced_offset", "radix", "third", "rt", "rt_offset", "rt_width",
+                                      "n_states", "rows")]
+    for start in range(0, 100, PAIRS_PER_CALL):  # short calls: a stop signal acts between them
+        exact_detail_counts(*args, np.arange(start, min(start + PAIRS_PER_CALL, 100), dtype=np.int64), out)
+    return out.sum(axis=0), tables["distinct"]
+
+
+def group_reach(atoms, outcomes: str, count: str = "auto") -> tuple[np.ndarray, list]:
+    """Which cells of one group's atoms can happen: by combination of local ids and by outcome, and each set's bits.
+
+    The cells of :func:`group_weights` that have a positive weight on the universal shoe (six cards of every id),
+    found without counting them by card (:func:`~baccarat_sim.kernels.exact_detail.exact_detail_reach`), or the
+    cells of positive weight of the rank-wise count on 8 decks (at least six cards of every id: the same cells).
+
+    Returns
+    -------
+    (ndarray(bool, shape=(n_combinations, n_outcomes)), list of ndarray(uint64))
+    """
+    if count == "rank" or (count == "auto" and not by_card(atoms, outcomes)):
+        weights, distinct = _by_rank(atoms, _REACH_SHOE, outcomes, None)
+        return weights > 0, distinct
+    tables = exact_tables(atoms, _reach_shoe(atoms, outcomes), outcomes)
+    out = np.zeros((tables["n_combinations"], tables["n_outcomes"]), np.bool_)
+    held = np.flatnonzero(tables["t_total"] > 0)
+    # A third card matters through its point value and the index it gives each set, as the Player's or the Banker's
+    # third card: one class of each kind is tried.
+    player, banker = tables["third"][:, 0, held].T, tables["third"][:, 1, held].T
+    point = tables["t_point"][held, None]
+    fifth = held[np.unique(np.hstack([point, player, banker]), axis=0, return_index=True)[1]]
+    sixth = held[np.unique(np.hstack([point, banker]), axis=0, return_index=True)[1]]
+    args = [tables["counts"], tables["ids"], tables["n_ids"], tables["t_point"], np.sort(fifth), np.sort(sixth)]
+    args += [tables[name] for name in ("first4", "d_over", "d_rank_only", "d_keys", "d_key_offset", "d_key_count",
+                                       "d_stride", "reduced", "reduced_offset", "radix", "third", "rt", "rt_offset",
+                                       "rt_width", "n_states")]
+    for start in range(0, 100, PAIRS_PER_CALL):  # short calls: a stop signal acts between them
+        exact_detail_reach(*args, np.arange(start, min(start + PAIRS_PER_CALL, 100), dtype=np.int64), out)
+    return out, tables["distinct"]
+
+
+def _combination_bits(distinct: list) -> np.ndarray:
+    """The atom bits of every combination of local ids (the first set's id varies fastest)."""
+    bits = np.zeros(1, np.uint64)
+    for values in distinct:
+        bits = (values[:, None] | bits[None, :]).reshape(-1)
+    return bits
+
+
+def exact_detail_weights(atoms, shoe: np.ndarray, lanes: int | None = None) -> np.ndarray:
     """Exact weights by atom bits and outcome code: ``int64[2**n_atoms, N_CODES]`` (a few atoms, for tests)."""
-    bits, weights = group_weights(tuple(atoms), shoe, "codes", threads)
+    weights, distinct = group_weights(tuple(atoms), shoe, "codes", lanes)
     by_bits = np.zeros((1 << len(atoms), N_CODES), np.int64)
-    by_bits[bits.astype(np.int64)] = weights
+    np.add.at(by_bits, _combination_bits(distinct).astype(np.int64), weights)
     return by_bits
 
 
@@ -226,23 +337,88 @@ def detail_of_group(atoms: tuple, outcomes: str = "codes") -> CardDetail:
     """One group's card detail: which combinations of its atoms' values, with which outcomes, can happen.
 
     Worked out exactly on a shoe with six cards of every id, which deals every
-    sequence of six cards there is (:func:`group_reach`).
+    sequence of six cards there is (:func:`group_reach`), where the cost model
+    says it is cheap (:func:`reach_is_cheap`); otherwise every combination the
+    Monte Carlo tables form, with every outcome (:func:`_tables_detail`).
 
     Raises
     ------
     ValueError
-        When the group has more than :data:`MAX_CELLS` cells, or more than the enumeration holds.
+        When the group has more than :data:`MAX_CELLS` cells or :data:`MAX_GROUP_ATOMS` atoms, or more than the
+        enumeration holds (before anything large is allocated).
     """
-    keys, possible = group_reach(atoms, outcomes)
-    n_outcomes = possible.shape[1]
-    if len(keys) * n_outcomes > MAX_CELLS:
-        raise ValueError(f"their card-level conditions can hold in {len(keys):,} combinations, "
-                         f"{len(keys) * n_outcomes:,} cells with the outcomes, more than the {MAX_CELLS:,} a group "
-                         "carries; split the bet into simpler ones")
+    if len(atoms) > MAX_GROUP_ATOMS:
+        raise ValueError(f"their card-level conditions have {len(atoms)} card-only parts, more than the "
+                         f"{MAX_GROUP_ATOMS} one group holds; split the bet into simpler ones")
+    table_bits = _table_bits(tuple(atoms), outcomes)  # the Monte Carlo tables' limits, whichever way is taken
+    if by_card(atoms, outcomes) and not reach_is_cheap(atoms, outcomes):  # counted by rank, the reach is cheap
+        return _tables_detail(tuple(atoms), outcomes, table_bits)
+    reachable, distinct = group_reach(atoms, outcomes)
+    by_combination = reachable.any(axis=1)
+    bits = _combination_bits(distinct)
+    keys = np.unique(bits[by_combination])
+    n_outcomes = reachable.shape[1]
+    _check_cells(len(keys), n_outcomes)
     patterns = ((keys[:, None] >> np.arange(len(atoms), dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    possible = np.zeros((len(keys), n_outcomes), bool)
+    index = np.searchsorted(keys, bits)
+    for combination in np.flatnonzero(by_combination):
+        possible[index[combination]] |= reachable[combination]
     for array in (patterns, possible):
         array.setflags(write=False)
     return CardDetail(tuple(atoms), patterns, possible.reshape(-1), outcomes)
+
+
+def _check_cells(n_details: int, n_outcomes: int) -> None:
+    if n_details * n_outcomes > MAX_CELLS:
+        raise ValueError(f"their card-level conditions can hold in {n_details:,} combinations, "
+                         f"{n_details * n_outcomes:,} cells with the outcomes, more than the {MAX_CELLS:,} a group "
+                         "carries; split the bet into simpler ones")
+
+
+def _table_bits(atoms: tuple, outcomes: str) -> list[np.ndarray]:
+    """The distinct atom bits of each Monte Carlo table of a group, its packing checked against the limits first.
+
+    Raises
+    ------
+    ValueError
+        When packing the tables is predicted beyond the memory limit, or their local ids make more than
+        :data:`~baccarat_sim.model.detail_tables.MAX_COMBINATIONS` combinations (the packer's limit, found here
+        before a run deals).
+    """
+    why = refused("packing its card-level conditions for Monte Carlo", kernel_cost(atoms, outcomes),
+                  "split its conditions into simpler bets")
+    if why:
+        raise ValueError(why)
+    bit_of = {atom.text: i for i, atom in enumerate(atoms)}
+    distinct, combinations = [], 1
+    for members in _split(list(atoms), table_cells, TABLE_CELLS):
+        derived = {d.text(): 0 for atom in members for d in atom.derived}
+        values = np.unique(_mc_table(members, [bit_of[a.text] for a in members], derived)[2])
+        distinct.append(values)
+        combinations *= len(values)
+        if combinations > MAX_COMBINATIONS:
+            raise ValueError(f"their card-level conditions make more than {MAX_COMBINATIONS:,} combinations of "
+                             "lookups, the limit; split them into simpler bets")
+    return distinct
+
+
+def _tables_detail(atoms: tuple, outcomes: str, distinct: list[np.ndarray]) -> CardDetail:
+    """A group's details from its Monte Carlo tables alone: every combination of atom values they can form.
+
+    More combinations than can happen, perhaps, each with every outcome
+    (``reach="tables"``); built in the Monte Carlo tables' time (their cells are
+    few), never the exact enumeration's. The cells that cannot happen stay
+    empty in every histogram. ``distinct``: each table's atom bits (:func:`_table_bits`).
+    """
+    keys = np.unique(_combination_bits(distinct))
+    n_outcomes = OUTCOMES[outcomes]
+    _check_cells(len(keys), n_outcomes)
+    patterns = ((keys[:, None] >> np.arange(len(atoms), dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    possible = np.ones(len(keys) * n_outcomes, bool)
+    for array in (patterns, possible):
+        array.setflags(write=False)
+    return CardDetail(tuple(atoms), patterns, possible, outcomes, reach="tables")
 
 
 def detail_of_atoms(atoms: tuple) -> CardDetail:
@@ -250,10 +426,39 @@ def detail_of_atoms(atoms: tuple) -> CardDetail:
     return detail_of_group(tuple(atoms), "codes")
 
 
+class GroupError(InputError):
+    """A group of card-level conditions the exact enumeration refuses, before its work: one line naming them.
+
+    ``texts``: the group's atoms; :meth:`naming` names the bets that read them instead, where the rule set is at
+    hand.
+    """
+
+    def __init__(self, texts: tuple, reason: str):
+        self.texts, self.reason = tuple(texts), reason
+        shown = ", ".join(repr(text) for text in self.texts[:2]) + (", ..." if len(self.texts) > 2 else "")
+        super().__init__("", f"card-level conditions {shown}: {reason}")
+
+    def __reduce__(self):
+        return (type(self), (self.texts, self.reason))
+
+    def naming(self, rules: Rules) -> InvalidRules:
+        """The refusal as one line naming the rule file and the bets that read the group."""
+        return InvalidRules("", f"{rules.path}: {bet_keys(rules.bets, self.texts)}: {self.reason}")
+
+
 def group_counts(group: CardDetail, shoe: np.ndarray) -> np.ndarray:
-    """Exact weights of every cell of one group (``detail * n_outcomes + outcome``) from a freshly shuffled shoe."""
-    bits, weights = group_weights(group.atoms, shoe, group.outcomes)
-    details = group.details_of_bits(bits)
+    """Exact weights of every cell of one group (``detail * n_outcomes + outcome``) from a freshly shuffled shoe.
+
+    Raises
+    ------
+    GroupError
+        Where the enumeration refuses the group (a limit, or the cost model's prediction).
+    """
+    try:
+        weights, distinct = group_weights(group.atoms, shoe, group.outcomes)
+    except ValueError as error:
+        raise GroupError(group.texts, str(error)) from None
+    details = group.details_of_bits(_combination_bits(distinct))
     if weights[details < 0].any():  # the universal shoe deals every sequence: no other shoe can add a combination
         raise InternalError("a shoe dealt a combination of card-level conditions the universal shoe cannot")
     counts = np.zeros((group.n_details, weights.shape[1]), np.int64)
@@ -326,14 +531,45 @@ def rules_detail(rules: Rules, codes: bool = False, progress: Progress | None = 
     groups = plan_groups(rules.bets, codes)
     if not groups:
         return None
-    try:
-        detail = detail_of_plan(groups, progress, {atom.text: atom for bet in rules.bets for atom in bet.atoms})
-    except ValueError as error:
-        raise InvalidRules("", f"{rules.path}: bets: {error}") from None
+    atoms = {atom.text: atom for bet in rules.bets for atom in bet.atoms}
+    details = []
+    for g, (outcomes, texts) in enumerate(groups):
+        try:
+            details.append(detail_of_group(tuple(atoms[text] for text in texts), outcomes))
+        except ValueError as error:
+            raise InvalidRules("", f"{rules.path}: {bet_keys(rules.bets, texts)}: {error}") from None
+        if progress is not None:
+            progress(g + 1, len(groups))
+    detail = FactoredDetail(tuple(details))
     for bet in rules.bets:
         if bet.card_level:
             bet.check_detail(detail.groups[detail.group_holding(a.text for a in bet.atoms)], rules)
     return detail
+
+
+def check_on_weights(rules: Rules, hist) -> None:
+    """The pay-table checks the Monte Carlo tables' cells could not make, on the cells an exact histogram weighs.
+
+    A group whose card detail comes from the Monte Carlo tables (``reach == "tables"``) had its lines checked
+    only for lines that can never happen; its cells of positive exact weight certainly happen, so two lines that
+    both hold on one of them overlap, and a cell no line covers is a gap (without ``otherwise``).
+
+    Raises
+    ------
+    InvalidRules
+        Naming the file, the bet and the line at fault.
+    """
+    detail = hist.detail
+    groups = () if detail is None else detail.groups if isinstance(detail, FactoredDetail) else (detail,)
+    for g, group in enumerate(groups):
+        if group.reach != "tables":
+            continue
+        start = detail.offset(g) if isinstance(detail, FactoredDetail) else 0
+        weighed = np.asarray(hist.counts[start:start + group.n_cells]) > 0
+        dealt = dataclasses.replace(group, possible=weighed, reach="dealt")
+        for bet in rules.bets:
+            if bet.card_level and {atom.text for atom in bet.atoms} <= set(group.texts):
+                bet.check_detail(dealt, rules)
 
 
 def joint_detail(rules: Rules, bet_ids) -> CardDetail | None:
@@ -351,8 +587,10 @@ def joint_detail(rules: Rules, bet_ids) -> CardDetail | None:
     try:
         detail = detail_of_group(atoms, "codes")
     except ValueError as error:
-        names = ", ".join(bet.id for bet in bets if bet.card_level)
-        raise InvalidRules("", f"{rules.path}: bets {names} together: {error}") from None
+        # The rule file's keys of the bets, as every other refusal of a bet names it (bets.ID).
+        together = " together" if sum(bet.card_level for bet in bets) > 1 else ""
+        raise InvalidRules("", f"{rules.path}: {bet_keys(bets, [atom.text for atom in atoms])}{together}: "
+                               f"{error}") from None
     for bet in bets:
         if bet.card_level:
             bet.check_detail(detail, rules)

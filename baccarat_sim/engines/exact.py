@@ -10,7 +10,8 @@ from ..model.detail import CardDetail, FactoredDetail
 from ..model.histogram import OutcomeHistogram
 from ..model.rules import Rules
 from ..model.shoe import as_shoe, deck_count
-from .detail import detail_counts, rules_detail
+from .budget import check_exact_cost
+from .detail import GroupError, detail_counts, rules_detail
 
 __all__ = ["exact_histogram"]
 
@@ -26,7 +27,7 @@ def exact_histogram(shoe=8, detail: FactoredDetail | CardDetail | None = None, p
     detail : FactoredDetail, CardDetail or None
         Count the cells of this card detail (default: the rule set's, when
         ``shoe`` is a rule set; else the outcome codes alone; see
-        :mod:`baccarat_sim.model.histogram` for the cells).
+        `baccarat_sim.model.histogram` for the cells).
     progress : callable or None
         ``progress(done, total)`` as the groups of a card detail are enumerated.
 
@@ -43,15 +44,20 @@ def exact_histogram(shoe=8, detail: FactoredDetail | CardDetail | None = None, p
     >>> h.total == 416 * 415 * 414 * 413 * 412 * 411
     True
     """
-    if isinstance(shoe, Rules):
-        detail = rules_detail(shoe) if detail is None else detail
-        shoe = shoe.shoe.decks
+    rules = shoe if isinstance(shoe, Rules) else None
+    if rules is not None:
+        detail = rules_detail(rules) if detail is None else detail
+        check_exact_cost(rules, detail)  # refused before any work where the cost model says it is too costly
+        shoe = rules.shoe.decks
     composition = as_shoe(shoe)
     if detail is None:
         counts = np.zeros(N_CODES, np.int64)
         exact_counts(composition, counts)
     else:
-        counts = detail_counts(detail, composition, progress)
+        try:
+            counts = detail_counts(detail, composition, progress)
+        except GroupError as error:  # refused before its work: named by its bets where the rule set is known
+            raise (error if rules is None else error.naming(rules)) from None
     return OutcomeHistogram(
         counts=counts,
         engine="exact",

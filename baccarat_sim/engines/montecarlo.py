@@ -23,10 +23,10 @@ from ..kernels.mc import (
     fold_lane,
     small_lanes,
 )
-from ..model.detail_tables import kernel_tables
 from ..model.shoe import canonical_cards
 from .checkpoint import save_checkpoint
 from .detail import detail_of_plan
+from .packer import kernel_tables
 from .plan import RunPlan
 from .state import RunState
 

@@ -19,13 +19,15 @@ import dataclasses
 import math
 import secrets
 
+import numba
 import numpy as np
 
-from ..errors import InputError, ShoeError
+from ..errors import InputError, InvalidRules, ShoeError
 from ..kernels.dealing import N_SHOE_PARAMS, pack_shoe_params
 from ..kernels.dealing import rounds_in_every_shoe as _worst_shoe_rounds
-from ..limits import MAX_ROUNDS
+from ..limits import MAX_ROUNDS, MAX_RUN_BYTES
 from ..model.codes import N_CODES
+from ..model.cost import kernel_cost, run_cost
 from ..model.rules import Rules, Shoe
 from ..model.shoe import as_shoe
 from .detail import rules_detail
@@ -340,7 +342,7 @@ def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str |
     # A power of two (see RunPlan.batch_blocks), growing with the run: a longer run's chunks are unions of a shorter
     # one's.
     chunk = blocks_per_chunk(total_blocks, round(CHUNK_ROUNDS / rounds_per_block), power_of_two=True)
-    return RunPlan(
+    plan = RunPlan(
         model=model,
         seed=normalize_seed(seed),
         composition=tuple(int(x) for x in composition.reshape(-1)),
@@ -356,3 +358,28 @@ def plan_run(rules: Rules, rounds: int, seed: int | None = None, *, model: str |
         detail=() if detail is None else tuple((group.outcomes, group.texts) for group in detail.groups),
         n_cells=n_cells,
     )
+    _check_run_cost(plan, rules, detail)
+    return plan
+
+
+def _check_run_cost(plan: RunPlan, rules: Rules, detail) -> None:
+    """Refuse, before dealing, a run whose counts the cost model puts beyond :data:`~baccarat_sim.limits.MAX_RUN_BYTES`.
+
+    Raises
+    ------
+    InvalidRules
+        One line naming the file, the card-level bets whose groups hold most of the cells, and the predicted cost.
+    """
+    cost = run_cost(plan.n_cells, plan.n_positions, plan.n_batches, min(2, max(1, numba.get_num_threads())))
+    for group in () if detail is None else detail.groups:  # the Monte Carlo tables, packed before the run deals
+        cost = cost.beside(kernel_cost(group.atoms, group.outcomes))
+    if cost.bytes <= MAX_RUN_BYTES:
+        return
+    largest = sorted(detail.groups, key=lambda group: -group.n_cells)
+    texts = {text for group in largest if group.n_cells * 4 >= largest[0].n_cells for text in group.texts}
+    bets = ", ".join(f"bets.{bet.id}" for bet in rules.bets
+                     if bet.card_level and texts & {atom.text for atom in bet.atoms})
+    raise InvalidRules("", f"{rules.path}: {bets}: a Monte Carlo run of this rule set counts {plan.n_cells:,} cells a "
+                           f"round ({plan.n_batches} batch rows), predicted to take "
+                           f"{cost.bytes / 1e9:.1f} GB of memory, more than the limit of {MAX_RUN_BYTES / 1e9:.1f} GB; "
+                           "run fewer of these bets at once (--bets), or price them exactly (--exact)")

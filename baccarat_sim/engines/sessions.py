@@ -193,7 +193,7 @@ class SessionJob:
     dealt : tuple or None
         Dealt model: ``(canonical, shoe_params, code_steps)`` or with a fourth
         item, the card detail tables of a slip with card-level bets
-        (:func:`baccarat_sim.model.detail_tables.kernel_tables`): the shoe's card ids
+        (:func:`baccarat_sim.engines.packer.kernel_tables`): the shoe's card ids
         in canonical order (uint8), its burn and cut-card settings and the net
         result of every histogram cell in lattice units (int64).
     """

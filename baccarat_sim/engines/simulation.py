@@ -298,7 +298,7 @@ def simulate(rules: Rules, rounds: int | None, seed: int | None = None, *, threa
         Kernel threads (None: numba's current setting, which is restored
         afterwards). The result does not depend on it.
     model, shoe, by_position
-        See :func:`~baccarat_sim.engines.plan.plan_run`.
+        See `baccarat_sim.engines.plan.plan_run`.
     progress : object or None
         Anything with ``update(n)``, such as
         ``baccarat_sim.report.progress.progress_bar(rounds)``: told of every round dealt.
@@ -307,7 +307,7 @@ def simulate(rules: Rules, rounds: int | None, seed: int | None = None, *, threa
         finishes); no other run may use it meanwhile.
     resume : bool
         Continue from ``checkpoint`` if it exists; with more ``rounds`` than
-        its run, extend that run bit for bit (see :meth:`MonteCarloRun.open`).
+        its run, extend that run bit for bit (see `MonteCarloRun.open`).
 
     Returns
     -------

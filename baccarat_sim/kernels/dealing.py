@@ -131,8 +131,7 @@ ENCODED_CARD = ((np.arange(N_CARD_IDS) << POINT_BITS)
 _THIRD_CARD_PREFIX16 = THIRD_CARD_PREFIX.astype(np.uint16)
 # Slot order (see slot_of): a round can reach 205 of the 400 prefixes, numbered in order; a slot-order row keeps
 # ``suffix * SLOT_PREFIXES + number`` and its busy counters crowd into two runs of 205 (a dealt lane's 105 position
-# rows: 86 KB of them in uint8 where runs of 400 made 168 KB). The rows lane over the plain lane, 20,000 shoes a call,
-# 21 pairs in one process: 1.14-1.19 against 1.18-1.27 in runs of 400 (3 Dec 2026).
+# rows: 86 KB of them in uint8 where runs of 400 made 168 KB), which makes the rows lane measurably cheaper.
 _REACHABLE_PREFIXES = np.unique(THIRD_CARD_PREFIX)
 #: Prefix numbers per suffix in slot order: the reachable prefixes, rounded up to a multiple of eight so that a
 #: 64-bit word of uint8 counters never straddles two suffixes (:func:`baccarat_sim.kernels.mc._flush_slots`).
@@ -373,8 +372,7 @@ def dealt_round(cards, position):
 # (eight generators to a 512-bit register). A candidate is accepted when its positions are distinct and both of its
 # batched draws pass Lemire's threshold; the block's rounds are the accepted candidates, generator by generator
 # within each draw. One generator drawing six positions per round, a repeat test and a rare exact-threshold branch at
-# a time, took 8.2-8.7 ns a round where the interleaved draw takes 6.2-6.6 (8 decks, slot order, one process,
-# 3 Dec 2026); 64 generators were no faster than 32.
+# a time, was about a third slower; 64 generators were no faster than 32.
 #: Generators a fresh-shoe block interleaves (:func:`open_fresh_block`).
 FRESH_GENERATORS = 32
 _G = FRESH_GENERATORS
@@ -717,8 +715,8 @@ def deal_rounds(cards, cut_index, shoe_params, counts, slots, detail, carry=None
     stop, more = shoe_end(position, n_cards, cut_index)
     # The loop of another_round and after_round in two parts. Until the cut card is out `more` is -1 and
     # after_round changes nothing while position <= stop: one compare a round. After it, after_round counts `more`
-    # down. (The dealt lanes 1.02-1.03 times as fast as with extra_left tested and updated every round; with the
-    # second part calling another_round and after_round, the lane without position rows lost that, 3 Dec 2026.)
+    # down. (Faster than testing and updating extra_left every round; the second part calls after_round directly,
+    # as calling another_round there lost that gain for the lane without position rows.)
     while position <= stop:
         position, rounds = _count_dealt_round(cards, position, rounds, last_row, counts, slots, detail, carry, carried)
     stop, more = after_round(position, stop, more, n_cards, cut_index, shoe_params)
@@ -764,7 +762,7 @@ def deal_rounds_groups(cards, cut_index, shoe_params, counts, slots, tables, bat
     rounds = 0
     stop, more = shoe_end(position, n_cards, cut_index)
     # One loop, the round in it: the round as an inlined function called from a loop for the rounds up to the cut
-    # card's and another for those after it (as deal_rounds has it) dealt five times slower here (3 Dec 2026).
+    # card's and another for those after it (as deal_rounds has it) dealt several times slower here.
     while another_round(position, stop, more):
         at = np.uint64(position)  # unsigned: no test for a negative index (see round_at)
         e0, e1, e2 = np.int64(cards[at]), np.int64(cards[at + _U1]), np.int64(cards[at + _U2])

@@ -2,13 +2,13 @@
 
 Pure numba functions, no I/O. The atoms come in *groups*
 (:mod:`baccarat_sim.model.detail`); a group is evaluated through its tables
-(:func:`baccarat_sim.model.detail_tables.kernel_tables`): the card at each
+(:func:`baccarat_sim.engines.packer.kernel_tables`): the card at each
 position is projected onto the classes a table's atoms tell apart, each poker
 value a table reads is read off the poker state tables
 (:mod:`baccarat_sim.model.poker_states`), and one lookup gives a *local id*;
 the local ids of the group's tables add up to a *combination*, and a last
-lookup gives the group's detail. The tables come packed in one named tuple
-(:class:`baccarat_sim.model.detail_tables.KernelTables`):
+lookup gives the group's detail. The tables come packed in one named tuple,
+:class:`KernelTables`, defined here so that the kernels' cache stamps cover it:
 
 ``which``       ``int64[d]``: each poker value's number (:data:`baccarat_sim.model.poker.VALUES`);
 ``projection``  ``uint32[t, 6, 53]``: by table and position (0-5: P1 B1 P2 B2
@@ -58,11 +58,13 @@ every code), or in a *batch* of rounds (:func:`count_batch`: the factored
 detail of the Monte Carlo lanes, many groups beside the outcome codes). A batch
 runs a step at a time over all its rounds: each hand's state once for all the
 values over it, one load per position for all the tables of a word, one pass
-per table from word to cell; about 10 ns a round for twenty bets in three
-groups (a microbenchmark over real rounds) where round by round took 150-180 ns.
+per table from word to cell: an order of magnitude faster than round by
+round.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -71,8 +73,8 @@ from ..model.poker_states import HAND_LETTER_BITS, LETTERS, NO_LETTER, SUIT_COUN
 from .jit import jit
 from .outcome import banker_drew_of, player_drew_of, third_cards
 
-__all__ = ["BATCH_CARD_BITS", "BATCH_FIELDS", "BATCH_ROUNDS", "NO_CARD", "batch_cells", "count_batch", "detail_index",
-           "new_batch", "put_round"]
+__all__ = ["BATCH_CARD_BITS", "BATCH_FIELDS", "BATCH_ROUNDS", "NO_CARD", "KernelTables", "batch_cells", "count_batch",
+           "detail_index", "new_batch", "put_round"]
 
 _P1, _B1, _P2, _B2, _P3, _B3 = (np.uint64(i) for i in range(6))
 #: The card value of a missing third card (see :data:`baccarat_sim.model.cardlevel.NONE`).
@@ -81,7 +83,7 @@ _letter = jit(inline="always")(letter_of)
 _SUIT_MASK = (1 << SUIT_BITS) - 1
 _L1, _L2, _L3 = LETTERS, LETTERS ** 2, LETTERS ** 3
 
-# A hand's field in a packed word (model/detail_tables._hand_terms): its letters' index, then a count a suit.
+# A hand's field in a packed word (engines/packer._hand_terms): its letters' index, then a count a suit.
 _LETTER_MASK = (1 << HAND_LETTER_BITS) - 1
 _SUIT_COUNTS_MASK = (1 << (SUIT_COUNT_BITS * N_SUITS)) - 1
 _SUIT_COUNT_ONES = sum(1 << (SUIT_COUNT_BITS * suit) for suit in range(N_SUITS))
@@ -92,8 +94,7 @@ if SUIT_COUNT_BITS != 3:  # count_batch ORs a count's bits with two shifts
 BATCH_ROUNDS = 1024
 #: Each row of a batch is longer than its rounds by one cache line (8 int64): rows exactly 8 KB apart would put
 #: round ``i`` of every row in the same set of an 8-way L1 cache, so that a round's stores, and count_batch's
-#: passes that read several rows at once, evict one another (with a row a card, nine rows, the 20-bet lane of
-#: bench_cardlevel ran 12% faster padded).
+#: passes that read several rows at once, evict one another (the padded rows are measurably faster).
 _ROW_PADDING = 8
 _ROW_LENGTH = BATCH_ROUNDS + _ROW_PADDING
 _U_ROW_LENGTH = np.uint64(_ROW_LENGTH)
@@ -245,8 +246,7 @@ def count_batch(batch, n, tables, counts, carry=None, carried=None):
         _word_terms(words[w], cards, n, packed[w])
     # Each step a loop of its own over the batch: a loop that computes an index and loads from a table in one
     # was four times slower (numba's vectorised gathers of uint16); a hand's state and suits in one loop, and a
-    # poker table's term looked up in its increment loop, were slower too (the twenty-bet lane 2.04 times the plain
-    # lane's time against 1.86, 3 Dec 2026).
+    # poker table's term looked up in its increment loop, were slower too.
     for h in range(n_hands):
         # The hand's field of its word: its first four cards' letters as an index (the letters it skips in
         # hand_base), then its cards' count in each suit; its row of the batch: 2 * state + one_suit.
@@ -274,7 +274,7 @@ def count_batch(batch, n, tables, counts, carry=None, carried=None):
             word, shift, mask, offset = packed[table_word[t]], table_shift[t], table_mask[t], np.int64(toffset[t])
             n_terms = first_term[t + 1] - first_term[t]
             # Every cell index below is unsigned: a signed one costs each increment numba's two-instruction test for
-            # a negative index (the twenty-bet fresh lane 2.05 -> 2.00 times the plain lane's time, 3 Dec 2026).
+            # a negative index.
             if single and n_terms == 0:  # most tables: the field gives the cell
                 for i in range(n):
                     at = np.uint64(cell_table[np.uint64(offset + ((word[i] >> shift) & mask))] + outcome[i])
@@ -341,9 +341,8 @@ def _resolve_third_cards(cards, prefix, n):
     :func:`put_round` is given the next two cards of the shoe; the prefix
     says which of them each hand drew (:func:`~baccarat_sim.kernels.outcome.third_cards`).
     One pass over the batch, which the compiler vectorises: done in the
-    dealing loop, the same arithmetic made a fresh lane with twenty
-    card-level bets about 10% slower (2.2 times the plain lane's time per
-    round instead of 2.0; a microbenchmark of the lanes, 3 Dec 2026).
+    dealing loop, the same arithmetic made a fresh lane with many
+    card-level bets slower.
     """
     for i in range(n):
         word = cards[i]  # int64: the top card value is below 128
@@ -365,3 +364,39 @@ def _word_terms(projection, cards, n, word):
         x = np.uint64(cards[i])
         word[i] = ((t0[x & _U_MASK] + t1[(x >> _U_SHIFT1) & _U_MASK]) + (t2[(x >> _U_SHIFT2) & _U_MASK]
                    + t3[(x >> _U_SHIFT3) & _U_MASK]) + (t4[(x >> _U_SHIFT4) & _U_MASK] + t5[x >> _U_SHIFT5]))
+
+
+class KernelTables(NamedTuple):
+    """A card detail packed for the Monte Carlo, counting and session kernels (read-only arrays).
+
+    The module's docstring says what each field holds and how the kernels read
+    them; :func:`baccarat_sim.engines.packer.kernel_tables` packs them.
+    """
+
+    which: np.ndarray
+    projection: np.ndarray
+    dstride: np.ndarray
+    toffset: np.ndarray
+    table: np.ndarray
+    first_table: np.ndarray
+    loffset: np.ndarray
+    lookup: np.ndarray
+    cell_of: np.ndarray
+    cell_table: np.ndarray
+    prefix_mult: np.ndarray
+    suffix_mult: np.ndarray
+    hand_reads: np.ndarray
+    hand_of: np.ndarray
+    first_four_state: np.ndarray
+    next_state: np.ndarray
+    hand_value: np.ndarray
+    words: np.ndarray
+    table_word: np.ndarray
+    table_shift: np.ndarray
+    table_mask: np.ndarray
+    hand_word: np.ndarray
+    hand_shift: np.ndarray
+    hand_base: np.ndarray
+    first_term: np.ndarray
+    term_hand: np.ndarray
+    term_table: np.ndarray

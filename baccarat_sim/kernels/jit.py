@@ -29,11 +29,17 @@ hand (an edit to ``kernels/mc.py`` keeps the exact, counting and leak kernels);
 two checkouts with the same kernels share one cache, and checkouts with
 different kernels keep theirs side by side. The folder can be deleted at any
 time.
+
+A cache never stops a command: a folder that cannot be written (read-only,
+full, not a folder) is still read, and what is missing compiles in memory,
+said once in a line naming the folder; an entry that cannot be loaded (a
+truncated or garbled file) is compiled again and replaced.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import hashlib
 import os
@@ -204,33 +210,52 @@ def cache_by_content(folder) -> None:
     _FOLDERS.add(Path(folder).resolve())
 
 
-def _folder_of(py_file) -> Path | None:
-    """The folder of :data:`_FOLDERS` a function's file is in, or None."""
+def _cache_place(py_file) -> tuple[str, str] | None:
+    """Where and how a numba function defined in ``py_file`` is cached by content: (subfolder, stamp), or None.
+
+    A kernel: :func:`kernel_cache_dir` itself, stamped with :func:`closure_digest`.
+    Another file of the package (the model's rules, which the kernels compile
+    with ``jit``): the subfolder of its own folder (``model``), stamped the
+    same way. A file of a folder :func:`cache_by_content` added: the subfolder
+    named after that folder, stamped with every kernel source and its own
+    contents. None for any other file (numba's own cache).
+    """
     try:
-        parent = Path(py_file).resolve().parent
+        path = Path(py_file).resolve()
     except (OSError, TypeError, ValueError):
         return None
-    return parent if parent in _FOLDERS else None
+    if path.parent in _FOLDERS and path.parent != _KERNELS:  # code that calls the kernels
+        return path.parent.name, hashlib.sha256((kernel_sources_digest() + hashlib.sha256(
+            path.read_bytes()).hexdigest()).encode()).hexdigest()
+    if path.suffix != ".py" or not path.is_relative_to(_PACKAGE) or not path.is_file():
+        return None
+    return path.parent.relative_to(_PACKAGE).as_posix() if path.parent != _KERNELS else "", closure_digest(str(path))
 
 
 def _cache_by_content() -> None:
     """Put a locator in front of numba's that caches this package's kernels in :func:`kernel_cache_dir`.
 
     numba picks the first cache locator class that accepts a function. The
-    first one put in front accepts only functions defined in
-    ``baccarat_sim/kernels`` (and the folders :func:`cache_by_content` adds);
-    where its folder cannot be written, stamped
-    copies of numba's own locators follow (numba's places, the kernels'
-    sources digest in the stamp). If numba's caching internals ever change
-    shape, caching falls back to numba's own behaviour.
+    one put in front accepts every function of the package (the kernels, and
+    the model's functions they compile) and of the folders
+    :func:`cache_by_content` adds (:func:`_cache_place`), whether or not its
+    folder can be written: a complete cache that cannot be written is read all
+    the same, and a folder that cannot be made is no reason to stop. The cache
+    numba builds for such a function (``BaccaratSimKernelCache``, below) turns
+    what fails in the folder into a kernel compiled in memory. If numba's
+    caching internals ever change shape, caching falls back to numba's own
+    behaviour.
     """
     try:
-        from numba.core import caching
+        from numba.core import caching, dispatcher
 
         impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.60
         locators = impl._locator_classes
         base = caching._CacheLocator
+        function_cache = dispatcher.FunctionCache
     except (ImportError, AttributeError):
+        return
+    if not all(callable(getattr(function_cache, name, None)) for name in ("load_overload", "save_overload")):
         return
     if any(getattr(cls, "_baccarat_sim", False) for cls in locators):
         return
@@ -240,17 +265,11 @@ def _cache_by_content() -> None:
 
         _baccarat_sim = True
 
-        def __init__(self, py_func, py_file):
+        def __init__(self, py_func, py_file, place: tuple[str, str]):
             self._py_file = py_file
             self._lineno = py_func.__code__.co_firstlineno
-            self._outside = _folder_of(py_file) != _KERNELS
-            folder = kernel_cache_dir()
-            self._cache_path = str(folder / _folder_of(py_file).name if self._outside else folder)
-            if self._outside:  # code that calls the kernels: every kernel source and its own file
-                self._stamp = hashlib.sha256((kernel_sources_digest() + hashlib.sha256(
-                    Path(py_file).read_bytes()).hexdigest()).encode()).hexdigest()
-            else:
-                self._stamp = closure_digest(str(py_file))
+            subfolder, self._stamp = place
+            self._cache_path = str(kernel_cache_dir() / subfolder)
 
         def get_cache_path(self):
             return self._cache_path
@@ -264,30 +283,78 @@ def _cache_by_content() -> None:
 
         @classmethod
         def from_function(cls, py_func, py_file):
-            if _folder_of(py_file) is None:
-                return None
-            self = cls(py_func, py_file)
+            # Whether the folder can be written is found out when a kernel is saved (KernelCache.save_overload).
+            place = _cache_place(py_file)
+            return None if place is None else cls(py_func, py_file, place)
+
+    class KernelCache(function_cache):
+        """numba's cache of one function, where a kernel's cache that fails never stops what called the kernel.
+
+        A folder that cannot be read or written (read-only, not a folder,
+        full): the kernel compiles in memory, which is said once per folder. An
+        entry that cannot be loaded (a truncated or garbled index or data file):
+        the kernel compiles again and the entry is replaced.
+        """
+
+        def _ours(self) -> bool:
+            return getattr(getattr(getattr(self, "_impl", None), "locator", None), "_baccarat_sim", False)
+
+        def load_overload(self, sig, target_context):
+            if not self._ours():
+                return super().load_overload(sig, target_context)
             try:
-                self.ensure_cache_path()
-            except OSError:
-                return None  # not writable: the stamped locators below, in numba's places
-            return self
+                return super().load_overload(sig, target_context)
+            except OSError as error:  # the folder or a file cannot be read
+                _cache_unusable(self._cache_path, "read", error)
+            except Exception as error:  # a damaged entry (pickle's errors, EOFError, ...): compiled again
+                _set_aside_damaged(self._cache_file, error)
+            return None
 
-    def stamped(numba_locator):
-        class Stamped(numba_locator):
-            _baccarat_sim = True
+        def save_overload(self, sig, data):
+            if not self._ours():
+                return super().save_overload(sig, data)
+            if self._cache_path in _UNUSABLE:
+                return  # said once; no file to try again in this process
+            try:
+                super().save_overload(sig, data)
+            except Exception as error:  # not writable, a full disk, not a folder: compiled in memory all the same
+                _cache_unusable(self._cache_path, "written", error)
 
-            def get_source_stamp(self):
-                return (super().get_source_stamp(), kernel_sources_digest())
+    KernelCache.__name__ = KernelCache.__qualname__ = "BaccaratSimKernelCache"
+    locators.insert(0, ContentCacheLocator)
+    dispatcher.FunctionCache = KernelCache  # what a dispatcher made with cache=True builds from now on
 
-            @classmethod
-            def from_function(cls, py_func, py_file):
-                return super().from_function(py_func, py_file) if _folder_of(py_file) is not None else None
 
-        Stamped.__name__ = Stamped.__qualname__ = f"BaccaratSim{numba_locator.__name__}"
-        return Stamped
+#: Cache folders that could not be read or written in this process (each said once).
+_UNUSABLE: set[str] = set()
 
-    locators[:0] = [ContentCacheLocator] + [stamped(cls) for cls in list(locators)]
+
+def _cache_unusable(folder: str, what: str, error: Exception) -> None:
+    """Say once per folder, in one line on stderr, that the kernel cache there cannot be used and why."""
+    if folder in _UNUSABLE:
+        return
+    _UNUSABLE.add(folder)
+    reason = getattr(error, "strerror", None) or type(error).__name__
+    print(f"baccarat_sim: note: the kernel cache {folder} cannot be {what} ({reason}): kernels are compiled in memory "
+          "for this run (set NUMBA_CACHE_DIR to a writable folder to keep them)", file=sys.stderr, flush=True)
+
+
+def _set_aside_damaged(cache_file, error: Exception) -> None:
+    """A cache entry that failed to load: a damaged index file is removed (a damaged data file is overwritten).
+
+    numba writes each file whole under a temporary name (a crash or a full disk leaves no half file), so a
+    damaged one was cut short or changed by something else; once the kernel compiles, its entry is written anew.
+    """
+    index = Path(cache_file._index_path)
+    try:
+        cache_file._load_index()
+        damaged = index.name + " (or a data file it names)"
+    except Exception:
+        damaged = index.name
+        with contextlib.suppress(OSError):
+            index.unlink()
+    print(f"baccarat_sim: note: the kernel cache entry {damaged} in {index.parent} is damaged ({type(error).__name__}):"
+          " compiling the kernel again and replacing it", file=sys.stderr, flush=True)
 
 
 _cache_by_content()

@@ -99,11 +99,9 @@ def _flush_slots(lane, counts):
     counters, four uint16 or two uint32), to count those that are not all zero. A row
     with few busy words (a short chunk, or a position few shoes reach)
     visits those words alone; a busier row is walked in the memory order of
-    ``counts``. A short call of a lane that is folded at its end does not
-    amortise the fold: visiting every counter of every row (1.5 M for 105
-    rows) cost 1.4 ms where this costs 0.4-0.5 ms after a block of 16 shoes
-    (8 decks, 3 Dec 2026). (A run's position rows are now folded only when
-    it reads them: :func:`small_lanes`.)
+    ``counts``: a short call does not amortise visiting every counter of
+    every row, which costs several times as much. (A run's position rows are
+    folded only when it reads them: :func:`small_lanes`.)
     """
     n_numbers = _slot_numbers(lane.shape[1])
     for row in range(lane.shape[0]):
@@ -168,10 +166,8 @@ def _next_block(taken, first_block, n_blocks):
     alone and the lanes' counts are summed, so the histogram is the same
     whichever lane deals a block; a lane slowed by a busy neighbour on a
     shared machine deals fewer blocks instead of keeping the other waiting
-    at the call's end. With every lane given every ``n_lanes``-th block, a
-    2-thread run of 10^8 rounds dealt 0.93-0.94 times as fast on the fresh
-    shoe and 0.88 times on the dealt one with position rows (medians of two
-    sets of back-to-back pairs, 18 in all, 3 Dec 2026).
+    at the call's end (a fixed share of blocks per lane was measurably
+    slower on both shoes).
     """
     k = fetch_add(taken, np.int64(1))
     return first_block + k if k < n_blocks else np.int64(-1)
@@ -245,12 +241,10 @@ def _deal_dealt_rows(cards, state, units, shoe_params, lane, slots, carry, carri
 
     Each round is added as it is dealt, to its row: in slot order a row's
     busy counters are about a KB, so the rows' busy parts stay in the L2
-    cache, and the loads hide behind the shoe's dealing. (Recording a group
-    of shoes and adding them row by row was 5% slower.) In uint8 rather than
-    uint16, with a carry instead of folding the rows before a counter could
-    pass 65,535, the rows cost 1.11-1.12 times the plain lane's time at a
-    long run's chunk (107,200 shoes) against 1.15-1.17, and 1.31-1.39 at
-    2,048 shoes against 1.68-1.73 (3 Dec 2026).
+    cache, and the loads hide behind the shoe's dealing (recording a group
+    of shoes and adding them row by row was slower). uint8 counters with a
+    carry cost less than uint16 rows folded before a counter could pass
+    65,535, most of all in short chunks.
     """
     rounds = 0
     for _ in range(units):
@@ -366,10 +360,8 @@ def _lane_dealt_rows(lane, canonical, seed, first_block, n_blocks, taken, units_
     the caller keeps from one call to the next and folds into ``counts``
     when it needs the rows (:func:`fold_lane`). Its per-code totals
     (:func:`add_code_totals`, plus ``carried``) need a read of the uint8
-    rows alone. Folded at the end of every call, a call of 16,000 shoes took
-    about 18 ms where it takes 16 ms unfolded, and a 2-thread run of 10^8
-    rounds summed its int64 rows for its batches' totals in 83 ms of 1.1 s
-    (live-8deck-side-bets, 3 Dec 2026).
+    rows alone: folding at the end of every call, or summing the int64 rows
+    for a batch's totals, would cost time each call.
     """
     block = _next_block(taken, first_block, n_blocks)
     while block >= 0:
@@ -403,7 +395,7 @@ def add_code_totals(lane, totals):
         return
     summed = np.zeros(lane.shape[1], np.int64)
     # Summed in uint32 first, as many rows at a time as their counters cannot overflow: the compiler adds twice as
-    # many counters an instruction as in int64 (105 rows of random uint8 counters: 0.06-0.08 ms against 0.13 ms).
+    # many counters an instruction as in int64.
     rows_a_sum = np.int64(np.iinfo(np.uint32).max) // ((np.int64(1) << (8 * lane.itemsize)) - 1)
     partial = np.zeros(lane.shape[1], np.uint32)
     for first in range(0, lane.shape[0], rows_a_sum):
@@ -530,11 +522,8 @@ def _dealt_groups_rows(canonical, seed, first_block, n_blocks, taken, units_per_
     order, then the groups' cells, each counter's wraps carried into the
     int64 rows ``counts`` and their per-cell sums ``carried`` as they happen
     (in the dealing loop for the codes, in the batch for the cells), the
-    rest left in ``small`` for the caller to fold. Four card-level bets with
-    position rows, whole runs of 3*10^7 rounds, the kernel's time against
-    uint16 rows folded before a counter could pass 65,535 and at every
-    call's end: 0.65-0.73 s against 0.71-0.78 s on one thread, 0.34-0.47 s
-    against 0.43-0.67 s on two (3 Dec 2026).
+    rest left in ``small`` for the caller to fold: faster than uint16 rows
+    folded before a counter could pass 65,535 and at every call's end.
     """
     batch = new_batch(tables)
     block = _next_block(taken, first_block, n_blocks)
@@ -590,10 +579,8 @@ def _lane_dealt_groups(canonical, seed, first_block, n_blocks, taken, units_per_
     groups' cells after them: one row in a uint32 lane, as the fresh lane
     does, folded into ``counts`` at the end (:func:`_deal_dealt_groups_small`);
     position rows in the caller's uint8 rows ``small``, left unfolded as the
-    plain lane's are (:func:`_dealt_groups_rows`). Four card-level bets with
-    position rows (a lane of 6,400 shoes, over the plain lane's time): 2.4-3.0
-    with the codes and cells in int64 rows, 1.9 with the codes alone in
-    uint16 rows, 1.8 with both (3 Dec 2026).
+    plain lane's are (:func:`_dealt_groups_rows`): small counters for the
+    cells as for the codes cost markedly less than int64 rows.
     """
     if counts.shape[0] == 1:
         _dealt_groups_blocks(canonical, seed, first_block, n_blocks, taken, units_per_block, last_units, total_blocks,

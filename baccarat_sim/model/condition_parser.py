@@ -406,7 +406,12 @@ class _Parser:
         token = self.take()
         if token in poker.CATEGORY_BY_NAME:
             return poker.CATEGORY_BY_NAME[token]
-        close = difflib.get_close_matches(token, list(poker.CATEGORY_BY_NAME), n=1)
+        words = token.split("_")
+        # The longest leading words that name a category first (royal_flush: royal, not the closer-spelled
+        # straight_flush; full_house_bonus: full_house), else the closest spelling.
+        heads = ["_".join(words[:n]) for n in range(len(words) - 1, 0, -1)]
+        close = ([head for head in heads if head in poker.CATEGORY_BY_NAME][:1]
+                 or difflib.get_close_matches(token, list(poker.CATEGORY_BY_NAME), n=1))
         hint = f"did you mean {close[0]!r}? " if close else ""
         self.fail_listing(f"no poker category {token!r}",
                           f"{hint}categories: {', '.join(poker.CATEGORIES)} (mini_royal: royal)")

@@ -59,12 +59,19 @@ class CardDetail:
     outcomes : str
         ``"codes"``: cells ``detail * N_CODES + code``; ``"prefixes"``: cells
         ``detail * N_PREFIXES + prefix`` (the bets read no pair and no first-card comparison).
+    reach : str
+        How ``possible`` was worked out: ``"exact"``, the cells that happen on a shoe that deals every
+        sequence; ``"tables"``, every combination the Monte Carlo tables can form with every outcome (more
+        cells than can happen: where the exact reach is predicted too costly,
+        :func:`baccarat_sim.engines.detail.detail_of_group`); ``"dealt"``, the cells of positive weight on one
+        shoe (fewer, perhaps, than can happen: :func:`baccarat_sim.engines.detail.check_on_weights`).
     """
 
     atoms: tuple
     patterns: np.ndarray
     possible: np.ndarray | None = None
     outcomes: str = "codes"
+    reach: str = "exact"
 
     def __post_init__(self):
         if self.outcomes not in OUTCOMES:

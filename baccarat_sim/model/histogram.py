@@ -328,7 +328,7 @@ class OutcomeHistogram:
 
     @classmethod
     def load(cls, path) -> OutcomeHistogram:
-        """Read a histogram written by :meth:`save`.
+        """Read a histogram written by [`save`][baccarat_sim.model.histogram.OutcomeHistogram.save].
 
         Every byte must read back as written (the archive's checksum), so a
         damaged or edited file is refused rather than loaded as something else.
@@ -356,9 +356,64 @@ class OutcomeHistogram:
             raise InputError("histogram", f"{path}: is not a histogram of this version (its fields differ)")
         try:
             detail = detail_from_json(header.pop("detail"))
-            return cls(**arrays, **header, detail=detail)
+            hist = cls(**arrays, **header, detail=detail)
+            hist._check_totals()
+            return hist
         except (TypeError, ValueError, KeyError) as error:
             raise InputError("histogram", f"{path}: is not a usable histogram ({error})") from None
+
+    def _check_totals(self) -> None:
+        """Every block of counts totals what int64 holds, and every block the same (one round counted once in each).
+
+        A block is the outcome codes, and each group of a card detail. The
+        archive's checksum proves the bytes are as written, not that they make
+        sense: a file written (and signed) by other code can hold counts whose
+        sum wraps around int64, or a card-detail block that no longer totals
+        the outcome codes; settled, either gives figures that are no
+        probabilities (issue 41, item 23). Counts by round position and by
+        batch are checked row by row the same way.
+
+        Raises
+        ------
+        ValueError
+            Naming the block and the totals.
+        """
+        blocks = [("the outcome codes", slice(0, N_CODES))] if isinstance(self.detail, FactoredDetail) else []
+        if isinstance(self.detail, FactoredDetail):
+            blocks += [(f"card-detail group {g}", slice(self.detail.offset(g), self.detail.offset(g) + group.n_cells))
+                       for g, group in enumerate(self.detail.groups)]
+        else:
+            blocks = [("the counts", slice(0, self.n_cells))]
+        for name, rows in (("counts", self.counts[None, :]), ("by_position", self.by_position),
+                           ("batches", self.batches)):
+            if rows is None or not rows.size:
+                continue
+            totals = [(block, _exact_sums(rows[:, cells])) for block, cells in blocks]
+            for block, sums in totals:
+                if any(total > _INT64_MAX for total in sums):
+                    raise ValueError(f"{name}: {block} total more than int64 holds ({max(sums):,})")
+            first_block, first = totals[0]
+            for block, sums in totals[1:]:
+                if sums != first:
+                    row = next(i for i, (a, b) in enumerate(zip(first, sums)) if a != b)
+                    where = "" if name == "counts" else f" (row {row})"
+                    raise ValueError(f"{name}{where}: {block} totals {sums[row]:,}, {first_block} {first[row]:,}: "
+                                     "every block counts each round once")
+
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _exact_sums(rows: np.ndarray) -> list[int]:
+    """Each row's sum as a Python int, exact whatever its size (counts are >= 0 and fit int64 each).
+
+    Summed in int64 the total would wrap around silently; summed as 32-bit halves, each partial sum stays
+    far within int64 (fewer than 2**31 cells of at most 2**32 each).
+    """
+    sums = []
+    for row in rows:  # one row at a time: a temporary copy of one row, not of every position's or batch's
+        sums.append((int((row >> 32).sum(dtype=np.int64)) << 32) + int((row & 0xFFFFFFFF).sum(dtype=np.int64)))
+    return sums
 
 
 def _signature(detail: CardDetail | None) -> str | None:

@@ -148,7 +148,11 @@ class Bet:
         Its progressive jackpot, where a line pays the meter or a share of it.
     stake : Fraction or None
         The stake in money the file prices, where a line pays a flat amount
-        for each stake level (or the jackpot's meter counts money).
+        for each stake level (or the jackpot's meter counts money): the one
+        stake a slip may put on the bet.
+    amount_stakes : tuple of Fraction
+        The stake levels the lines' ``amounts`` name (the bet's ``stake`` is
+        one of them), in increasing order.
     """
 
     id: str
@@ -161,6 +165,7 @@ class Bet:
     description: str = ""
     jackpot: Jackpot | None = None
     stake: Fraction | None = None
+    amount_stakes: tuple = ()
     #: Whether the file gave an ``otherwise`` line (a card-level bet without one must cover every outcome).
     _explicit_otherwise: bool = dataclasses.field(default=True, repr=False, compare=False)
 
@@ -231,7 +236,11 @@ class Bet:
         The checks the loader makes of an outcome-only bet on the possible
         outcome codes (:class:`PayTableCheck`): every line can happen, no two
         lines overlap, no outcome is left without a line, the bet can win and
-        can lose.
+        can lose. On a detail whose cells come from the Monte Carlo tables
+        (``detail.reach == "tables"``, more cells than can happen) the overlap
+        and the gaps are not checked: they may lie on cells that cannot happen;
+        on one whose cells are those a shoe dealt (``"dealt"``, fewer) only
+        they are.
 
         Raises
         ------
@@ -244,8 +253,8 @@ class Bet:
         if not self._explicit_otherwise:
             check.every_outcome_has_a_line()
         rate = rules.commission.rate
-        check.can_win_and_lose([self._case_net(case, rate) for case in self.cases],
-                               self._case_net(self.otherwise, rate))
+        check.can_win_and_lose(self.cases, [self._case_net(case, rate) for case in self.cases],
+                               self.otherwise, self._case_net(self.otherwise, rate))
 
     @staticmethod
     def _case_net(case: Case, commission_rate: Fraction) -> Fraction:
@@ -276,6 +285,12 @@ class PayTableCheck:
         self.key = key
         self.detail = detail
         self.possible = possible_codes() if detail is None else detail.possible
+        # A detail whose possible cells come from the Monte Carlo tables holds cells that cannot happen: a line
+        # found on none of them can never happen, but an overlap or a gap there may be on impossible cells only.
+        # One whose cells are those a shoe dealt holds only cells that happen, perhaps not all: an overlap or a gap
+        # there is one, but a line missing there may happen on another shoe.
+        reach = "exact" if detail is None else detail.reach
+        self.all_happen, self.all_there = reach in ("exact", "dealt"), reach in ("exact", "tables")
         self.covered = np.zeros(self.possible.shape, bool)
         self.owner = np.full(self.possible.shape, -1)
         self.whens: dict[int, str] = {}
@@ -283,10 +298,10 @@ class PayTableCheck:
     def line(self, i: int, when: str, mask: np.ndarray) -> None:
         """Line ``pays[i]``, ``when`` holding where ``mask``: it can happen and overlaps no earlier line."""
         key = f"{self.key}.pays[{i}].when"
-        if not (mask & self.possible).any():
+        if not (mask & self.possible).any() and self.all_there:
             self.checker.fail(key, f"{excerpt(when)} can never happen at the table")
         overlap = self.covered & mask & self.possible
-        if overlap.any():
+        if overlap.any() and self.all_happen:
             first = int(np.flatnonzero(overlap)[0])
             owner = int(self.owner[first])
             self.checker.fail(key, f"{excerpt(when)} overlaps pays[{owner}] ({excerpt(self.whens[owner])}), e.g. "
@@ -303,19 +318,30 @@ class PayTableCheck:
     def every_outcome_has_a_line(self) -> None:
         """For a pay table without an ``otherwise`` line: the lines cover every outcome that can happen."""
         missing = self.uncovered
-        if missing.any():
+        if missing.any() and self.all_happen:
             self.checker.fail(f"{self.key}.otherwise", "missing cases: some outcomes match no line, e.g. "
                                                        f"{describe_cell(int(np.flatnonzero(missing)[0]), self.detail)}"
                                                        "; add otherwise = \"lose\" or lines that cover them")
 
-    def can_win_and_lose(self, nets, otherwise_net) -> None:
-        """Some outcome wins and some loses, given every line's net result (after commission) and otherwise's."""
-        nets = [float(net) for net in nets]
+    def can_win_and_lose(self, cases, nets, otherwise, otherwise_net) -> None:
+        """Some outcome wins and some loses, given every line (``cases``, ``otherwise``) and its net result.
+
+        A line paying the jackpot or a share of it can win whatever the meter
+        (at a meter of 0 it pays nothing, at any other it pays): the bet can
+        be priced at every meter, the outcome-level and the card-level bet
+        alike, so the check does not depend on the meter it is priced at
+        (issue 41, item 22). Every other line wins where its net result (after
+        commission) is above 0 and loses where it is below.
+        """
+        if not self.all_there:  # a line that never happened on one shoe may still win or lose on another
+            return
+        lines = list(zip(cases, nets))
         if self.uncovered.any():
-            nets.append(float(otherwise_net))
-        if not any(net > 0 for net in nets):
-            self.checker.fail(f"{self.key}.pays", "the bet can never win: no line pays more than the stake back")
-        if not any(net < 0 for net in nets):
+            lines.append((otherwise, otherwise_net))
+        if not any(net > 0 or case.jackpot for case, net in lines):
+            self.checker.fail(f"{self.key}.pays", "the bet can never win: no line pays more than the stake back "
+                                                  "or pays the jackpot")
+        if not any(net < 0 and not case.jackpot for case, net in lines):
             self.checker.fail(f"{self.key}.pays", "the bet can never lose: every outcome wins or pushes")
 
 

@@ -48,7 +48,7 @@ MAX_HAND_CARDS = 6
 NO_LETTER = N_RANKS
 #: Letters: the ranks and no card.
 LETTERS = N_RANKS + 1
-#: A hand as the Monte Carlo kernels add it up from its cards (model/detail_tables._hand_terms): the index of its
+#: A hand as the Monte Carlo kernels add it up from its cards (engines/packer._hand_terms): the index of its
 #: first four letters in ``first_four_state`` (14**4 < 2**16), then its cards' count in each suit (at most six).
 HAND_LETTER_BITS = 16
 SUIT_COUNT_BITS = 3

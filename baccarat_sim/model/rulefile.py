@@ -63,6 +63,8 @@ class _Payer:
     notation: str
     jackpot: Jackpot | None = None
     stake: Fraction | None = None
+    #: The stake levels the bet's lines' ``amounts`` name, gathered as they are read (:meth:`RuleFileChecker.amounts`).
+    amount_stakes: set = dataclasses.field(default_factory=set, compare=False)
 
     @property
     def returned(self) -> Fraction:
@@ -249,6 +251,8 @@ class RuleFileChecker(Checker):
         match = _JACKPOT_PAYS.match(" ".join(value.strip().lower().split()))
         if match is None:
             return None
+        if match.group(1) is not None and len(match.group(1)) > MAX_DIGITS:  # "1.000...0001%", never 5,000 digits
+            self.fail(key, f"a share of the jackpot has at most {MAX_DIGITS} digits, got {excerpt(value)}")
         share = Fraction(1) if match.group(1) is None else Fraction(match.group(1)) / 100
         if not 0 < share <= 1:
             self.fail(key, f"a share of the jackpot must be above 0% and at most 100%, got {value!r}")
@@ -266,6 +270,7 @@ class RuleFileChecker(Checker):
         for stake_text, amount in table.items():
             stake = self.number(stake_text, f"{key}.{stake_text}", 0, MAX_AMOUNT, open_low=True)
             levels[stake] = self.number(amount, f"{key}.{stake_text}", 0, MAX_AMOUNT, open_low=True)
+        payer.amount_stakes.update(levels)
         stakes = ", ".join(amount_text(level) for level in levels)
         if payer.stake is None:
             self.fail(key, f"amounts for stakes {stakes} need the bet's stake (stake = one of them) to say which "
@@ -402,10 +407,12 @@ class RuleFileChecker(Checker):
             description=self.string(t.get("description", ""), f"{key}.description"),
             jackpot=jackpot,
             stake=stake,
+            # A slip may stake only the bet's own stake; its refusal names these (issue 41, item 17).
+            amount_stakes=tuple(sorted(payer.amount_stakes)),
             _explicit_otherwise="otherwise" in t,
         )
         if card_level:
             return bet  # its lines are checked on the card detail (Bet.check_detail)
-        check.can_win_and_lose([Bet._case_net(case, commission.rate) for case in cases],
-                               Bet._case_net(bet.otherwise, commission.rate))
+        check.can_win_and_lose(cases, [Bet._case_net(case, commission.rate) for case in cases],
+                               bet.otherwise, Bet._case_net(bet.otherwise, commission.rate))
         return bet

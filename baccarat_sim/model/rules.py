@@ -76,7 +76,7 @@ class Claim:
 
 @dataclasses.dataclass(frozen=True)
 class Rules:
-    """A validated rule set (immutable). Build it with :func:`load_rules`.
+    """A validated rule set (immutable). Build it with [`load_rules`][baccarat_sim.model.rules.load_rules].
 
     Attributes
     ----------
@@ -174,7 +174,8 @@ def load_rules(name_or_path: str | Path = DEFAULT_RULES) -> Rules:
     Parameters
     ----------
     name_or_path : str or Path
-        A shipped name (see :func:`available_rules`) or a path to a ``.toml`` file.
+        A shipped name (see [`available_rules`][baccarat_sim.model.rules.available_rules]) or a path to a
+        ``.toml`` file.
 
     Raises
     ------

@@ -71,6 +71,15 @@ def _display(result: CountResult) -> pd.DataFrame:
     return shown
 
 
+def _preparing(run: dict) -> str:
+    """What the time line adds to the dealing: the strategy's preparation (derived counts), the whole command."""
+    prepare, total = run.get("prepare_seconds"), run.get("total_seconds")
+    what = "preparing the strategy (deriving its counts, the solver's tables)"
+    if total is not None:
+        return f"; {total:.2f} s in all, {prepare:.2f} s of them {what}"
+    return "" if prepare is None else f"; {prepare:.2f} s {what}"
+
+
 def _header(result: CountResult) -> list[str]:
     """Human-readable header of the run."""
     r = result.run
@@ -80,7 +89,7 @@ def _header(result: CountResult) -> list[str]:
         f"strategy   {r['strategy']} ({r['strategy_name']})",
         f"rule set   {r['rules']}, {r['cards']} cards, dealt to the cut card",
         f"shoes      {shoes}    seed {r['seed']}    threads {r['threads']}",
-        f"time       {r['seconds']:.2f} s{speed}",
+        f"time       {r['seconds']:.2f} s dealing{speed}" + _preparing(r),
     ]
     for name, tags in result.tags.items():
         by, keyed = describe_tags(tags)

@@ -84,12 +84,23 @@ def bet_fields(eor: EffectOfRemoval, bet_id: str) -> dict:
     }
 
 
-def _display(eor: EffectOfRemoval) -> pd.DataFrame:
-    """EOR per unit staked, one row per bet and one column per point value (A..9, T), as signed decimals."""
-    table = eor_table(eor, "value").T
+def _display(eor: EffectOfRemoval, by: str = "value") -> pd.DataFrame:
+    """EOR per unit staked as signed decimals, one column per point value (A..9, T) or rank (A..K).
+
+    One row per bet read that way: by rank the bets that tell 10, J, Q and K
+    apart (:attr:`~baccarat_sim.analysis.eor.EffectOfRemoval.rank_bets`), by
+    point value the others.
+    """
+    bets = [bet_id for bet_id in eor.bet_ids if (bet_id in eor.rank_bets) == (by == "rank")]
+    table = eor_table(eor, by).T.loc[bets]
     shown = table.map(lambda v: "" if pd.isna(v) else f"{v:+.6f}")
-    shown.insert(0, "bet", list(eor.bet_ids))
+    shown.insert(0, "bet", bets)
     return shown
+
+
+def _rank_note(eor: EffectOfRemoval) -> str:
+    return (f"bets that tell 10, J, Q and K apart: {', '.join(eor.rank_bets)}; one card of each rank leaves the "
+            f"{int(eor.shoe.sum())}-card shoe")
 
 
 def _display_suits(eor: EffectOfRemoval) -> pd.DataFrame:
@@ -127,8 +138,13 @@ def tag_lines(eor: EffectOfRemoval) -> list[str]:
 
 def eor_text(eor: EffectOfRemoval) -> str:
     """EOR table (by suit and colour too where the bets read suits) and derived tags as plain text."""
-    lines = [f"effect of removal (change in EV per unit staked when one card of each point value leaves the "
-             f"{int(eor.shoe.sum())}-card shoe; T: a ten-value card):", _display(eor).to_string(index=False), ""]
+    lines = []
+    if len(eor.rank_bets) < len(eor.bet_ids):
+        lines += [f"effect of removal (change in EV per unit staked when one card of each point value leaves the "
+                  f"{int(eor.shoe.sum())}-card shoe; T: a ten-value card):", _display(eor).to_string(index=False), ""]
+    if eor.rank_bets:
+        lines += [f"effect of removal by rank (change in EV per unit staked; {_rank_note(eor)}):",
+                  _display(eor, "rank").to_string(index=False), ""]
     if eor.by_suit is not None:
         lines += ["effect of removal by suit and colour (one card of the suit or colour, its ranks weighted by their "
                   f"counts; {_suit_note(eor)}):", _display_suits(eor).to_string(index=False), ""]
@@ -145,8 +161,13 @@ def eor_markdown(eor: EffectOfRemoval) -> str:
         suits = ("### Effect of removal by suit and colour\n\nChange in EV per unit staked when one card of each suit "
                  f"or colour leaves the shoe, its ranks weighted by their counts ({_suit_note(eor)}).\n\n"
                  f"{markdown_table(_display_suits(eor))}\n")
-    return (f"### Effect of removal\n\nChange in EV per unit staked when one card of each point value leaves the "
-            f"{int(eor.shoe.sum())}-card shoe (T: a ten-value card).\n\n{markdown_table(_display(eor))}\n{suits}"
+    tables = []
+    if len(eor.rank_bets) < len(eor.bet_ids):
+        tables.append(f"Change in EV per unit staked when one card of each point value leaves the "
+                      f"{int(eor.shoe.sum())}-card shoe (T: a ten-value card).\n\n{markdown_table(_display(eor))}\n")
+    if eor.rank_bets:
+        tables.append(f"By rank ({_rank_note(eor)}).\n\n{markdown_table(_display(eor, 'rank'))}\n")
+    return (f"### Effect of removal\n\n{''.join(tables)}{suits}"
             "### Derived counting tags\n\nTags by point value (A..9, T) or by rank (A..K), betting correlation (BC) "
             f"and break-even true count.\n\n{tags}")
 

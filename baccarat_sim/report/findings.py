@@ -32,11 +32,19 @@ from ..model.amounts import amount_text, percent_text
 from ..storage.writing import write_file_set
 from .figures import new_figure
 from .plots import plot_bet_rtp
-from .render import clean_json, csv_text, markdown_table, terminal_text
+from .render import clean_json, csv_text, markdown_links, markdown_table, terminal_text
 from .run_report import STAKE_MARK, Report
 from .tables import commission_frame
 
-__all__ = ["FindingsTables", "findings_tables", "write_findings"]
+__all__ = ["VERDICT_WORDS", "FindingsTables", "at_meter", "findings_tables", "write_findings"]
+
+#: A catalogue bet's verdict in words: its published figure reproduced (True) or not (False); None: none published.
+VERDICT_WORDS = {True: "reproduced", False: "**differs**", None: "none published"}
+
+
+def at_meter(bet) -> str:
+    """What a bet's exact figure adds: the meter it is at, for a progressive (its edge is a straight line in it)."""
+    return "" if bet.jackpot is None else f" at a meter of {amount_text(bet.jackpot.meter)}"
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -173,12 +181,14 @@ def _catalogue_section(findings: FindingsTables) -> list[str]:
                 "bet": [f"`{b}`" for b in group["bet"]],
                 "name": group["name"],
                 "pays": group["pays"],
-                "house edge (exact)": [_pct(v) for v in group["house_edge"]],
-                "published house edge": ["none published" if pd.isna(v) else v for v in group["published"]],
-                "verdict": ["-" if pd.isna(v) else "reproduced" if v else "**differs**" for v in group["reproduced"]],
+                "house edge (exact)": [_pct(v) + at_meter(rules.bet(b)) for b, v in zip(group["bet"],
+                                                                                       group["house_edge"])],
+                "published house edge": [VERDICT_WORDS[None] if pd.isna(v) else v for v in group["published"]],
+                "verdict": ["-" if pd.isna(v) else VERDICT_WORDS[bool(v)] for v in group["reproduced"]],
             }
         )
-        lines += [f"### {rules.name} (`{rules_id}`)", "", f"Source: {rules.source}.", "", markdown_table(shown)]
+        lines += [f"### {rules.name} (`{rules_id}`)", "", f"Source: {markdown_links(rules.source)}.", "",
+                  markdown_table(shown)]
         unsettled = [b for b, v in zip(group["bet"], group["reproduced"]) if pd.isna(v) or not v]
         notes = [line for line in rules.assumptions if any(f"`{b}`" in line for b in unsettled)]
         lines += [f"- {line}" for line in notes] + ([""] if notes else [])

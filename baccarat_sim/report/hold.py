@@ -30,6 +30,7 @@ from .render import clean_json, csv_text, markdown_table, terminal_text, text_ta
 
 __all__ = [
     "SESSION_QUANTILES",
+    "handle_note",
     "hold_csv",
     "hold_dict",
     "hold_markdown",
@@ -59,7 +60,7 @@ def _probability_text(p: float) -> str:
     return f"{p:.3e}" if p < 0.5 else f"1 - {1 - p:.3e}"
 
 
-def _stated(p) -> str:
+def stated_probability(p) -> str:
     """A :class:`Probability` as text: its value, ``±`` its 95% half-width (Monte Carlo), or a bound.
 
     An exact figure below its error bound is shown as the bound (``<= 1.4e-10``): the digits below it are not
@@ -170,6 +171,8 @@ def _observed_dict(verdict: ObservedVerdict, level: int) -> dict:
         "range_checked": level,
         "outside": not verdict.inside(level),
         "method": verdict.method,
+        "slip_handle": _num(verdict.slip_handle),
+        "handle_rescaled": verdict.handle_rescaled,
     }
 
 
@@ -268,7 +271,7 @@ def _result_table(analysis: HoldAnalysis) -> pd.DataFrame:
                      + ("" if s.mean_ci95 is None else f" ±{(s.mean_ci95[1] - s.mean_ci95[0]) / 2:,.0f}")
                      for s in horizons]
     shown["SD"] = [chips_text(s.sd) for s in horizons]
-    shown["P(behind)"] = [_stated(s.p_house_behind) for s in horizons]
+    shown["P(behind)"] = [stated_probability(s.p_house_behind) for s in horizons]
     for i, q in enumerate(QUANTILE_LEVELS):
         shown[f"{100 * q:g}%"] = [chips_text(s.quantiles[i].value) for s in horizons]
     return shown
@@ -307,7 +310,7 @@ def _behind_table(analysis: HoldAnalysis) -> pd.DataFrame | None:
     shown = pd.DataFrame()
     shown["rounds"] = [_rounds(s.n_rounds) for s in analysis.horizons]
     for i, (k, _) in enumerate(analysis.horizons[0].p_behind_by):
-        shown[f"k = {chips_text(k)}"] = [_stated(s.p_behind_by[i][1]) for s in analysis.horizons]
+        shown[f"k = {chips_text(k)}"] = [stated_probability(s.p_behind_by[i][1]) for s in analysis.horizons]
     return shown
 
 
@@ -372,13 +375,21 @@ def _observed_lines(verdict: ObservedVerdict, level: int) -> list[str]:
     return [
         f"observed  win {chips_text(verdict.win)} on handle {chips_text(verdict.handle)} over {verdict.n_rounds:,} "
         f"rounds: hold {percent_text(float(verdict.hold))}",
-        f"          P(hold <= observed) {_stated(verdict.p_at_most)} (percentile {verdict.percentile:.4g}); "
-        f"two-sided p-value {_stated(verdict.p_two_sided)}",
+        f"          P(hold <= observed) {stated_probability(verdict.p_at_most)} (percentile {verdict.percentile:.4g}); "
+        f"two-sided p-value {stated_probability(verdict.p_two_sided)}",
         f"          95% range {percent_text(verdict.range_95[0])} to {percent_text(verdict.range_95[1])}: "
         f"{side(verdict.inside_95)};  99% range {percent_text(verdict.range_99[0])} to "
         f"{percent_text(verdict.range_99[1])}: {side(verdict.inside_99)}",
+        *([f"          {handle_note(verdict)}"] if verdict.handle_rescaled else []),
         f"verdict   the observed hold is {side(verdict.inside(level))} the {level}% range",
     ]
+
+
+def handle_note(verdict: ObservedVerdict) -> str:
+    """What comparing an observed handle that is not the slip's over the rounds played does (one line)."""
+    return (f"the observed handle {chips_text(verdict.handle)} is not {verdict.n_rounds:,} rounds of the slip "
+            f"({chips_text(verdict.slip_handle)}): its hold is compared as if the slip had been staked every round, "
+            f"a house result of {chips_text(verdict.model_win)}")
 
 
 def _session_words(study: SessionStudy, analysis: HoldAnalysis) -> str:
@@ -424,7 +435,8 @@ def hold_text(analysis: HoldAnalysis, width: int = 120, check_range: int = 95) -
         for s in analysis.horizons:
             lines += _wrap(f"  {s.n_rounds:,} rounds: ", s.method, width)
     if analysis.observed is not None:
-        lines += [""] + _observed_lines(analysis.observed, check_range)
+        lines += [""] + [wrapped for line in _observed_lines(analysis.observed, check_range)
+                         for wrapped in _wrap(line[:10], line[10:], width)]
         lines += _wrap("method    ", analysis.observed.method, width)
     if analysis.sessions is not None:
         study = analysis.sessions

@@ -34,10 +34,14 @@ __all__ = [
 
 #: Central bands of the fan chart: (lower level, upper level, share of probability, opacity).
 _BANDS = ((0.005, 0.995, 99, 0.12), (0.025, 0.975, 95, 0.2), (0.05, 0.95, 90, 0.3), (0.25, 0.75, 50, 0.45))
+#: Half the width, in decades, of the column a fan chart of one horizon draws its bands in.
+_ONE_HORIZON_HALF_WIDTH = 0.1
 
 
 def plot_hold_fan(fan: FanChart, *, observed: ObservedVerdict | None = None, ax=None) -> dict:
     """Hold (% of handle) against rounds played (log scale): the central 50/90/95/99% bands and the median.
+
+    With one horizon the bands are a column around it (a tenth of a decade either side).
 
     Parameters
     ----------
@@ -56,6 +60,11 @@ def plot_hold_fan(fan: FanChart, *, observed: ObservedVerdict | None = None, ax=
     ax = current_axes(ax)
     rounds = np.array(fan.rounds, dtype=float)
     holds = 100 * np.array(fan.holds)
+    if rounds.size == 1:
+        # One horizon: a band between two points at one x has no width. Draw it as a column around the horizon,
+        # a tenth of a decade either side on the log axis, so that each band shows its range there.
+        rounds = rounds[0] * 10.0 ** np.array([-_ONE_HORIZON_HALF_WIDTH, _ONE_HORIZON_HALF_WIDTH])
+        holds = np.repeat(holds, 2, axis=0)
     column = {level: i for i, level in enumerate(fan.levels)}
     artists = {"bands": {}, "observed": None}
     for low, high, share, alpha in _BANDS:
@@ -69,6 +78,8 @@ def plot_hold_fan(fan: FanChart, *, observed: ObservedVerdict | None = None, ax=
                                       ms=7, label=f"observed {100 * float(observed.hold):.3f}% "
                                                   f"(percentile {observed.percentile:.3g})")[0]
     ax.set_xscale("log")
+    if len(fan.rounds) == 1:  # the column with a decade of room either side, so that it reads as one horizon
+        ax.set_xlim(fan.rounds[0] / 10, fan.rounds[0] * 10)
     ax.set_xlabel("rounds played")
     ax.set_ylabel("hold (% of handle)")
     ax.grid(alpha=0.3)

@@ -90,6 +90,11 @@ def bet_fields(analysis: PositionAnalysis, bet_id: str) -> dict:
     """Fields a dealt run adds to a bet's JSON record."""
     b = analysis.bets[bet_id]
     fields = {"rtp_by_round": b.rtp_list(), "se_by_round": b.se_list(), "min_rounds_by_round": b.min_rounds}
+    every, z = b.every_shoe, b.z_every_shoe
+    # The rounds every shoe deals: the dealt-shoe figure whose exact value is the fresh shoe's (what --check tests).
+    fields.update(rtp_rounds_in_every_shoe=None if every is None or z != z else every.rtp,
+                  se_rounds_in_every_shoe=None if every is None or z != z else every.se,
+                  z_rounds_in_every_shoe=None if z != z else z)
     if b.capped is not None:
         gap = b.capped_minus_all
         fields.update(

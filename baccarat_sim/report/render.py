@@ -23,8 +23,8 @@ import pandas as pd
 
 from .text import cell_text, one_line, terminal_text
 
-__all__ = ["CSV_FORMULA_START", "cell_text", "clean_json", "csv_text", "markdown_table", "one_line", "terminal_text",
-           "text_table"]
+__all__ = ["CSV_FORMULA_START", "cell_text", "clean_json", "csv_text", "markdown_links", "markdown_table", "one_line",
+           "terminal_text", "text_table"]
 
 #: First characters that make a spreadsheet read a CSV cell as a formula (OWASP, "CSV Injection").
 CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -81,6 +81,21 @@ def clean_json(value):
 def _markdown_cell(value) -> str:
     # A '|' would end the cell early; a line break, the row.
     return cell_text(value).replace("|", "\\|")
+
+
+#: A web address in running text: up to a space, a bracket or a separator, never ending on a full stop.
+_URL = re.compile(r"https?://[^\s,;()<>]*[^\s,;()<>.]")
+
+
+def markdown_links(text: str) -> str:
+    """The text with every web address an autolink (``<https://...>``), which a code host and a site both follow.
+
+    Examples
+    --------
+    >>> markdown_links("Wizard of Odds, https://wizardofodds.com/games/baccarat/ (stored copy https://a.example/x).")
+    'Wizard of Odds, <https://wizardofodds.com/games/baccarat/> (stored copy <https://a.example/x>).'
+    """
+    return _URL.sub(lambda match: f"<{match.group(0)}>", text)
 
 
 def markdown_table(frame: pd.DataFrame) -> str:

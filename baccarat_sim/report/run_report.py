@@ -118,6 +118,7 @@ class Report:
                 "exact_house_edge": -row["exact_ev"],
                 "stated_holds": stated_holds.get(bet_id),
                 "se_method": None if pd.isna(row["se"]) else row["se_method"],
+                "pays_more_than_staked": bet_id in self.result.paying_more_than_staked,
             }
             record.update(self._stake_fields(bet_id, row))
             if self.positions is not None:
@@ -259,7 +260,10 @@ class Report:
             f"exact     P(Banker) {r['banker_win']:.6f}  P(Player) {r['player_win']:.6f}  P(Tie) {r['tie']:.6f}"
         )
         if self.mc is not None and r["model"] == "dealt":
-            lines.append("note      exact % and z refer to a freshly shuffled shoe; a dealt shoe differs slightly")
+            every = r.get("rounds_in_every_shoe")
+            lines.append("note      exact % and z refer to a freshly shuffled shoe; the cut card moves a dealt shoe's "
+                         "figures away from it" + (f" (--check tests rounds 1-{every}, which every shoe deals and "
+                                                   "whose exact figures these are)" if every else ""))
         return lines
 
     def caveats(self) -> list[tuple[str, list[str]]]:
@@ -335,6 +339,6 @@ def _seconds(value) -> str:
 
 
 def build_report(rules: Rules, exact: OutcomeHistogram, mc: OutcomeHistogram | None = None,
-                 run: dict | None = None) -> Report:
+                 run: dict | None = None, unpriced: dict[str, str] | None = None) -> Report:
     """Settle every bet of ``rules`` exactly (and by Monte Carlo) and report it: :func:`analyze_run`, rendered."""
-    return Report(analyze_run(rules, exact, mc, run))
+    return Report(analyze_run(rules, exact, mc, run, unpriced))

@@ -1,0 +1,168 @@
+"""The benchmark figures that the benchmarks page and README show, read from ``results/bench_*.json``.
+
+Each benchmark script (``benchmarks/bench_NAME.py``) writes its figures to
+``results/bench_NAME.json``. :data:`BENCH_FIGURES` picks the figures a reader
+needs out of those files, one small entry each (what, which file, how to read
+the figure out of its JSON, its unit, its target); ``docs/parts.py`` writes the
+tables into the pages between generated markers, so that a rerun benchmark
+changes its row with ``python docs/generate.py``. A file no entry reads is
+listed under the table, so that a new benchmark is seen before it has an entry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import statistics
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "results"
+
+
+@dataclasses.dataclass(frozen=True)
+class Figure:
+    """One row: a figure read out of one benchmark file."""
+
+    what: str  #: what was measured, as a reader asks it
+    file: str  #: the file under results/ it is read from
+    read: Callable[[dict], float | tuple[float, ...]]  #: the figure (or figures, joined by " / ") out of the JSON
+    unit: str  #: a key of UNITS: how the figure is written
+    target: str = ""  #: the target it is held to, if any (issue numbers stay on the benchmarks page)
+    readme: bool = False  #: also one of README's few figures
+
+
+def _rate(value: float) -> str:
+    return f"{value / 1e6:,.0f} M rounds/s" if value >= 1e7 else f"{value:,.0f} rounds/s"
+
+
+def _minutes(value: float) -> str:
+    minutes, seconds = divmod(round(value), 60)
+    return f"{minutes} min {seconds} s"
+
+
+def _seconds(value: float) -> str:
+    return f"{value * 1e3:.1f} ms" if value < 0.1 else f"{value:.2f} s" if value < 10 else f"{value:.1f} s"
+
+
+#: Unit -> how one figure is written.
+UNITS: dict[str, Callable[[float], str]] = {
+    "rounds/s": _rate,
+    "s": _seconds,
+    "share": lambda value: f"{value:.0%} of the plain speed",
+    "fraction": lambda value: f"{value:+.1%}",
+    "MB": lambda value: f"{value:,.0f} MB",
+    "min": _minutes,
+}
+
+
+def _case(rows: list[dict], **match) -> dict:
+    """The one row of a list of cases whose fields equal ``match``."""
+    found = [row for row in rows if all(row.get(k) == v for k, v in match.items())]
+    if len(found) != 1:
+        raise KeyError(f"{len(found)} cases match {match}")
+    return found[0]
+
+
+def _suite_seconds(run: dict) -> float:
+    """The test command's time, only from a run of the whole suite that passed."""
+    if not run["whole_suite"] or run["exit_status"] != 0:
+        raise KeyError("not a passing run of the whole suite (a trial of the script?)")
+    return run["seconds"]
+
+
+def _threads(rows: list[dict], key: str, **match) -> tuple[float, float]:
+    """A figure on 1 and on 2 threads."""
+    return tuple(_case(rows, threads=n, **match)[key] for n in (1, 2))
+
+
+#: The figures, in the order the table shows them. A new benchmark file needs one entry here.
+BENCH_FIGURES: tuple[Figure, ...] = (
+    Figure("Monte Carlo, fresh shuffle, 8 decks, 1 / 2 threads", "bench_mc.json",
+           lambda d: _threads(d["kernel"], "rounds_per_second", case="fresh"), "rounds/s",
+           ">= 45 M on 1 thread, >= 80 M on 2", readme=True),
+    Figure("Monte Carlo, dealt shoe (burn, cut card), 8 decks, 1 / 2 threads", "bench_mc.json",
+           lambda d: _threads(d["kernel"], "rounds_per_second", case="dealt"), "rounds/s", ">= 70 M on 2 threads",
+           readme=True),
+    Figure("Monte Carlo, dealt shoe with RTP by round position, 1 / 2 threads", "bench_mc.json",
+           lambda d: _threads(d["kernel"], "rounds_per_second", case="dealt, position rows"), "rounds/s"),
+    Figure("`python -m baccarat_sim.rtp --rounds 1e9`, kernel time, 2 threads", "bench_mc.json",
+           lambda d: d["cli"]["kernel_seconds"], "s"),
+    Figure("peak memory of a fresh run of 10^7 rounds", "bench_mc.json",
+           lambda d: _case(d["memory"], model="fresh", rounds=10_000_000)["peak_rss_mb"], "MB", "bounded"),
+    Figure("Monte Carlo with four card-level bets (suits, colours), fresh, 1 / 2 threads", "bench_cardlevel.json",
+           lambda d: _threads(d["monte_carlo"], "ratio", case="fresh"), "share", ">= 50%", readme=True),
+    Figure("Monte Carlo with 20 card-level bets, fresh, 1 / 2 threads", "bench_cardlevel.json",
+           lambda d: _threads(d["monte_carlo"], "ratio", case="fresh, 20 card-level bets"), "share", ">= 50%"),
+    Figure("exact histogram, 8 decks (every main bet priced)", "bench_exact.json",
+           lambda d: d["full_shoe"]["exact_histogram_8_decks"]["median_ms"] / 1e3, "s"),
+    Figure("exact pricing of Jackpot Baccarat / Dragon Dragon (poker values), 8 decks", "bench_cardlevel.json",
+           lambda d: (d["exact"]["jackpot_8_decks"]["best_s"], d["exact"]["dragon_dragon_8_decks"]["best_s"]), "s",
+           "<= 5 s / <= 30 s", readme=True),
+    Figure("exact pricing of a rule set with suit-level bets, 8 decks", "bench_cardlevel.json",
+           lambda d: d["exact"]["suit_level_rule_set_8_decks"]["best_s"], "s", "<= 10 s"),
+    Figure("perfect play on every bet of a dealt shoe, 2 threads", "bench_speed.json",
+           lambda d: max(run["rounds_per_second"] for run in d["runs"]["after"]["counting"]), "rounds/s",
+           ">= 150,000 rounds/s", readme=True),
+    Figure("cold start of `rtp --rounds 1e6` on an empty kernel cache, CPU time", "bench_speed.json",
+           lambda d: statistics.median(run["cpu_s"] for run in d["runs"]["after"]["cold"]), "s"),
+    Figure("RTP by round position, cost over the plain dealt shoe (live-8deck-side-bets), 1 / 2 threads",
+           "bench_positions.json", lambda d: _threads(d["cases"], "slowdown", rules="live-8deck-side-bets"), "fraction",
+           "at most +25%"),
+    Figure("hold of Banker + Player over 10^6 rounds, exact lattice", "bench_hold.json",
+           lambda d: d["seconds"]["main_slip_1e6_rounds"]["median"], "s", "<= 2 s"),
+    Figure("hold of Banker + Perfect Pair over 10^4 rounds", "bench_hold.json",
+           lambda d: d["seconds"]["side_bet_slip_1e4_rounds"]["median"], "s", "<= 5 s"),
+    Figure("10^6 player sessions of 1,000 rounds", "bench_hold.json",
+           lambda d: d["seconds"]["sessions_1e6_x_1000_rounds"]["median"], "s", "<= 30 s"),
+    Figure("optimal four-card sort (edge sorting), 8 decks", "bench_leak.json",
+           lambda d: d["cases"]["optimal_sort_4_cards_main_bets"]["median_s"], "s", "<= 10 s"),
+    Figure("Dask backend against local threads, 10^9 fresh rounds, overhead", "bench_dask.json",
+           lambda d: _case(d["cases"], model="fresh")["overhead"], "fraction", "under +10%"),
+    Figure("`rtp --exact`, the whole command", "bench_cli.json",
+           lambda d: d["median_seconds"]["exact"], "s"),
+    Figure("README's test command on a clean clone: install, compile, every test; kernel cache warm / empty",
+           "bench_suite.json", lambda d: (_suite_seconds(d["runs"]["warm"]), _suite_seconds(d["runs"]["empty"])),
+           "min", "<= 6 min", readme=True),
+)
+
+
+def _load(name: str) -> dict:
+    return json.loads((RESULTS / name).read_text())
+
+
+def _figure_text(figure: Figure) -> str:
+    try:
+        value = figure.read(_load(figure.file))
+    except (KeyError, IndexError, TypeError) as error:
+        raise KeyError(f"results/{figure.file} has no figure for {figure.what!r} ({error}): fix its entry in "
+                       "docs/bench_table.py") from error
+    texts = [UNITS[figure.unit](v) for v in (value if isinstance(value, tuple) else (value,))]
+    numbers, units = zip(*(text.partition(" ")[::2] for text in texts))
+    if len(set(units)) == 1 and units[0]:  # "144 M / 261 M rounds/s": the unit once
+        return " / ".join(numbers) + " " + units[0]
+    return " / ".join(texts)
+
+
+def _source(figure: Figure) -> str:
+    return f"`{Path(figure.file).stem}.py`"
+
+
+def current_figures_table() -> str:
+    """The benchmarks page's table: every entry's current figure, its script and file, its target."""
+    lines = ["| what | figure | script (`benchmarks/`) | target |", "|---|---|---|---|"]
+    lines += [f"| {f.what} | {_figure_text(f)} | {_source(f)} | {f.target} |" for f in BENCH_FIGURES]
+    read = {f.file for f in BENCH_FIGURES}
+    others = sorted(p.name for p in RESULTS.glob("bench_*.json") if p.name not in read)
+    if others:
+        lines += ["", "Figure files without a row here (the log below reads them; a new one needs an entry in "
+                  "`docs/bench_table.py`): " + ", ".join(f"`{name}`" for name in others) + "."]
+    return "\n".join(lines)
+
+
+def headline_table() -> str:
+    """README's few figures: the entries marked ``readme``."""
+    lines = ["| what | figure |", "|---|---|"]
+    lines += [f"| {f.what} | {_figure_text(f)} |" for f in BENCH_FIGURES if f.readme]
+    return "\n".join(lines)

@@ -235,20 +235,23 @@ def test_any_deck_count_splits_the_plain_histogram(decks):
 
 
 def test_the_enumeration_is_the_same_on_several_threads():
-    # Each thread (lane) takes every other pair of two-card totals into its own histogram, with its own scratch.
-    from baccarat_sim.engines.detail import group_weights
+    # By card, each thread (lane) takes every other pair of two-card totals into its own histogram, with its own
+    # scratch; by rank, threads share the Player's first cards, each remembering its own suit distributions.
     from baccarat_sim.engines.local import numba_threads
+    from baccarat_sim.engines.rankwise import rankwise_weights
     from baccarat_sim.model.shoe import shoe_composition
 
     from .run_helpers import MANY_THREADS
+    from .test_rankwise import by_card_rows
 
     shoe = shoe_composition(8)
     for group in shoe_detail().groups:
-        one, bits = group_weights(group.atoms, shoe, "codes", lanes=1)
-        with numba_threads(MANY_THREADS):
-            many, many_bits = group_weights(group.atoms, shoe, "codes", lanes=MANY_THREADS)
-        assert np.array_equal(one, many)
-        assert all(np.array_equal(a, b) for a, b in zip(bits, many_bits, strict=True))
+        for count in (by_card_rows, rankwise_weights):
+            one = count(group.atoms, shoe, "codes", 1)
+            with numba_threads(MANY_THREADS):
+                many = count(group.atoms, shoe, "codes", MANY_THREADS)
+            np.testing.assert_array_equal(one[0], many[0])
+            np.testing.assert_array_equal(one[1], many[1])
 
 
 @pytest.mark.parametrize(("decks", "removed"), [

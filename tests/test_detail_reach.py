@@ -1,16 +1,17 @@
-"""Which cells of a card detail can happen: the enumeration without weights against the counts it replaced.
+"""Which cells of a card detail can happen: the enumeration without weights against the counts, by card and by rank.
 
 :func:`baccarat_sim.engines.detail.detail_of_group` (every rule set with
 card-level bets, as it loads) reads which (combination, outcome) cells of a
 group can happen on the universal shoe, six cards of every id, from
-:func:`~baccarat_sim.engines.detail.group_reach`: a shoe of one or two ids of
-each kind of card and an enumeration that records the states of the first
-four cards, not their weights. Until it, the cells were those of positive
-weight in the exact count on the universal shoe
-(:func:`~baccarat_sim.engines.detail.group_weights`). Here the two are held
-equal, cell by cell, with the same tables of bits, for every group of every
-shipped rule set (the catalogue included; each bet's group counted by code
-prefix where it may be, and by every code) and for generated conditions.
+:func:`~baccarat_sim.engines.detail.group_reach`: by card, a shoe of one or two
+ids of each kind of card and an enumeration that records the states of the
+first four cards, not their weights; by rank (a group whose by-card table is
+large), the cells of positive weight of the rank-wise count on 8 decks. Here
+both are held to the cells of positive weight of the by-card count on the
+universal shoe, cell by cell, with the same atom bits, and the rank-wise count
+on the universal shoe to the by-card count, integer by integer, for every group
+of every shipped rule set (the catalogue included; each bet's group counted by
+code prefix where it may be, and by every code) and for generated conditions.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from baccarat_sim.engines.detail import UNIVERSAL_SHOE, group_reach, group_weights, plan_groups
+from baccarat_sim.engines.detail import UNIVERSAL_SHOE, group_reach, plan_groups
+from baccarat_sim.engines.rankwise import rankwise_weights
 from baccarat_sim.model.conditions import compile_condition
 from baccarat_sim.model.rules import available_rules, load_rules
 
 from .test_cardlevel_exact import GENERATED_SEED, Generated
+from .test_rankwise import _rows, by_card_reach_rows, by_card_rows
 
 #: Generated conditions reading cards, the first drawn with the seed of the generated bets' brute-force test. (The
 #: next one reads seven atoms whose count on the universal shoe takes 20 CPU-seconds.)
@@ -30,18 +33,23 @@ GENERATED_CARD_LEVEL = 12
 
 
 def assert_reach_is_positive_weight(atoms: tuple, outcomes: str) -> None:
-    """The cells :func:`group_reach` finds are the universal shoe's cells of positive weight, with the same bits."""
+    """The cells :func:`group_reach` finds are the universal shoe's cells of positive weight, by rank and by card."""
     try:
-        weights, weights_bits = group_weights(atoms, UNIVERSAL_SHOE, outcomes, lanes=1)
-    except ValueError as error:  # more than the enumeration holds: refused alike
+        by_card = by_card_rows(atoms, UNIVERSAL_SHOE, outcomes, threads=1)
+    except ValueError as error:  # more than the by-card enumeration holds: refused alike
         with pytest.raises(ValueError, match=str(error)[:40]):
-            group_reach(atoms, outcomes)
+            by_card_reach_rows(atoms, outcomes)
         return
-    reach, reach_bits = group_reach(atoms, outcomes)
-    assert len(reach_bits) == len(weights_bits)
-    for ours, theirs in zip(reach_bits, weights_bits):
-        np.testing.assert_array_equal(ours, theirs)
-    np.testing.assert_array_equal(reach, weights > 0)
+    by_rank = rankwise_weights(atoms, UNIVERSAL_SHOE, outcomes)
+    np.testing.assert_array_equal(by_rank[0], by_card[0])
+    np.testing.assert_array_equal(by_rank[1], by_card[1])
+    for reach, distinct in (group_reach(atoms, outcomes), group_reach(atoms, outcomes, count="rank")):
+        bits, rows = _rows(reach.astype(np.int64), distinct)
+        np.testing.assert_array_equal(bits, by_card[0])
+        np.testing.assert_array_equal(rows > 0, by_card[1] > 0)
+    bits, reach = by_card_reach_rows(atoms, outcomes)
+    np.testing.assert_array_equal(bits, by_card[0])
+    np.testing.assert_array_equal(reach, by_card[1] > 0)
 
 
 def assert_every_group(rules) -> int:

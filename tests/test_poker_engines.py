@@ -74,15 +74,21 @@ LADDER = {name: i for i, name in enumerate(POKER_LADDER)}
 #: Categories four cards cannot make (a line that can never happen is refused by the loader).
 FIVE_OR_SIX_CARDS = ("three_pair", "full_house", "double_three_of_a_kind", "five_of_a_kind", "six_of_a_kind")
 
-#: Poker bets over every set of positions the grammar names, each line with its plain predicate. (A poker category
-#: of all six cards, or of both three-card hands compared, reads the suits of the third cards and takes a minute or
-#: more to enumerate on 8 decks (85 s for one line): left out of the suite, see the speed notes of the rule-set
-#: reference; the categories that are rank patterns are written by ranks below, as the catalogue writes them.)
+#: Poker bets over every set of positions the grammar names, each line with its plain predicate: the ladder of the
+#: first four cards and of all six (whose flush reads the third cards' suits), both three-card hands compared, and
+#: the categories that are rank patterns written by ranks, as the catalogue writes them. (Issue 39: the exact
+#: enumeration counts the suits of such hands rank by rank, so none is left out of the suite any more.)
 POKER_BETS = (
     bet("ladder_first_four", *[(f"poker(first_four) == {name}", lambda d, n=name: category(d, "first_four") == n)
                                for name in POKER_LADDER[1:] if name not in FIVE_OR_SIX_CARDS]),
     bet("ranks_all", ("kind(all) == 4", "20:1", lambda d: kind(d, "all") == 4),
         ("kind(all) < 4 and kind_rank(all) == A", lambda d: kind(d, "all") < 4 and rank_of(d, "all") == 1)),
+    bet("ladder_all", *[(f"poker(all) == {name}", lambda d, n=name: category(d, "all") == n)
+                        for name in POKER_LADDER[1:]]),
+    bet("banker_beats_player", ("poker(banker) > poker(player)",
+                                lambda d: LADDER[category(d, "banker")] > LADDER[category(d, "player")])),
+    bet("hands_tie", ("poker(banker) == poker(player) and flush(player) == 1",
+                      lambda d: category(d, "banker") == category(d, "player") and is_flush(d.cards("player")))),
     bet("listed", ("poker([P1, B1, P3]) >= pair", lambda d: LADDER[category(d, ("P1", "B1", "P3"))] >= 1)),
     bet("third_cards", ("poker([P3, B3]) == pair", lambda d: category(d, ("P3", "B3")) == "pair")),
     bet("kinds", ("kind(all) >= 3", "5:1", lambda d: kind(d, "all") >= 3),

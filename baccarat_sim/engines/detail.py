@@ -34,7 +34,15 @@ from ..model.cards import N_CARD_IDS
 from ..model.codes import N_CODES, N_SUFFIXES
 from ..model.condition_tree import OutcomeCompare, outcome_leaves
 from ..model.conditions import atom_of_text, feature_table
-from ..model.cost import builder_cost, card_kinds, enumeration_cost, exact_cost, kernel_cost, reach_cost
+from ..model.cost import (
+    builder_cost,
+    card_kinds,
+    counted_by_rank,
+    enumeration_cost,
+    exact_cost,
+    kernel_cost,
+    reach_cost,
+)
 from ..model.detail import MAX_GROUP_ATOMS, OUTCOMES, CardDetail, FactoredDetail
 from ..model.detail_tables import (
     MAX_COMBINATIONS,
@@ -49,8 +57,9 @@ from ..model.detail_tables import (
 )
 from ..model.rules import Bet, Rules
 from .budget import bet_keys, cheap, reach_is_cheap, refused
+from .rankwise import rankwise_weights
 
-__all__ = ["GROUP_CELLS", "MAX_CELLS", "GroupError", "check_on_weights", "detail_counts", "detail_of_atoms",
+__all__ = ["GROUP_CELLS", "MAX_CELLS", "GroupError", "by_card", "check_on_weights", "detail_counts", "detail_of_atoms",
            "detail_of_group", "detail_of_plan", "exact_detail_weights", "factored_counts", "group_weights",
            "joint_detail", "plan_groups", "rules_detail"]
 
@@ -202,8 +211,43 @@ def _reach_shoe(atoms, outcomes: str) -> np.ndarray:
     return shoe.reshape(13, 4)
 
 
-def group_weights(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None = None) -> tuple[np.ndarray, list]:
+#: The shoe the rank-wise count finds the cells that can happen on: any shoe with at least six cards of every id
+#: deals every sequence of six cards there is, as the universal shoe does; 8 decks are priced most often, and
+#: their exact count then serves both (:func:`_remembered_rankwise`).
+_REACH_SHOE = np.full((13, 4), 8, np.int64)
+
+
+def by_card(atoms, outcomes: str) -> bool:
+    """Whether a group is counted by card (its by-card tables are small), not by rank (:func:`counted_by_rank`)."""
+    return not counted_by_rank(tuple(atoms))
+
+
+@functools.lru_cache(maxsize=4)
+def _remembered_rankwise(atoms: tuple, shoe: bytes, outcomes: str) -> tuple[np.ndarray, np.ndarray]:
+    """The rank-wise count of the last few groups and shoes (a rule set's reach, then its 8-deck pricing)."""
+    bits, weights = rankwise_weights(atoms, np.frombuffer(shoe, np.int64).reshape(13, 4), outcomes)
+    bits.setflags(write=False)
+    weights.setflags(write=False)
+    return bits, weights
+
+
+def _by_rank(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None) -> tuple[np.ndarray, list]:
+    """The rank-wise count as :func:`group_weights` gives its weights: one set whose local ids are the rows."""
+    if lanes is None:
+        bits, weights = _remembered_rankwise(tuple(atoms), np.asarray(shoe, np.int64).reshape(13, 4).tobytes(),
+                                             outcomes)
+    else:
+        bits, weights = rankwise_weights(tuple(atoms), shoe, outcomes, lanes)
+    return weights, [bits]
+
+
+def group_weights(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None = None, count: str = "auto"
+                  ) -> tuple[np.ndarray, list]:
     """Exact weights of one group's atoms: by combination of local ids and by outcome, and each set's bits.
+
+    Counted by card where the by-card tables are small (:func:`by_card`), else by rank, the suits of the positions
+    the atoms read counted, not enumerated (:func:`baccarat_sim.engines.rankwise.rankwise_weights`: its rows are
+    one set's local ids); both give the same integers. ``count`` (``"card"``, ``"rank"``) forces one.
 
     Returns
     -------
@@ -217,6 +261,8 @@ def group_weights(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None = No
         When the atoms tell apart more than the enumeration holds, or the cost model puts the work beyond the
         limits (before anything is allocated).
     """
+    if count == "rank" or (count == "auto" and not by_card(atoms, outcomes)):
+        return _by_rank(atoms, shoe, outcomes, lanes)
     lanes = max(1, numba.get_num_threads() if lanes is None else lanes)
     advice = "run it by Monte Carlo, or split its conditions into simpler bets"
     # The builder's tables by the cost model's prediction, then the enumeration's arrays by the tables' real sizes.
@@ -238,16 +284,20 @@ def group_weights(atoms, shoe: np.ndarray, outcomes: str, lanes: int | None = No
     return out.sum(axis=0), tables["distinct"]
 
 
-def group_reach(atoms, outcomes: str) -> tuple[np.ndarray, list]:
+def group_reach(atoms, outcomes: str, count: str = "auto") -> tuple[np.ndarray, list]:
     """Which cells of one group's atoms can happen: by combination of local ids and by outcome, and each set's bits.
 
     The cells of :func:`group_weights` that have a positive weight on the universal shoe (six cards of every id),
-    found without counting them (:func:`~baccarat_sim.kernels.exact_detail.exact_detail_reach`).
+    found without counting them by card (:func:`~baccarat_sim.kernels.exact_detail.exact_detail_reach`), or the
+    cells of positive weight of the rank-wise count on 8 decks (at least six cards of every id: the same cells).
 
     Returns
     -------
     (ndarray(bool, shape=(n_combinations, n_outcomes)), list of ndarray(uint64))
     """
+    if count == "rank" or (count == "auto" and not by_card(atoms, outcomes)):
+        weights, distinct = _by_rank(atoms, _REACH_SHOE, outcomes, None)
+        return weights > 0, distinct
     tables = exact_tables(atoms, _reach_shoe(atoms, outcomes), outcomes)
     out = np.zeros((tables["n_combinations"], tables["n_outcomes"]), np.bool_)
     held = np.flatnonzero(tables["t_total"] > 0)
@@ -274,7 +324,7 @@ def _combination_bits(distinct: list) -> np.ndarray:
     return bits
 
 
-def exact_detail_weights(atoms, shoe: np.ndarray, lanes: int) -> np.ndarray:
+def exact_detail_weights(atoms, shoe: np.ndarray, lanes: int | None = None) -> np.ndarray:
     """Exact weights by atom bits and outcome code: ``int64[2**n_atoms, N_CODES]`` (a few atoms, for tests)."""
     weights, distinct = group_weights(tuple(atoms), shoe, "codes", lanes)
     by_bits = np.zeros((1 << len(atoms), N_CODES), np.int64)
@@ -301,7 +351,7 @@ def detail_of_group(atoms: tuple, outcomes: str = "codes") -> CardDetail:
         raise ValueError(f"their card-level conditions have {len(atoms)} card-only parts, more than the "
                          f"{MAX_GROUP_ATOMS} one group holds; split the bet into simpler ones")
     table_bits = _table_bits(tuple(atoms), outcomes)  # the Monte Carlo tables' limits, whichever way is taken
-    if not reach_is_cheap(atoms, outcomes):
+    if by_card(atoms, outcomes) and not reach_is_cheap(atoms, outcomes):  # counted by rank, the reach is cheap
         return _tables_detail(tuple(atoms), outcomes, table_bits)
     reachable, distinct = group_reach(atoms, outcomes)
     by_combination = reachable.any(axis=1)

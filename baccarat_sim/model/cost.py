@@ -53,6 +53,7 @@ from .detail_tables import (
     table_patterns,
     third_class_count,
 )
+from .rankwise_layout import rankwise_cost
 
 __all__ = ["Cost", "builder_cost", "card_kinds", "enumeration_cost", "exact_cost", "kernel_cost", "reach_cost",
            "run_cost"]
@@ -186,12 +187,32 @@ def _combinations(sets) -> float:
     return min(total, float(MAX_COMBINATIONS))
 
 
+#: Most cells of the by-card builder's table of one set of a group: a group with a larger one (two hands' poker
+#: values compared, a poker value that reads the suits of third cards) is counted by rank
+#: (:mod:`baccarat_sim.engines.rankwise`), whose cost does not grow with the hands' states.
+BY_CARD_CELLS = 1 << 22
+
+
+def counted_by_rank(atoms) -> bool:
+    """Whether the engines count a group by rank: its by-card tables would be large."""
+    return max((c for _, c, _ in _exact_sets(tuple(atoms))), default=0) > BY_CARD_CELLS
+
+
+def _rankwise(atoms, outcomes: str, one_thread: bool = False) -> Cost:
+    """The count by rank of a group (its rounds of kinds, remembered suit distributions, output)."""
+    cost = rankwise_cost(tuple(atoms), outcomes)
+    return Cost(int(min(2 ** len(atoms), 1 << 20) * _n_outcomes(outcomes)), float(cost.rounds), int(cost.bytes),
+                cost.seconds if one_thread else cost.seconds / 2)
+
+
 def builder_cost(atoms, outcomes: str = "codes") -> Cost:
     """The exact builder's tables of one group, built once (the weights and the reach each build them).
 
-    The rank-wise builder (issue 39) reports its own cost here: this function is the one place that
-    describes the builder's tables.
+    A group counted by rank (:func:`counted_by_rank`) builds no such table: its cost is the count's
+    (:func:`baccarat_sim.model.rankwise_layout.rankwise_cost`), told by :func:`exact_cost` and :func:`reach_cost`.
     """
+    if counted_by_rank(atoms):
+        return Cost(0, 0.0, 0, 0.0)
     sets = _exact_sets(atoms)
     cells = [c for _, c, _ in sets]
     kept = sum(cells) * 8
@@ -254,6 +275,8 @@ def enumeration_cost(atoms, outcomes: str, states: float, combinations: float, l
 def exact_cost(atoms, outcomes: str = "codes", lanes: int = 2) -> Cost:
     """A group's exact weights on a shoe (:func:`baccarat_sim.engines.detail.group_weights`)."""
     atoms = tuple(atoms)
+    if counted_by_rank(atoms):
+        return _rankwise(atoms, outcomes)
     enumeration = enumeration_cost(atoms, outcomes, _states(atoms, outcomes), _enumeration_sizes(atoms, outcomes)[1],
                                    lanes)
     return builder_cost(atoms, outcomes).beside(enumeration)
@@ -261,6 +284,8 @@ def exact_cost(atoms, outcomes: str = "codes", lanes: int = 2) -> Cost:
 
 def reach_cost(atoms, outcomes: str = "codes") -> Cost:
     """Which cells of a group can happen (:func:`baccarat_sim.engines.detail.detail_of_group`)."""
+    if counted_by_rank(atoms):
+        return _rankwise(atoms, outcomes)
     atoms = list(atoms)
     sets = _exact_sets(atoms)
     k = third_class_count(atoms)

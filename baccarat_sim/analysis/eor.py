@@ -304,7 +304,7 @@ def effect_of_removal(rules: Rules, shoe=None, bets=None, progress=None) -> Effe
     ------
     InvalidRules
         Before any pricing, where the cost model puts the pricings together beyond
-        :data:`~baccarat_sim.limits.MAX_PLAN_SECONDS` (or one of them beyond the memory limit): one line naming the
+        the time limit (``MAX_PLAN_SECONDS`` of ``baccarat_sim.limits``; or one of them beyond the memory limit): one line naming the
         file, the costliest bet and the predicted cost.
 
     Examples

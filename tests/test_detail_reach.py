@@ -35,7 +35,7 @@ GENERATED_CARD_LEVEL = 12
 def assert_reach_is_positive_weight(atoms: tuple, outcomes: str) -> None:
     """The cells :func:`group_reach` finds are the universal shoe's cells of positive weight, by rank and by card."""
     try:
-        by_card = by_card_rows(atoms, UNIVERSAL_SHOE, outcomes, threads=1)
+        by_card = by_card_rows(atoms, UNIVERSAL_SHOE, outcomes, lanes=1)
     except ValueError as error:  # more than the by-card enumeration holds: refused alike
         with pytest.raises(ValueError, match=str(error)[:40]):
             by_card_reach_rows(atoms, outcomes)

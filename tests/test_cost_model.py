@@ -164,6 +164,21 @@ def test_monte_carlo_of_the_banker_beats_bet_has_its_exact_figure_and_z(tmp_path
     assert not [n for n in report["run"]["notes"] if "exact figure not computed" in n]
 
 
+def test_monte_carlo_on_an_unevenly_depleted_shoe_asks_for_the_exact_figure_on_that_shoe(tmp_path, monkeypatch):
+    # Cheap on the full shoe, the count by rank is predicted above Monte Carlo's wait on a shoe depleted unevenly.
+    path = _rule_file(tmp_path, {"banker_beats": [FORMERLY_HOSTILE["banker_beats"]]}, decks=6)
+    removed = "AH,AH,2S,3S,3S,4D,5C,5C,5C,6H,7D,8D,9S,TH,TH,JC,QS,KD,KD"
+    monkeypatch.setattr(engine_detail, "exact_detail_counts", lambda *a, **k: pytest.fail("priced by card"))
+    status, lines, out = _main("rtp", "--rules", path, "--remove", removed, "--rounds", "100000", "--seed", "1",
+                               "--format", "json", "--quiet", "--out", tmp_path)
+    assert status == 0, lines
+    report = json.loads(out)
+    (bet,) = report["bets"]
+    assert bet["exact_rtp"] is None and bet["z"] is None
+    (note,) = [n for n in report["run"]["notes"] if n.startswith("banker_beats: exact figure not computed")]
+    assert note.endswith(f"ask for it with rtp --exact --rules {path} --remove {removed} --bets banker_beats"), note
+
+
 def test_a_monte_carlo_plan_builds_no_exact_table_for_a_costly_group(monkeypatch):
     # The run plans from the Monte Carlo tables alone: neither exact count (by card, by rank) runs for this bet.
     engine_detail.detail_of_group.cache_clear()

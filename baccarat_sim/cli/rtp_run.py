@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -298,7 +299,9 @@ def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
             check_exact_cost(rules, detail, shoe=as_shoe(shoe))
             unpriced = {}
         else:  # a Monte Carlo run waits only for the exact figures the cost model calls cheap
-            detail, unpriced = priced_detail(rules, detail, shoe=as_shoe(shoe))
+            given = "".join(f" {option} {shlex.quote(str(value))}" for option, value in (("--decks", args.decks),
+                                                                           ("--remove", args.remove)) if value)
+            detail, unpriced = priced_detail(rules, detail, shoe=as_shoe(shoe), shoe_options=given)
         try:
             exact = exact_histogram(shoe, detail, progress=progress_note(args, "exact enumeration"))
         except GroupError as error:  # a limit of the enumeration: one line naming the bets

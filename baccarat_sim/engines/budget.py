@@ -47,7 +47,7 @@ def bet_keys(bets, texts) -> str:
     return ", ".join(f"bets.{bet.id}" for bet in bets if bet.card_level and texts & {a.text for a in bet.atoms})
 
 
-def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None, shoe=None
+def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None, shoe=None, shoe_options: str = ""
                   ) -> tuple[FactoredDetail | CardDetail | None, dict[str, str]]:
     """The groups a Monte Carlo run prices exactly before it deals, and the bets it leaves out, each with why.
 
@@ -56,7 +56,8 @@ def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None, shoe
     :data:`~baccarat_sim.limits.CHEAP_EXACT_BYTES`) is not priced: the run
     goes on from its own tables, and the report says why and how to ask for
     the exact figure (``rtp --exact --rules FILE --bets ID``, within the exact engine's limits). ``shoe``: the
-    counts by rank and suit it is priced on (None: the rule set's full shoe).
+    counts by rank and suit it is priced on (None: the rule set's full shoe), and ``shoe_options`` the command's
+    options that give that shoe (``--decks 6 --remove K,K``), for the command that asks for the figure.
 
     Returns
     -------
@@ -73,7 +74,7 @@ def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None, shoe
         for bet in rules.bets:
             if bet.card_level and {a.text for a in bet.atoms} & set(group.texts):
                 how = (f"beyond the exact engine's limits ({beyond})" if beyond else
-                       f"ask for it with rtp --exact --rules {rules.path} --bets {bet.id}")
+                       f"ask for it with rtp --exact --rules {rules.path}{shoe_options} --bets {bet.id}")
                 missing[bet.id] = (f"exact figure not computed: pricing it exactly is predicted to take {cost.text()}, "
                                    f"more than a Monte Carlo run waits for ({CHEAP_EXACT_SECONDS:g} s, "
                                    f"{CHEAP_EXACT_BYTES >> 20} MB); {how}"

@@ -116,16 +116,18 @@ def rankwise_layout(atoms: tuple, outcomes: str):
             np.array(value_stride, np.int64), np.concatenate(truth), np.array(truth_offset, np.int64))
 
 
-#: CPU-seconds of the count by rank (2-core machine, two threads, load ~5): a round of kinds, and each round times
-#: the square root of the values of its suit distribution (what drives the cost: the distributions worked out afresh,
-#: most of them remembered where every kind's suits are alike, few where the shoe is depleted unevenly). Measured on
-#: 8 decks, 1.66 M rounds, wall seconds (full shoe / one card removed / 0-3 cards of each rank and suit removed):
-#: ``poker(all) == flush`` (16 values) 1.6 / 0.5 / 5.7; ``poker(banker) > poker(player)`` (32) 1.7 / 0.7 / 22.9;
-#: ``P1.suit == B1.suit and P2.suit == B2.suit and poker(all) == flush`` (4,096) 15.7 / 78 / 133.
-SECONDS_PER_ROUND = 7.3e-7
-SECONDS_PER_ROOT_VALUE = 2.8e-7
+#: CPU-seconds of the count by rank (2-core machine, two threads, load ~5), per round of kinds and per unit of what
+#: drives it: the suit distributions a round works out, (2 ** hands whose poker value reads suits) ** 2 times (the
+#: values the positions' suits tell apart) ** 0.6, most of them remembered where every kind's suits are alike, few
+#: where the shoe is depleted unevenly (whether code prefixes or codes are counted barely matters). Measured on 8
+#: decks, 1.66 M rounds, wall seconds (full shoe / one card removed / 0-3 cards of each rank and suit removed):
+#: ``poker(all) == flush`` (drive 4) 0.5 / 0.5 / 5.7; ``poker(banker) > poker(player)`` (16) 1.7 / 0.7 / 22.9, code
+#: prefixes on 6 decks, 19 cards removed, 21.9; ``P1.suit == B1.suit and P2.suit == B2.suit and poker(all) ==
+#: flush`` (111) 15.7 / 78 / 133.
+SECONDS_PER_ROUND = 3e-7
+SECONDS_PER_DRIVE = 1.2e-7
 #: ... and where no context is remembered (every kind's suits its own).
-WORST_SECONDS_PER_ROOT_VALUE = 4.0e-6
+WORST_SECONDS_PER_DRIVE = 1.7e-6
 
 
 def _uneven(kind_of: np.ndarray, slot_of: np.ndarray, n_kinds: int, shoe) -> float:
@@ -203,15 +205,15 @@ def rankwise_cost(atoms: tuple, outcomes: str, threads: int = 2, shoe=None) -> R
     values = 1
     for p in range(len(POSITIONS)):  # what the suits of a position can tell apart
         values *= max(1, max(len(np.unique(by_kind[p, k])) for k in range(n_kinds)))
-    values *= 2 ** int((hand_suits >= 0).sum()) * (8 if outcomes == "codes" else 1)
-    values = min(values, 4 ** len(POSITIONS))
+    suit_hands = 2 ** int((hand_suits >= 0).sum())
+    drive = suit_hands ** 2 * min(values, 4 ** len(POSITIONS)) ** 0.6
+    values = min(values * suit_hands * (8 if outcomes == "codes" else 1), 4 ** len(POSITIONS))
     n_outcomes = N_CODES if outcomes == "codes" else N_PREFIXES
     rows = min(2 ** len(atoms), 1 << 20)
     memo = 8 * (4 * (1 << 12) + (1 << 12) + 2 * (1 << 16) + 2 * (1 << 14) * (9 + hand_over.shape[0])
                 + (1 << 15) + 3 * (1 << 16) + 2 * min(1 << (len(atoms) + 1), 1 << 21))
     output = 8 * rows * n_outcomes
-    root = float(np.sqrt(values))
-    typical = rounds * (SECONDS_PER_ROUND + root * SECONDS_PER_ROOT_VALUE)
-    worst = rounds * (SECONDS_PER_ROUND + root * WORST_SECONDS_PER_ROOT_VALUE)
+    typical = rounds * (SECONDS_PER_ROUND + drive * SECONDS_PER_DRIVE)
+    worst = rounds * (SECONDS_PER_ROUND + drive * WORST_SECONDS_PER_DRIVE)
     seconds = typical + (worst - typical) * _uneven(kind_of, slot_of, n_kinds, shoe)
     return RankwiseCost(n_kinds, rounds, values, threads * (memo + 2 * output) + output, seconds, worst)

@@ -96,7 +96,8 @@ print(json.dumps({"seconds": seconds, "peak_rss_bytes": resource.getrusage(resou
                   "rtp": {r.id: float(1 + r.ev) for r in results}}))
 """
 #: A small rule file that loads every card-detail kernel (by card, by rank) before the clock starts.
-_WARM = rule_file("warm", [bet("w", [("P1.suit == B1.suit", "1")]), bet("v", [("poker([P1, B3]) > poker([B1, P3])", "1")])])
+_WARM = rule_file("warm", [bet("w", [("P1.suit == B1.suit", "1")]),
+                           bet("v", [("poker([P1, B3]) > poker([B1, P3])", "1")])])
 
 
 def _limit_memory() -> None:

@@ -263,7 +263,11 @@ def _eor_plan(rules: Rules, composition: np.ndarray, bet_list) -> tuple:
         detail = detail_of_plan(plan_groups(bet_list))
     orbits = suit_orbits(composition, atoms)
     removals = [(rank, orbit) for rank in range(N_RANKS) for orbit in orbits if composition[rank, orbit[0]]]
-    check_exact_cost(rules, detail, pricings=1 + len(removals), what="its effect of removal (--eor)")
+    # Each pricing but the first is on a shoe one card short (the costlier, for a count by rank): priced as such.
+    shorter = composition.copy()
+    if removals:
+        shorter[removals[0][0], removals[0][1][0]] -= 1
+    check_exact_cost(rules, detail, pricings=1 + len(removals), what="its effect of removal (--eor)", shoe=shorter)
     return detail, atoms, removals
 
 

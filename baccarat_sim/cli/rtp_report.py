@@ -202,7 +202,7 @@ def from_histogram(args: argparse.Namespace, started) -> int:
         if hist.engine == "exact":
             exact = hist
         else:  # the exact figures the cost model calls cheap: as a Monte Carlo run computes them
-            detail, unpriced = priced_detail(rules, hist.detail)
+            detail, unpriced = priced_detail(rules, hist.detail, shoe=hist.shoe)
             exact = exact_histogram(hist.shoe, detail)
     mc = hist if hist.engine == "mc" else None
     run_info = {"rules_path": rules.path, "from_histogram": str(args.from_histogram),

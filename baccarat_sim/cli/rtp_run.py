@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -285,6 +286,7 @@ def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
     from ..engines.budget import check_exact_cost, priced_detail
     from ..engines.detail import GroupError, check_on_weights, rules_detail
     from ..engines.exact import exact_histogram
+    from ..model.shoe import as_shoe
 
     out_dir = results_dir(args)
     with announce_compile("the exact engine", args.quiet):
@@ -294,10 +296,12 @@ def figures(args: argparse.Namespace, rules, shoe, started: float) -> int:
 
             check_eor_cost(rules, shoe)
         if args.exact:  # every exact figure, or a refusal before any work
-            check_exact_cost(rules, detail)
+            check_exact_cost(rules, detail, shoe=as_shoe(shoe))
             unpriced = {}
         else:  # a Monte Carlo run waits only for the exact figures the cost model calls cheap
-            detail, unpriced = priced_detail(rules, detail)
+            given = "".join(f" {option} {shlex.quote(str(value))}" for option, value in (("--decks", args.decks),
+                                                                           ("--remove", args.remove)) if value)
+            detail, unpriced = priced_detail(rules, detail, shoe=as_shoe(shoe), shoe_options=given)
         try:
             exact = exact_histogram(shoe, detail, progress=progress_note(args, "exact enumeration"))
         except GroupError as error:  # a limit of the enumeration: one line naming the bets

@@ -47,7 +47,7 @@ def bet_keys(bets, texts) -> str:
     return ", ".join(f"bets.{bet.id}" for bet in bets if bet.card_level and texts & {a.text for a in bet.atoms})
 
 
-def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None
+def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None, shoe=None, shoe_options: str = ""
                   ) -> tuple[FactoredDetail | CardDetail | None, dict[str, str]]:
     """The groups a Monte Carlo run prices exactly before it deals, and the bets it leaves out, each with why.
 
@@ -55,7 +55,9 @@ def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None
     :data:`~baccarat_sim.limits.CHEAP_EXACT_SECONDS` (or
     :data:`~baccarat_sim.limits.CHEAP_EXACT_BYTES`) is not priced: the run
     goes on from its own tables, and the report says why and how to ask for
-    the exact figure (``rtp --exact --rules FILE --bets ID``, within the exact engine's limits).
+    the exact figure (``rtp --exact --rules FILE --bets ID``, within the exact engine's limits). ``shoe``: the
+    counts by rank and suit it is priced on (None: the rule set's full shoe), and ``shoe_options`` the command's
+    options that give that shoe (``--decks 6 --remove K,K``), for the command that asks for the figure.
 
     Returns
     -------
@@ -64,7 +66,7 @@ def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None
     """
     kept, missing = [], {}
     for group in () if detail is None else detail.groups if isinstance(detail, FactoredDetail) else (detail,):
-        cost = exact_cost(group.atoms, group.outcomes)
+        cost = exact_cost(group.atoms, group.outcomes, shoe=shoe)
         if cheap(cost):
             kept.append(group)
             continue
@@ -72,7 +74,7 @@ def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None
         for bet in rules.bets:
             if bet.card_level and {a.text for a in bet.atoms} & set(group.texts):
                 how = (f"beyond the exact engine's limits ({beyond})" if beyond else
-                       f"ask for it with rtp --exact --rules {rules.path} --bets {bet.id}")
+                       f"ask for it with rtp --exact --rules {rules.path}{shoe_options} --bets {bet.id}")
                 missing[bet.id] = (f"exact figure not computed: pricing it exactly is predicted to take {cost.text()}, "
                                    f"more than a Monte Carlo run waits for ({CHEAP_EXACT_SECONDS:g} s, "
                                    f"{CHEAP_EXACT_BYTES >> 20} MB); {how}"
@@ -83,7 +85,7 @@ def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None
 
 
 def check_exact_cost(rules: Rules, detail: FactoredDetail | CardDetail | None, pricings: int = 1,
-                     what: str = "pricing every card-level bet exactly") -> None:
+                     what: str = "pricing every card-level bet exactly", shoe=None) -> None:
     """Refuse, before any work, exact card-level pricing that the cost model puts beyond the limits.
 
     Parameters
@@ -96,6 +98,8 @@ def check_exact_cost(rules: Rules, detail: FactoredDetail | CardDetail | None, p
         How many times it is priced (the effect of removal prices it once per card removed).
     what : str
         What prices it, for the message.
+    shoe : ndarray or None
+        The counts by rank and suit of the shoe it is priced on (None: the rule set's full shoe).
 
     Raises
     ------
@@ -103,7 +107,7 @@ def check_exact_cost(rules: Rules, detail: FactoredDetail | CardDetail | None, p
         One line naming the file, the bet (the costliest, for the whole file's time) and the predicted cost.
     """
     groups = () if detail is None else detail.groups if isinstance(detail, FactoredDetail) else (detail,)
-    costs = [(exact_cost(group.atoms, group.outcomes), group) for group in groups]
+    costs = [(exact_cost(group.atoms, group.outcomes, shoe=shoe), group) for group in groups]
     advice = "run it by Monte Carlo (rtp without --exact), or split its conditions into simpler bets"
     for cost, group in costs:
         why = refused("pricing its card-level conditions exactly", cost, advice)

@@ -351,7 +351,7 @@ def detail_of_group(atoms: tuple, outcomes: str = "codes") -> CardDetail:
         raise ValueError(f"their card-level conditions have {len(atoms)} card-only parts, more than the "
                          f"{MAX_GROUP_ATOMS} one group holds; split the bet into simpler ones")
     table_bits = _table_bits(tuple(atoms), outcomes)  # the Monte Carlo tables' limits, whichever way is taken
-    if by_card(atoms, outcomes) and not reach_is_cheap(atoms, outcomes):  # counted by rank, the reach is cheap
+    if not reach_is_cheap(atoms, outcomes):  # by card or by rank: a Monte Carlo run never waits on a costly reach
         return _tables_detail(tuple(atoms), outcomes, table_bits)
     reachable, distinct = group_reach(atoms, outcomes)
     by_combination = reachable.any(axis=1)

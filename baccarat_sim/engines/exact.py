@@ -47,8 +47,9 @@ def exact_histogram(shoe=8, detail: FactoredDetail | CardDetail | None = None, p
     rules = shoe if isinstance(shoe, Rules) else None
     if rules is not None:
         detail = rules_detail(rules) if detail is None else detail
-        check_exact_cost(rules, detail)  # refused before any work where the cost model says it is too costly
         shoe = rules.shoe.decks
+        # refused before any work where the cost model says it is too costly
+        check_exact_cost(rules, detail, shoe=as_shoe(shoe))
     composition = as_shoe(shoe)
     if detail is None:
         counts = np.zeros(N_CODES, np.int64)

@@ -116,12 +116,31 @@ def rankwise_layout(atoms: tuple, outcomes: str):
             np.array(value_stride, np.int64), np.concatenate(truth), np.array(truth_offset, np.int64))
 
 
-#: Seconds a round of kinds takes (2-core machine, one thread), and each value of a suit distribution worked out
-#: afresh for a round whose context is new (measured: ``poker(banker) > poker(player)`` on 8 decks, 2.0 M rounds
-#: of 4 values, 0.99 CPU-seconds; ``poker(all) == flush``, 2 values, 0.43 s; a colour count by card, 20 kinds,
-#: 1.1 s).
-SECONDS_PER_ROUND = 5e-8
-SECONDS_PER_VALUE = 1.1e-7
+#: CPU-seconds of the count by rank (2-core machine, two threads, load ~5), per round of kinds and per unit of what
+#: drives it: the suit distributions a round works out, (2 ** hands whose poker value reads suits) ** 2 times (the
+#: values the positions' suits tell apart) ** 0.6, most of them remembered where every kind's suits are alike, few
+#: where the shoe is depleted unevenly (whether code prefixes or codes are counted barely matters). Measured on 8
+#: decks, 1.66 M rounds, wall seconds (full shoe / one card removed / 0-3 cards of each rank and suit removed):
+#: ``poker(all) == flush`` (drive 4) 0.5 / 0.5 / 5.7; ``poker(banker) > poker(player)`` (16) 1.7 / 0.7 / 22.9, code
+#: prefixes on 6 decks, 19 cards removed, 21.9; ``P1.suit == B1.suit and P2.suit == B2.suit and poker(all) ==
+#: flush`` (111) 15.7 / 78 / 133.
+SECONDS_PER_ROUND = 3e-7
+SECONDS_PER_DRIVE = 1.2e-7
+#: ... and where no context is remembered (every kind's suits its own).
+WORST_SECONDS_PER_DRIVE = 1.7e-6
+
+
+def _uneven(kind_of: np.ndarray, slot_of: np.ndarray, n_kinds: int, shoe) -> float:
+    """How unevenly the shoe's suits are spread over its kinds: 0 where all alike, 1 where each kind's are its own.
+
+    The square root of the share of kinds whose suit distribution differs from the commonest one.
+    """
+    if shoe is None or n_kinds < 2:
+        return 0.0
+    by_suit = np.zeros((n_kinds, N_SUITS), np.int64)
+    np.add.at(by_suit, (kind_of, slot_of), np.asarray(shoe, np.int64).reshape(-1))
+    counts = np.unique(by_suit, axis=0, return_counts=True)[1]
+    return float(np.sqrt((n_kinds - counts.max()) / (n_kinds - 1)))
 
 
 class RankwiseCost(NamedTuple):
@@ -138,7 +157,8 @@ class RankwiseCost(NamedTuple):
     bytes : int
         Peak bytes: each thread's remembered distributions and output, for ``threads`` threads.
     seconds : float
-        CPU-seconds on a shoe whose suits are equally represented (contexts mostly remembered).
+        CPU-seconds on the shoe given (on one whose suits are equally represented where none is: contexts mostly
+        remembered; towards :attr:`worst_seconds` as the shoe is depleted unevenly).
     worst_seconds : float
         CPU-seconds where no context is remembered (a shoe depleted unevenly, every kind's suits its own).
     """
@@ -172,10 +192,11 @@ def _rounds(points: np.ndarray) -> int:
     return int(rounds)
 
 
-def rankwise_cost(atoms: tuple, outcomes: str, threads: int = 2) -> RankwiseCost:
+def rankwise_cost(atoms: tuple, outcomes: str, threads: int = 2, shoe=None) -> RankwiseCost:
     """What counting a group by rank costs: rounds, values of a suit distribution, bytes and seconds.
 
-    Read off the group's layout alone (no shoe, nothing allocated but the layout's small tables).
+    Read off the group's layout and the shoe's counts by rank and suit (``shoe``, ``(13, 4)``; None: one whose
+    suits are equally represented); nothing allocated but the layout's small tables.
     """
     (kind_of, slot_of, first_rank, by_kind, varies, none_class, hand_over, hand_suits, atom_term, *_rest
      ) = rankwise_layout(tuple(atoms), outcomes)
@@ -184,13 +205,15 @@ def rankwise_cost(atoms: tuple, outcomes: str, threads: int = 2) -> RankwiseCost
     values = 1
     for p in range(len(POSITIONS)):  # what the suits of a position can tell apart
         values *= max(1, max(len(np.unique(by_kind[p, k])) for k in range(n_kinds)))
-    values *= 2 ** int((hand_suits >= 0).sum()) * (8 if outcomes == "codes" else 1)
-    values = min(values, 4 ** len(POSITIONS))
+    suit_hands = 2 ** int((hand_suits >= 0).sum())
+    drive = suit_hands ** 2 * min(values, 4 ** len(POSITIONS)) ** 0.6
+    values = min(values * suit_hands * (8 if outcomes == "codes" else 1), 4 ** len(POSITIONS))
     n_outcomes = N_CODES if outcomes == "codes" else N_PREFIXES
     rows = min(2 ** len(atoms), 1 << 20)
     memo = 8 * (4 * (1 << 12) + (1 << 12) + 2 * (1 << 16) + 2 * (1 << 14) * (9 + hand_over.shape[0])
                 + (1 << 15) + 3 * (1 << 16) + 2 * min(1 << (len(atoms) + 1), 1 << 21))
     output = 8 * rows * n_outcomes
-    typical = rounds * SECONDS_PER_ROUND + rounds * min(values, 4) * SECONDS_PER_VALUE
-    return RankwiseCost(n_kinds, rounds, values, threads * (memo + 2 * output) + output, typical,
-                        rounds * (SECONDS_PER_ROUND + values * SECONDS_PER_VALUE))
+    typical = rounds * (SECONDS_PER_ROUND + drive * SECONDS_PER_DRIVE)
+    worst = rounds * (SECONDS_PER_ROUND + drive * WORST_SECONDS_PER_DRIVE)
+    seconds = typical + (worst - typical) * _uneven(kind_of, slot_of, n_kinds, shoe)
+    return RankwiseCost(n_kinds, rounds, values, threads * (memo + 2 * output) + output, seconds, worst)

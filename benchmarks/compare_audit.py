@@ -8,6 +8,7 @@ Each tree runs ``audit simulate`` (every anomaly, Parquet and CSV), ``audit impo
 compared column by column, and the two JSON reports value by value: every finding, flag, p-value and figure must be
 equal; a float may differ only by round-off (relative 1e-12), which summing the same numbers in another order (SQL
 ``GROUP BY`` against ``np.bincount``) gives. Prints each difference and a summary; exits 1 when any differs.
+Both trees run with one ``PYTHONHASHSEED``, so that an order taken from a set of text is the same in both.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ ROUND_OFF = 1e-12
 
 
 def _audit(tree: Path, work: Path, args: list[str]) -> str:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0"}
     done = subprocess.run([sys.executable, "-m", "baccarat_sim.audit", *args], cwd=work, env=env,
                           capture_output=True, text=True)
     if done.returncode != 0:

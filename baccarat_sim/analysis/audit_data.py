@@ -211,9 +211,11 @@ def _read_bets(cursor, rounds: dict) -> dict:
         bets.update({key: np.zeros(0) for key in ("stake", "net")})
         return bets
     n = cursor.sql("SELECT count(*) FROM bets").fetchall()[0][0]
+    # The bets are the audit's largest arrays: codes and rows in the smallest integers that hold them (a bet
+    # code below 2**15, a player below 2**31; the analyses widen to int64 where they combine them into keys).
     bets.update({"seat": np.empty(n, np.int16), "stake": np.empty(n), "net": np.empty(n),
-                 "bet_code": np.empty(n, np.int64), "player_code": np.empty(n, np.int64),
-                 "row": np.empty(n, np.int64)})
+                 "bet_code": np.empty(n, np.int16), "player_code": np.empty(n, np.int32),
+                 "row": np.empty(n, np.int32 if n_rounds < 2**31 else np.int64)})
     position_of_rid = np.full(int(rounds["rid"].max()) + 2, -1, np.int64)
     position_of_rid[rounds["rid"]] = np.arange(n_rounds)
     table_names = pa.array(rounds["table_names"].tolist(), pa.string())

@@ -79,7 +79,9 @@ class AuditData:
         """The indexes of the bets on ``bet_id`` in rounds of rule set ``rule_id``, in the bets' order."""
         if "_by_bet" not in self.bets:
             rule_names, bet_names = list(self.rounds["rule_names"]), list(self.bets["bet_names"])
-            key = self.rounds["rule_code"][self.bets["row"]] * max(1, len(bet_names)) + self.bets["bet_code"]
+            # In 32 bits (rule sets x bets is small): the key and its sort are a year of bets long.
+            key = (self.rounds["rule_code"].astype(np.int32)[self.bets["row"]] * np.int32(max(1, len(bet_names)))
+                   + self.bets["bet_code"])
             order = np.argsort(key, kind="stable")
             starts = np.searchsorted(key[order], np.arange(len(rule_names) * max(1, len(bet_names)) + 1))
             self.bets["_by_bet"] = {(r, b): order[starts[i * len(bet_names) + j]:starts[i * len(bet_names) + j + 1]]

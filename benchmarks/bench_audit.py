@@ -50,6 +50,7 @@ def main() -> int:
     parser.add_argument("--rounds-per-day", type=int, default=1000)
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_audit.json"))
     options = parser.parse_args()
+    load_at_start = os.getloadavg()
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         stages = {"simulate": _stage(["simulate", "--tables", str(options.tables), "--days", str(options.days),
@@ -69,7 +70,7 @@ def main() -> int:
         "extrapolated_1e7_wall_s": round(import_and_audit * scale, 1),
         "target": "import and full audit of 1e7 rounds in at most 60 s and 2 GB on 2 cores",
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-                    "load_average": os.getloadavg()},
+                    "load_average_start": load_at_start, "load_average_end": os.getloadavg()},
     }
     Path(options.out).write_text(json.dumps(figures, indent=2) + "\n")
     print(json.dumps(figures, indent=2))

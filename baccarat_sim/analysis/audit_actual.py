@@ -31,6 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..engines.exact import exact_histogram
+from ..model.cards import N_SUITS
 from ..model.codes import decode
 from ..model.rules import Rules
 from .audit_data import AuditData, unique_inverse
@@ -159,6 +160,18 @@ def _chi_square(observed: np.ndarray, probabilities: np.ndarray, correction: flo
     return statistic, dof, chi_square_sf(statistic, dof)
 
 
+def _card_counts(cards: np.ndarray, rows: np.ndarray, block: int = 1 << 20) -> np.ndarray:
+    """How many times each card id was dealt in ``rows``.
+
+    A block of rounds at a time: a year's cards as int64 indexes are gigabytes.
+    """
+    counts = np.zeros(13 * N_SUITS, np.int64)
+    for first in range(0, len(rows), block):
+        dealt = cards[rows[first:first + block]].reshape(-1)
+        counts += np.bincount(dealt[dealt >= 0], minlength=13 * N_SUITS)
+    return counts
+
+
 def _round_tests(data: AuditData, rules: Rules, rule_id: str) -> list[dict]:
     mine = np.flatnonzero(data.of_rule(rule_id) & (data.resolved.misdeal == 0))
     if not mine.size:
@@ -179,11 +192,9 @@ def _round_tests(data: AuditData, rules: Rules, rule_id: str) -> list[dict]:
         statistic, dof, p = _chi_square(np.bincount(classes[chosen], minlength=12).astype(float), class_probabilities)
         out.append({"rule_set": rule_id, "test": "outcomes", "by": "all" if group == "all" else "month",
                     "group": group, "rounds": int(chosen.sum()), "statistic": statistic, "dof": dof, "p": p})
-        cards = data.rounds["cards"][rows].reshape(-1)
-        cards = cards[cards >= 0]
-        for test, values, size in (("ranks", cards // 4, 13), ("suits", cards % 4, 4)):
-            statistic, dof, p = _chi_square(np.bincount(values, minlength=size).astype(float), np.full(size, 1 / size),
-                                            1 - dealt_share)
+        by_card = _card_counts(data.rounds["cards"], rows).reshape(13, N_SUITS)  # card id: rank * 4 + suit
+        for test, counted, size in (("ranks", by_card.sum(axis=1), 13), ("suits", by_card.sum(axis=0), N_SUITS)):
+            statistic, dof, p = _chi_square(counted.astype(float), np.full(size, 1 / size), 1 - dealt_share)
             out.append({"rule_set": rule_id, "test": test, "by": "all" if group == "all" else "month",
                         "group": group, "rounds": int(chosen.sum()), "statistic": statistic, "dof": dof, "p": p})
         fields = decode(data.resolved.code[rows])

@@ -207,7 +207,8 @@ def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> tu
     tests = []
     untested = 0
     day_of = data.rounds["day"][bets["row"]]
-    side_ids = {bet for by_bet in countable.values() for bet in by_bet}
+    # Sorted: a set of text is iterated in an order that changes from one process to the next (hash seeds).
+    side_ids = sorted({bet for by_bet in countable.values() for bet in by_bet})
     if not side_ids:
         return tests, 0
     code_of = {str(name): k for k, name in enumerate(bets["bet_names"])}

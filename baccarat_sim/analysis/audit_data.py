@@ -79,7 +79,9 @@ class AuditData:
         """The indexes of the bets on ``bet_id`` in rounds of rule set ``rule_id``, in the bets' order."""
         if "_by_bet" not in self.bets:
             rule_names, bet_names = list(self.rounds["rule_names"]), list(self.bets["bet_names"])
-            key = self.rounds["rule_code"][self.bets["row"]] * max(1, len(bet_names)) + self.bets["bet_code"]
+            # In 32 bits (rule sets x bets is small): the key and its sort are a year of bets long.
+            key = (self.rounds["rule_code"].astype(np.int32)[self.bets["row"]] * np.int32(max(1, len(bet_names)))
+                   + self.bets["bet_code"])
             order = np.argsort(key, kind="stable")
             starts = np.searchsorted(key[order], np.arange(len(rule_names) * max(1, len(bet_names)) + 1))
             self.bets["_by_bet"] = {(r, b): order[starts[i * len(bet_names) + j]:starts[i * len(bet_names) + j + 1]]
@@ -87,8 +89,8 @@ class AuditData:
         return self.bets["_by_bet"].get((rule_id, bet_id), np.zeros(0, np.int64))
 
 
-def _fetch(connection, sql: str) -> dict:
-    return {key: np.asarray(value) for key, value in connection.execute(sql).fetchnumpy().items()}
+#: Rows of a query fetched at a time: a batch of Arrow columns lives only while it is copied into the arrays.
+BATCH_ROWS = 1 << 19
 
 
 def _integers(column, fill: int, dtype=np.int64) -> np.ndarray:
@@ -98,13 +100,155 @@ def _integers(column, fill: int, dtype=np.int64) -> np.ndarray:
     return np.asarray(pc.fill_null(column, fill).to_numpy(), dtype)
 
 
-def _encoded(column) -> tuple[np.ndarray, np.ndarray]:
-    """An Arrow text column as (codes, distinct values as fixed-width text)."""
+class _Encoder:
+    """A text column, batch by batch, as codes into its distinct values in the order they first appear.
+
+    The codes are those :func:`pyarrow.compute.dictionary_encode` gives the whole column at once: a batch's own
+    dictionary is in first-appearance order, and its values new to the column get the next codes in that order.
+    """
+
+    def __init__(self):
+        self.index: dict = {}
+
+    def codes(self, column) -> np.ndarray:
+        """The codes of one batch's column."""
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(column)
+        known = np.array([self.index.setdefault(v, len(self.index)) for v in encoded.dictionary.to_pylist()],
+                         np.int64)
+        return known[np.asarray(encoded.indices.to_numpy(), np.int64)] if len(known) else \
+            np.zeros(len(column), np.int64)
+
+    def names(self) -> np.ndarray:
+        """The distinct values, as fixed-width text."""
+        return np.array(list(self.index) if self.index else [], dtype=str)
+
+
+def _batches(cursor, sql: str, params: list):
+    """The query's result as Arrow record batches of at most :data:`BATCH_ROWS` rows, and where each starts."""
+    at = 0
+    for batch in cursor.sql(sql, params=params).to_arrow_reader(BATCH_ROWS):
+        yield at, batch
+        at += batch.num_rows
+
+
+def _first_appearance(codes: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``codes`` and ``names`` renumbered so that the codes are in the order the values first appear in ``codes``."""
+    first = np.full(len(names), len(codes), np.int64)
+    np.minimum.at(first, codes, np.arange(len(codes)))
+    order = np.argsort(first, kind="stable")
+    renumber = np.empty(len(names), np.int64)
+    renumber[order] = np.arange(len(names))
+    return renumber[codes], names[order]
+
+
+def _text_rank(names: np.ndarray) -> np.ndarray:
+    """Each distinct text's place in DuckDB's order of text (by bytes of UTF-8: numpy's order of code points)."""
+    rank = np.empty(len(names), np.int64)
+    rank[np.argsort(names, kind="stable")] = np.arange(len(names))
+    return rank
+
+
+def _read_rounds(cursor, clause: str, params: list) -> dict:
+    """The rounds, sorted by table, shoe and round, streamed into their arrays.
+
+    Small integer types: a year of rounds and bets must fit in memory beside the analyses' temporaries. Read in
+    the database's order (a stream: DuckDB sorting a year of rounds held them all, and more, at once),
+    then sorted here by one integer key; the text columns' codes are then renumbered in the order their values
+    first appear, as reading them sorted would give.
+    """
+    n = cursor.sql(f"SELECT count(*) FROM rounds{clause}", params=params).fetchall()[0][0]
+    kinds = {"rid": np.int64, "round": np.int32, "turned": np.int8, "burned": np.int16, "cut": np.int16}
+    rounds = {key: np.empty(n, dtype) for key, dtype in kinds.items()}
+    rounds.update({f"{key}_code": np.empty(n, np.int64) for key in ("table", "shoe", "rule")})
+    rounds["day"] = np.empty(n, "datetime64[D]")
+    rounds["cards"] = np.empty((n, 6), np.int8)
+    encoders = {key: _Encoder() for key in ("table", "shoe", "rule")}
+    sql = (f"SELECT rid, table_id, shoe, rule_set, round, day, {', '.join(CARD_COLUMNS)}, turned, burned, cut "
+           f"FROM rounds{clause}")
+    for at, batch in _batches(cursor, sql, params):
+        part = slice(at, at + batch.num_rows)
+        for key, dtype in kinds.items():
+            rounds[key][part] = _integers(batch.column(key), -1, dtype)
+        for column, key in (("table_id", "table"), ("shoe", "shoe"), ("rule_set", "rule")):
+            rounds[f"{key}_code"][part] = encoders[key].codes(batch.column(column))
+        rounds["day"][part] = batch.column("day").to_numpy(zero_copy_only=False).astype("datetime64[D]")
+        for k, column in enumerate(CARD_COLUMNS):
+            rounds["cards"][part, k] = _integers(batch.column(column), -1, np.int8)
+    for key, encoder in encoders.items():
+        rounds[f"{key}_names"] = encoder.names()
+    if n:
+        tables, shoes = _text_rank(rounds["table_names"]), _text_rank(rounds["shoe_names"])
+        low = int(rounds["round"].min())
+        span = int(rounds["round"].max()) - low + 1
+        key = (tables[rounds["table_code"]] * len(shoes) + shoes[rounds["shoe_code"]]) * span \
+            + (rounds["round"] - low)
+        order = np.argsort(key, kind="stable")
+        del key
+        for column in [k for k in rounds if not k.endswith("_names")]:
+            rounds[column] = rounds[column][order]
+        del order
+        for key in ("table", "shoe", "rule"):
+            rounds[f"{key}_code"], rounds[f"{key}_names"] = _first_appearance(rounds[f"{key}_code"],
+                                                                               rounds[f"{key}_names"])
+    return rounds
+
+
+def _read_bets(cursor, rounds: dict) -> dict:
+    """The bets of the rounds read, streamed into their arrays; ``row`` is the bet's round's row in ``rounds``.
+
+    Read in the database's order (the order the bet files listed them) without a join: the rounds are already in
+    memory, and a bet's round and table are looked up there; a bet of a round outside the days read is skipped.
+    (Through a join, the bets came in an order that changed with DuckDB's threads, and so did the advantage-play
+    figures that depend on it: the permutation tests and the order of ties.)
+    """
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(column.combine_chunks())
-    names = encoded.dictionary.to_pylist()
-    return np.asarray(encoded.indices.to_numpy(), np.int64), np.array(names if names else [], dtype=str)
+    n_rounds = len(rounds["rid"])
+    bets = {"bet_names": np.zeros(0, str), "player_names": np.zeros(0, object)}
+    if not n_rounds:
+        bets.update({key: np.zeros(0, np.int64) for key in ("seat", "bet_code", "player_code", "row")})
+        bets.update({key: np.zeros(0) for key in ("stake", "net")})
+        return bets
+    n = cursor.sql("SELECT count(*) FROM bets").fetchall()[0][0]
+    # The bets are the audit's largest arrays: codes and rows in the smallest integers that hold them (a bet
+    # code below 2**15, a player below 2**31; the analyses widen to int64 where they combine them into keys).
+    bets.update({"seat": np.empty(n, np.int16), "stake": np.empty(n), "net": np.empty(n),
+                 "bet_code": np.empty(n, np.int16), "player_code": np.empty(n, np.int32),
+                 "row": np.empty(n, np.int32 if n_rounds < 2**31 else np.int64)})
+    position_of_rid = np.full(int(rounds["rid"].max()) + 2, -1, np.int64)
+    position_of_rid[rounds["rid"]] = np.arange(n_rounds)
+    table_names = pa.array(rounds["table_names"].tolist(), pa.string())
+    # Bets and players as codes: bet_code indexes bet_names; player_code indexes player_names, a player being the
+    # logged id or else the table and seat.
+    encoders = {"bet": _Encoder(), "player": _Encoder()}
+    filled = 0
+    for _, batch in _batches(cursor, "SELECT rid, seat, stake, net, bet, nullif(player, '') AS player FROM bets",
+                             []):
+        rids = np.minimum(_integers(batch.column("rid"), 0), len(position_of_rid) - 1)
+        rows = position_of_rid[rids]
+        keep = rows >= 0
+        if not keep.all():
+            batch = batch.filter(pa.array(keep))
+            rows = rows[keep]
+        part = slice(filled, filled + batch.num_rows)
+        filled += batch.num_rows
+        bets["row"][part] = rows
+        bets["seat"][part] = _integers(batch.column("seat"), 0, np.int16)
+        for key in ("stake", "net"):
+            bets[key][part] = batch.column(key).to_numpy(zero_copy_only=False)
+        bets["bet_code"][part] = encoders["bet"].codes(batch.column("bet"))
+        seat_of = pc.binary_join_element_wise(table_names.take(pa.array(rounds["table_code"][rows])),
+                                              pc.cast(batch.column("seat"), pa.string()), " seat ")
+        bets["player_code"][part] = encoders["player"].codes(pc.coalesce(batch.column("player"), seat_of))
+    if filled < n:
+        for key in ("seat", "stake", "net", "bet_code", "player_code", "row"):
+            bets[key] = bets[key][:filled].copy()
+    bets["bet_names"] = encoders["bet"].names()
+    bets["player_names"] = encoders["player"].names().astype(object)
+    return bets
 
 
 def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=None) -> AuditData:
@@ -117,48 +261,17 @@ def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=No
         where.append("day <= ?")
         params.append(until)
     clause = (" WHERE " + " AND ".join(where)) if where else ""
-    # Read through Arrow: a text column is dictionary-encoded there (codes into its distinct values), and numpy
-    # gets the codes and fixed-width text, never a Python object per row.
+    # Read through Arrow, a batch at a time: a text column is dictionary-encoded there (codes into its distinct
+    # values), and numpy gets the codes and fixed-width text, never a Python object per row.
     reader = connection.cursor()  # a fresh cursor: no earlier result of the connection is left unfinished
-    raw = reader.sql(
-        f"SELECT rid, table_id, shoe, rule_set, round, day, {', '.join(CARD_COLUMNS)}, turned, burned, cut "
-        f"FROM rounds{clause} ORDER BY table_id, shoe, round", params=params).to_arrow_table()
-    n = raw.num_rows
-    # Small integer types: a year of rounds and bets must fit in memory beside the analyses' temporaries.
-    rounds = {key: _integers(raw.column(key), -1, dtype) for key, dtype in (
-        ("rid", np.int64), ("round", np.int32), ("turned", np.int8), ("burned", np.int16), ("cut", np.int16))}
-    for column, key in (("table_id", "table"), ("shoe", "shoe"), ("rule_set", "rule")):
-        rounds[f"{key}_code"], rounds[f"{key}_names"] = _encoded(raw.column(column))
-    rounds["day"] = raw.column("day").to_numpy().astype("datetime64[D]")
-    rounds["cards"] = np.stack([_integers(raw.column(c), -1, np.int8) for c in CARD_COLUMNS], axis=1) if n else \
-        np.zeros((0, 6), np.int8)
-    del raw
+    rounds = _read_rounds(reader, clause, params)
+    n = len(rounds["rid"])
     shoe_start = np.ones(n, bool)
     if n:
         shoe_start[1:] = ((rounds["table_code"][1:] != rounds["table_code"][:-1])
                           | (rounds["shoe_code"][1:] != rounds["shoe_code"][:-1]))
     resolved = resolve_rounds(rounds["cards"])
-    # Bets and players as codes: bet_code indexes bet_names; player_code indexes player_names, a player being the
-    # logged id or else the table and seat.
-    player = "coalesce(nullif(b.player, ''), r.table_id || ' seat ' || b.seat)"
-    source = f"FROM bets b JOIN rounds r ON r.rid = b.rid{clause.replace('day', 'r.day')}"
-    bets = {"bet_names": np.zeros(0, str), "player_names": np.zeros(0, object)}
-    if n:
-        bet_raw = reader.sql(f"SELECT b.rid, b.seat, b.stake, b.net, b.bet, {player} AS player {source}",
-                                 params=params).to_arrow_table()
-        bets["seat"] = _integers(bet_raw.column("seat"), 0, np.int16)
-        rids = _integers(bet_raw.column("rid"), 0)
-        bets.update({key: bet_raw.column(key).to_numpy() for key in ("stake", "net")})
-        bets["bet_code"], bets["bet_names"] = _encoded(bet_raw.column("bet"))
-        bets["player_code"], names = _encoded(bet_raw.column("player"))
-        bets["player_names"] = names.astype(object)
-        position_of_rid = np.full(int(rounds["rid"].max()) + 1, -1, np.int64)
-        position_of_rid[rounds["rid"]] = np.arange(n)
-        bets["row"] = position_of_rid[rids]
-        del rids, position_of_rid, bet_raw
-    else:
-        bets.update({key: np.zeros(0, np.int64) for key in ("seat", "bet_code", "player_code", "row")})
-        bets.update({key: np.zeros(0) for key in ("stake", "net")})
+    bets = _read_bets(reader, rounds)
     results_raw = connection.execute(
         f"SELECT table_id, day, shift, drop_amount, win, coalesce(handle, 'nan'::DOUBLE) AS handle FROM results"
         f"{clause} ORDER BY day, table_id, shift", params).fetchnumpy()

@@ -49,15 +49,23 @@ def integrity_findings(data: AuditData) -> list[dict]:
     return sorted(findings, key=lambda f: (order[f["check"]], f["table"], f["shoe"], f["round"] or 0))
 
 
+#: Rounds whose cards are counted at a time.
+COUNT_BLOCK = 1 << 20
+
+
 def _card_counts(data: AuditData, rules, mine: np.ndarray) -> list[dict]:
     cards = data.rounds["cards"]
     shoe = shoe_number(data.shoe_start)
     with_turned = np.concatenate([cards, data.rounds["turned"][:, None]], axis=1)
     rows = np.flatnonzero(mine)
-    dealt = with_turned[rows]
-    present = dealt >= 0
-    keys = shoe[rows][:, None] * 52 + np.where(present, dealt, 0)
-    counts = np.bincount(keys[present], minlength=0)
+    # Each shoe's count of each card, a block of rounds at a time: the (rounds x 7) keys of a year are gigabytes.
+    counts = np.zeros((int(shoe[rows[-1]]) + 1 if rows.size else 0) * 52, np.int64)
+    for first in range(0, rows.size, COUNT_BLOCK):
+        block = rows[first:first + COUNT_BLOCK]
+        dealt = with_turned[block]
+        present = dealt >= 0
+        keys = shoe[block][:, None] * 52 + np.where(present, dealt, 0)
+        counts += np.bincount(keys[present], minlength=counts.size)
     held = rules.shoe.decks
     over = np.flatnonzero(counts > held)
     found = []

@@ -96,7 +96,7 @@ from baccarat_sim.model.rules import load_rules
 started = time.perf_counter()
 rules = load_rules(sys.argv[1])
 try:
-    check_eor_cost(rules, rules.shoe)
+    check_eor_cost(rules)
 except InvalidRules:
     print(f"REFUSED {time.perf_counter() - started:.3f}")
 '''

@@ -308,8 +308,9 @@ def effect_of_removal(rules: Rules, shoe=None, bets=None, progress=None) -> Effe
     ------
     InvalidRules
         Before any pricing, where the cost model puts the pricings together beyond
-        the time limit (``MAX_PLAN_SECONDS`` of ``baccarat_sim.limits``; or one of them beyond the memory limit): one line naming the
-        file, the costliest bet and the predicted cost.
+        the time limit (``MAX_PLAN_SECONDS`` of ``baccarat_sim.limits``; or one of
+        them beyond the memory limit): one line naming the file, the costliest bet
+        and the predicted cost.
 
     Examples
     --------

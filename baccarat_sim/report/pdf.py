@@ -36,9 +36,18 @@ def _s(text) -> str:
     return '"' + "".join(out) + '"'
 
 
+def _rich(text) -> str:
+    """Plain text as Typst markup; spans between backticks (rule files' ids and conditions) set as code."""
+    pieces = str(text).split("`")
+    if len(pieces) % 2 == 0:  # an unmatched backtick: the text as written
+        pieces = [str(text)]
+    # Even pieces are plain text, odd ones were between backticks.
+    return "".join(f"#raw({_s(piece)})" if i % 2 else f"#{_s(piece)}" for i, piece in enumerate(pieces) if piece)
+
+
 def _p(text) -> str:
     """A paragraph of plain text."""
-    return f"#{_s(text)}\n\n"
+    return _rich(text) + "\n\n"
 
 
 def _num(value, spec: str = ".4f") -> str:
@@ -261,8 +270,8 @@ def typst_source(data: dict, images: dict) -> str:
                   f"{data['monte_carlo']['seed']}; "
                   + ("every bet passes." if data["monte_carlo"]["passed"] else "a bet FAILED.")))
     out.append(_heading(1, "Dealing assumptions"))
-    out += [f"- #{_s(line)}\n" for line in data["dealing"]["statements"]]
-    out += [f"- #{_s(line)}\n" for line in rules["assumptions"]]
+    out += [f"- {_rich(line)}\n" for line in data["dealing"]["statements"]]
+    out += [f"- {_rich(line)}\n" for line in rules["assumptions"]]
     out.append("\n")
     out += [_bet(bet, data, images) for bet in data["bets"]]
     out.append(_decks(data))
@@ -290,7 +299,7 @@ def typst_source(data: dict, images: dict) -> str:
     out.append(_table(("item", "value"), rows, ("left", "left"), size="7pt"))
     if data["notes"]:
         out.append(_heading(2, "Notes"))
-        out += [f"- #{_s(note)}\n" for note in data["notes"]]
+        out += [f"- {_rich(note)}\n" for note in data["notes"]]
     return "".join(out)
 
 

@@ -182,3 +182,14 @@ def test_card_level_payouts_are_checked(tmp_path):
     connection.close()
     assert [(f["check"], f["round"], f.get("difference")) for f in report.integrity] == [
         ("payout", 2, 70.0), ("payout", 3, -70.0)]
+
+
+def test_a_report_of_a_database_without_rounds_is_refused(tmp_path, capsys):
+    # A database the import created but filled with nothing (its file refused, or a results file alone) would
+    # otherwise be audited as a report of zeros that reads like a clean month.
+    db = tmp_path / "empty.duckdb"
+    open_database(db).close()
+    assert main(["report", "--db", str(db)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.endswith(f"--db: {db} holds no rounds; import round logs into it first "
+                         f"(audit import --db {db} FILE ...)")

@@ -208,6 +208,9 @@ def _run_report(args) -> int:
     try:
         resolve = _known_rules(connection, [])
         names = [r[0] for r in connection.execute("SELECT DISTINCT rule_set FROM rounds").fetchall()]
+        if not names:  # an audit of nothing would print a report of zeros, as if a month had been clean
+            raise UsageError(f"--db: {args.db} holds no rounds; import round logs into it first "
+                             f"(audit import --db {args.db} FILE ...)")
         rules_of = resolve(names)
         missing = [n for n in names if n not in rules_of]
         if missing:

@@ -75,11 +75,14 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                                    formatter_class=HelpFormatter)
     simulate.add_argument("--rules", default=DEFAULT_SIMULATED_RULES, metavar="NAME|PATH[,...]",
                           help="rule sets, given to the tables in turn (each table deals from a shoe)")
-    simulate.add_argument("--tables", type=positive_int("tables", 1, 1000), default=4, metavar="N")
-    simulate.add_argument("--days", type=positive_int("days", 1, 3660), default=30, metavar="D")
+    simulate.add_argument("--tables", type=positive_int("tables", 1, 1000), default=4, metavar="N",
+                          help="tables on the floor, 1 to 1000 (default: 4)")
+    simulate.add_argument("--days", type=positive_int("days", 1, 3660), default=30, metavar="D",
+                          help="gaming days, 1 to 3660 (default: 30)")
     simulate.add_argument("--rounds-per-day", type=positive_int("rounds-per-day", 1, 100_000), default=400,
                           metavar="R", help="rounds a table deals a day (whole shoes, nearest)")
-    simulate.add_argument("--start", type=_date, default=datetime.date(2026, 1, 1), metavar="YYYY-MM-DD")
+    simulate.add_argument("--start", type=_date, default=datetime.date(2026, 1, 1), metavar="YYYY-MM-DD",
+                          help="the first gaming day (default: 2026-01-01)")
     simulate.add_argument("--anomalies", default="", metavar="KIND[,...]|all",
                           help="inject one of each: counter, team, misdeal, payout, commission, stacked, late-cut, "
                                "bad-burn")

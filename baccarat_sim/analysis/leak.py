@@ -75,6 +75,7 @@ from .leak_value import (
     SIT_OUT,
     LeakResult,
     PatternResult,
+    card_level_leak,
     exposed_card,
     in_round_table,
     leak_value,
@@ -175,7 +176,8 @@ def optimal_sort(rules: Rules, positions=("P1", "B1", "P2", "B2"), shoe=None, to
     composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
     lines = settlement_lines(rules)
     classes = each("value").card_classes()
-    table = in_round_table(composition, positions, classes, lines, 10)
+    cards = card_level_leak(rules, positions, classes, 10, lines, [composition])
+    table = in_round_table(composition, positions, classes, lines, 10, cards)
     total = int(table[:, lines.first_bet_columns].sum())
     numerators = table.astype(float) @ lines.scaled.astype(float)  # screening only
     digits = _value_digits(len(positions))

@@ -248,8 +248,9 @@ def suit_symmetries(atoms) -> tuple[tuple[int, ...], ...]:
     codes never tell suits apart), so one of them is priced for both.
     """
     atoms = tuple(atoms)
-    return tuple(permutation for permutation in itertools.permutations(range(N_SUITS))
-                 if all(_atom_invariant(atom, _suit_map(permutation)) for atom in atoms))
+    identity, *others = itertools.permutations(range(N_SUITS))
+    return (identity, *(permutation for permutation in others
+                        if all(_atom_invariant(atom, _suit_map(permutation)) for atom in atoms)))
 
 
 def reads_suits(atoms) -> bool:

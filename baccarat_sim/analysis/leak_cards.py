@@ -45,10 +45,12 @@ import numpy as np
 from ..engines.budget import check_exact_cost
 from ..engines.detail import rules_detail, weights_by_bits
 from ..errors import InputError, InternalError
+from ..limits import MAX_PLAN_SECONDS
 from ..model.atoms import Atom
 from ..model.cardlevel import N_CARD_VALUES
 from ..model.cards import N_CARD_IDS, N_SUITS
 from ..model.codes import N_SUFFIXES, cards_used_of
+from ..model.cost import exact_cost
 from ..model.detail import CardDetail, FactoredDetail
 from ..model.rules import Rules
 from .eor import suit_symmetries
@@ -65,6 +67,8 @@ _ROUND_SIZES = (4, 5, 6)
 #: 8 decks, ``poker(banker) > poker(player)``: P1 by point value (10 patterns) 0.8 s, typical 1.8 s; P1 by card
 #: 47 s, worst 52 s; a flush bet with B1, C5, C6 by point value (1,000 patterns) 128 s, worst 42 s a thread.
 REMEMBERED_PATTERNS = 100
+#: Pricings are counted until their predicted time passes this many times the limit (a refusal stays quick).
+_COUNTED_PAST = 10
 
 
 def _undealt(position: str, cards_used: int) -> bool:
@@ -277,10 +281,13 @@ class CardLevelLeak:
             if multiplier:
                 yield Pricing(taken.reshape(13, N_SUITS), sizes, multiplier, divisor, offset)
 
-    def check_cost(self, rules: Rules, shoes) -> None:
+    def check_cost(self, rules: Rules, shoes, seen=None) -> None:
         """Refuse, before any count, pricings that the cost model puts beyond the limits (one line, the bet named).
 
-        ``shoes``: the shoes the round is dealt from (one, or one per card off the round it can follow).
+        ``shoes``: the shoes the round is dealt from (one, or one per card off the round it can follow);
+        ``seen``: every observed position, for the message (default: those of the round). The pricings are
+        counted until their predicted time passes ten times the limit, so that a refusal takes well under a
+        second.
 
         Raises
         ------
@@ -289,17 +296,22 @@ class CardLevelLeak:
         """
         if not self.groups:
             return
-        shoes = list(shoes)
-        keys, shorter = set(), None
-        for shoe in shoes:
-            for pricing in self.pricings(shoe):
-                keys.add((self.key(pricing.shoe), pricing.sizes))
-                if shorter is None or pricing.shoe.sum() < shorter.sum():
-                    shorter = pricing.shoe
-        what = (f"its leak analysis ({self.n_patterns:,} observation patterns at "
-                f"{', '.join(self.positions) or 'no position'})")
         by_rank = self.classes.reshape(13, N_SUITS)
         remembered = self.n_patterns <= REMEMBERED_PATTERNS and bool((by_rank == by_rank[:, :1]).all())
+        keys, shorter, each_seconds, stopped = set(), None, None, False
+        for pricing in itertools.chain.from_iterable(self.pricings(shoe) for shoe in shoes):
+            keys.add((self.key(pricing.shoe), pricing.sizes))
+            if shorter is None or pricing.shoe.sum() < shorter.sum():
+                shorter = pricing.shoe
+            if each_seconds is None:
+                each_seconds = sum(exact_cost(group.atoms, group.outcomes, shoe=shorter, remembered=remembered).seconds
+                                   for group in self.groups)
+            if len(keys) * each_seconds > _COUNTED_PAST * MAX_PLAN_SECONDS:
+                stopped = True
+                break
+        seen = tuple(self.positions if seen is None else seen)
+        what = (f"its leak analysis ({self.n_classes ** len(seen):,} observation patterns at "
+                f"{', '.join(seen) or 'no position'})" + (" (its pricings counted to ten times the limit)" * stopped))
         check_exact_cost(rules, self.groups, pricings=len(keys), what=what, shoe=shorter, remembered=remembered,
                          advice="observe fewer positions or use coarser groups")
 

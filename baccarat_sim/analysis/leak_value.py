@@ -274,10 +274,11 @@ def in_round_table(composition, positions, classes, lines: SettlementLines, n_cl
 
 
 def card_level_leak(rules: Rules, positions, classes: np.ndarray, n_classes: int, lines: SettlementLines,
-                    shoes) -> CardLevelLeak | None:
+                    shoes, seen=None) -> CardLevelLeak | None:
     """The card-level bets' pricing by observation pattern (None without such bets), its cost checked first.
 
-    ``shoes``: every shoe the round can be dealt from (one, or one per card off the round).
+    ``positions``: the observed positions of the round; ``shoes``: every shoe the round can be dealt from (one,
+    or one per card off the round); ``seen``: every observed position, for a refusal's message.
 
     Raises
     ------
@@ -287,7 +288,7 @@ def card_level_leak(rules: Rules, positions, classes: np.ndarray, n_classes: int
     if not any(lines.card_level):
         return None
     cards = CardLevelLeak(rules, positions, classes, n_classes, lines.starts, lines.n_columns)
-    cards.check_cost(rules, shoes)
+    cards.check_cost(rules, shoes, seen)
     return cards
 
 
@@ -319,7 +320,7 @@ def _pattern_weights(rules: Rules, composition, positions, grouping: Grouping,
     if off and int(composition.sum()) - 1 < 6:
         raise InputError("shoe", "a card off the round leaves fewer than the six cards a round needs")
     shoes = [rest for _, _, rest in _shoes_without(composition)] if off else [composition]
-    cards = card_level_leak(rules, in_round, classes, n_classes, lines, shoes)
+    cards = card_level_leak(rules, in_round, classes, n_classes, lines, shoes, positions)
     if not off:
         table = in_round_table(composition, in_round, classes, lines, n_classes, cards)
         return in_keys, table.astype(object), int(table[:, lines.first_bet_columns].sum())

@@ -44,7 +44,7 @@ import numpy as np
 
 from ..engines.budget import check_exact_cost
 from ..engines.detail import rules_detail, weights_by_bits
-from ..errors import InputError, InternalError
+from ..errors import InputError, InternalError, InvalidRules
 from ..limits import MAX_PLAN_SECONDS
 from ..model.atoms import Atom
 from ..model.cardlevel import N_CARD_VALUES
@@ -230,6 +230,7 @@ class CardLevelLeak:
                             if bet.card_level and {a.text for a in bet.atoms} <= set(group.texts)))
             for group in groups)
         self.symmetries = suit_symmetries(atom for group in self.groups for atom in group.atoms)
+        self.path = rules.path
         self._decoded: dict = {}
 
     # ------------------------------------------------------------------ what is priced
@@ -349,7 +350,11 @@ class CardLevelLeak:
 
     def _add_group(self, group: LeakGroup, pricing: Pricing, table: np.ndarray) -> None:
         """Count one group on the pricing's shoe and add its bets' weights by pattern and pay-table line."""
-        bits, weights = weights_by_bits(group.atoms, pricing.shoe, group.outcomes)
+        try:
+            bits, weights = weights_by_bits(group.atoms, pricing.shoe, group.outcomes)
+        except ValueError as error:  # the count's own limits, on its real tables: one line naming the bets
+            bets = ", ".join(f"bets.{bet.id}" for bet, _ in group.bets)
+            raise InvalidRules("", f"{self.path}: {bets}: {error}") from None
         n_outcomes = weights.shape[1]
         prefixes = np.arange(n_outcomes) // (N_SUFFIXES if group.outcomes == "codes" else 1)
         weights = weights * np.isin(cards_used_of(prefixes), pricing.sizes)[None, :]

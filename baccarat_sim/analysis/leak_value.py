@@ -378,6 +378,12 @@ def leak_value(rules: Rules, positions=("P1",), grouping: Grouping | None = None
     -------
     LeakResult
 
+    Raises
+    ------
+    InvalidRules
+        Card-level bets (suits, colours, given ranks, poker values) whose pricings by observation pattern the
+        cost model puts beyond the limits, before any: one line naming the file, the bet and the predicted cost.
+
     Examples
     --------
     With no information the best action is to sit out:

@@ -35,7 +35,7 @@ ORACLE_BETS = (
         ("winner == tie", "push", lambda d: d.winner == "tie")),
     *(b for b in BET_SETS["first_four"] if b.id in ("colour_match", "p1_heart", "first_cards_same_suit")),
     *(b for b in BET_SETS["third_cards"] if b.id in ("b3_red", "p3_over_b3")),
-    *(b for b in BET_SETS["mixed"] if b.id in ("hearts_winner",)),
+    *(b for b in BET_SETS["mixed"] if b.id in ("hearts_winner", "red_player_pair")),  # a pair: every code
     *(b for b in BET_SETS["player_patterns"] if b.id in ("player_flush",)),
     bet("three_of_a_rank", ("kind(all) >= 3", "5:1",
                             lambda d: max(Counter(rank(c) for c in d.cards("all")).values()) >= 3)),

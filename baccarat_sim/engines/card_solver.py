@@ -175,8 +175,11 @@ class CardSolver:
                 general.append(rules.bet(bet_id))
             else:
                 self._first_four[bet_id] = form
-        #: The groups of the bets priced by the enumeration: ``(outcomes, atom texts)`` each.
-        self.groups = plan_groups(general)
+        #: The group of the bets priced by the enumeration, ``(outcomes, atom texts)``: one group (the kernel of a
+        #: counting run takes one), every outcome code counted where one of them reads a pair or the first cards.
+        groups = plan_groups(general)
+        self.groups = (("codes" if any(o == "codes" for o, _ in groups) else "prefixes",
+                        tuple(dict.fromkeys(t for _, texts in groups for t in texts))),) if groups else ()
         self._atoms = {atom.text: atom for bet in general for atom in bet.atoms}
         self._group_of = {bet.id: g for bet in general for g, (_, texts) in enumerate(self.groups)
                           if {a.text for a in bet.atoms} <= set(texts)}
@@ -236,13 +239,13 @@ class CardSolver:
                            net=_read_only(net), scale=_read_only(np.array(scales, np.int64)),
                            bet=_read_only(np.array([where[b] for b in members], np.int64)))
 
-    def tables(self, where: dict[str, int]) -> tuple[FirstFourTables, tuple | None]:
+    def tables(self, where: dict[str, int]) -> tuple[FirstFourTables | None, GroupTables | None]:
         """The kernel's tables of the bets in ``where`` (bet id to its index in the EV arrays).
 
         Returns
         -------
-        (FirstFourTables, tuple of GroupTables or None)
-            As :func:`baccarat_sim.kernels.card_solver.solve_cards` reads them (None: no group).
+        (FirstFourTables or None, GroupTables or None)
+            As :func:`baccarat_sim.kernels.card_solver.solve_cards` reads them (None: no such bet).
         """
         forms = [(b, f) for b, f in self._first_four.items() if b in where]
         first = np.cumsum([0, *[len(f.multisets) for _, f in forms]]).astype(np.int64)
@@ -253,9 +256,8 @@ class CardSolver:
             _read_only(np.concatenate([f.row for _, f in forms]) if forms else np.zeros(0, np.int64)),
             _read_only(np.array([f.scale for _, f in forms], np.int64)),
             _read_only(np.array([where[b] for b, _ in forms], np.int64)))
-        used = sorted({self._group_of[b] for b in where if b in self._group_of})
-        groups = tuple(self._group_tables(g, where) for g in used)
-        return first_four, (groups or None)
+        group = self._group_tables(0, where) if any(b in self._group_of for b in where) else None
+        return (first_four if forms else None), group
 
     def weights(self, shoe) -> dict[str, dict[Fraction, int]]:
         """Exact weight of each net result of each bet (ordered draws of the cards its kind reads)."""
@@ -285,8 +287,8 @@ class CardSolver:
     def ev_array(self, shoe) -> tuple[np.ndarray, np.ndarray]:
         """EV (float64) and exact sign of every bet, in :attr:`bet_ids` order, through the kernel a run calls."""
         composition = as_shoe(shoe)
-        first_four, groups = self.tables({b: i for i, b in enumerate(self.bet_ids)})
+        first_four, group = self.tables({b: i for i, b in enumerate(self.bet_ids)})
         n = len(self.bet_ids)
         ev, sign, solved = np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.bool_)
-        solve_cards(first_four, groups, composition, np.full(n, -np.inf), ev, sign, solved)
+        solve_cards(first_four, group, composition, np.full(n, -np.inf), ev, sign, solved)
         return ev, sign

@@ -14,11 +14,12 @@ a round only counts the cards left into them. Two ways, by what a bet reads:
     the ``C(K + 3, 4)`` monomials ``FF(M)`` (each coefficient: the bet's
     scaled net summed over the class sequences of ``M``), exact on any shoe.
 ``group``
-    Any other card-level bet: the exact card-detail enumeration of its group
-    of atoms, by card (the stage :func:`baccarat_sim.kernels.exact_detail.exact_detail_counts`
-    runs per pair of two-card totals, here all hundred in one thread),
-    on the cards left, its weights by (combination of local ids, outcome)
-    dotted with each bet's scaled net there.
+    Any other card-level bet: the exact card-detail enumeration of the group
+    of atoms of every such bet of the run, by card (the stage
+    :func:`baccarat_sim.kernels.exact_detail.exact_detail_counts` runs per pair
+    of two-card totals, here all hundred in one thread), on the cards left, its
+    weights by (combination of local ids, outcome) dotted with each bet's
+    scaled net there.
 
 Numerators are summed on 128 bits (:mod:`baccarat_sim.kernels.wide`): every
 sign is exact, and the EV is its float.
@@ -205,14 +206,15 @@ def group_evs(g, shoe, floor, ev_out, sign_out, solved_out):
 
 
 @jit
-def solve_cards(first_four, groups, shoe, floor, ev_out, sign_out, solved_out):
+def solve_cards(first_four, group, shoe, floor, ev_out, sign_out, solved_out):
     """Exact EV and sign of the card-level bets on the cards left, for the bets whose floor is below ``+inf``.
 
     Parameters
     ----------
-    first_four : FirstFourTables
-    groups : tuple of GroupTables or None
-        None: every bet is a ``first_four`` one (numba then compiles that path alone).
+    first_four : FirstFourTables or None
+    group : GroupTables or None
+        The bets priced by the enumeration, in one group. None: no such bets (numba compiles that path alone; a
+        parallel kernel takes a named tuple as an argument of its own, not inside another tuple).
     shoe : ndarray(int64, shape=(13, 4))
         Cards left per rank and suit.
     floor : ndarray(float64, shape=(n_bets,))
@@ -220,7 +222,7 @@ def solve_cards(first_four, groups, shoe, floor, ev_out, sign_out, solved_out):
     ev_out, sign_out, solved_out : ndarray(float64 / int64 / bool, shape=(n_bets,))
         Written for the bets solved only (a group's bets are solved together).
     """
-    first_four_evs(first_four, shoe, floor, ev_out, sign_out, solved_out)
-    if groups is not None:
-        for i in range(len(groups)):
-            group_evs(groups[i], shoe, floor, ev_out, sign_out, solved_out)
+    if first_four is not None:
+        first_four_evs(first_four, shoe, floor, ev_out, sign_out, solved_out)
+    if group is not None:
+        group_evs(group, shoe, floor, ev_out, sign_out, solved_out)

@@ -56,7 +56,7 @@ from .detail_tables import (
 from .rankwise_layout import rankwise_cost
 
 __all__ = ["Cost", "builder_cost", "card_kinds", "enumeration_cost", "exact_cost", "kernel_cost", "reach_cost",
-           "round_pricing_cost", "run_cost"]
+           "round_pricing_cost", "rounds_per_shoe_bound", "run_cost"]
 
 #: Seconds per cell of the exact builder's tables (numpy: each cell's poker values and atom bits, then the rows
 #: made unique): measured 2.4 us for ``poker(all) == flush`` (25.6 M cells in 60 s), 0.7 us for ``kind(all)``.
@@ -301,6 +301,16 @@ def round_pricing_cost(atoms, outcomes: str = "codes") -> Cost:
     states, combinations = _states(atoms, outcomes), _enumeration_sizes(atoms, outcomes)[1]
     enumeration = enumeration_cost(atoms, outcomes, states, combinations, lanes=1)
     return enumeration._replace(seconds=enumeration.seconds + combinations * _n_outcomes(outcomes) * DOT_SECONDS)
+
+
+#: Fewest cards a round takes on average over many shoes (4.94 at 8 decks; every deck count is within a
+#: hundredth): a shoe's rounds are bounded from the cards dealt before the cut card, with a margin.
+MEAN_CARDS_PER_ROUND = 4.9
+
+
+def rounds_per_shoe_bound(n_cards: int, cut_from_end: int, rounds_after_cut: int) -> float:
+    """Rounds a shoe of ``n_cards`` dealt to a cut card ``cut_from_end`` cards from the end gives, about (a bound)."""
+    return max(n_cards - cut_from_end, 0) / MEAN_CARDS_PER_ROUND + rounds_after_cut + 1
 
 
 def reach_cost(atoms, outcomes: str = "codes") -> Cost:

@@ -88,7 +88,8 @@ class _FirstFour:
             for i, c in enumerate(classes):
                 ways *= max(counts[c] - classes[:i].count(c), 0)
             for net, n in nets.items():
-                totals[net] = totals.get(net, 0) + ways * n
+                if ways:
+                    totals[net] = totals.get(net, 0) + ways * n
         return totals
 
 
@@ -152,6 +153,9 @@ class CardSolver:
     rules : Rules
     bets : iterable of str
         Card-level bet ids.
+    closed_forms : bool
+        Price ``first_four`` bets in closed form (default); False prices every bet by the enumeration (the
+        tests compare the two).
 
     Examples
     --------
@@ -163,14 +167,14 @@ class CardSolver:
     -0.137635
     """
 
-    def __init__(self, rules: Rules, bets):
+    def __init__(self, rules: Rules, bets, closed_forms: bool = True):
         self.rules = rules
         self.bet_ids = tuple(bets)
         rate = rules.commission.rate
         self._first_four = {}
         general = []
         for bet_id in self.bet_ids:
-            form = _first_four(rules.bet(bet_id), rate)
+            form = _first_four(rules.bet(bet_id), rate) if closed_forms else None
             if form is None:
                 general.append(rules.bet(bet_id))
             else:

@@ -283,3 +283,14 @@ def test_a_run_whose_pricing_is_predicted_too_long_is_refused_in_one_line(tmp_pa
     assert done.returncode == 2, done.stderr
     errors = [line for line in done.stderr.splitlines() if "error" in line]
     assert len(errors) == 1 and "bets.contrast_bonus_35_15_5" in errors[0] and "shoes fit" in errors[0]
+
+
+def test_a_bet_whose_tables_by_card_are_too_large_is_refused_before_they_are_built():
+    # Two poker hands compared: the exact engine counts it by rank; its tables by card would pass the builder's
+    # limit, so perfect play (which prices by card every round) is refused in one line, nothing built.
+    rules = parse_rules('schema_version = 1\nid = "x"\n[shoe]\ndecks = 8\nshuffle = "dealt"\n[[bets]]\nid = "beats"\n'
+                        'pays = [{ when = "poker(banker) > poker(player)", pays = "1:1" }]\notherwise = "lose"\n')
+    with pytest.raises(InvalidStrategy, match="s.toml: bets.beats: pricing its card-level conditions every round "
+                                              "needs their tables by card") as error:
+        count_simulation(rules, parse_strategy(PERFECT.format(bet="beats"), "s.toml"), 10, seed=1)
+    assert "\n" not in str(error.value)

@@ -34,7 +34,7 @@ import numpy as np
 from ..kernels.card_solver import FirstFourTables, GroupTables, group_counts, solve_cards
 from ..model.cards import N_CARD_IDS
 from ..model.condition_tree import outcome_leaves
-from ..model.cost import Cost, builder_cost, card_kinds, round_pricing_cost
+from ..model.cost import Cost, builder_cost, card_kinds, counted_by_rank, round_pricing_cost
 from ..model.detail import CardDetail
 from ..model.detail_tables import exact_tables
 from ..model.rules import Bet, Rules
@@ -131,9 +131,32 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return array
 
 
+#: What a refusal advises.
+_ADVICE = "play it by a count or always"
+
+
+def _layout_refusal(atoms: tuple, outcomes: str) -> str | None:
+    """Why a group's tables are not built (the cost model's prediction); None: they are."""
+    if counted_by_rank(atoms):
+        return ("pricing its card-level conditions every round needs their tables by card, which the cost model "
+                "puts beyond the builder's limit (the exact engine counts them by rank, seconds a shoe); " + _ADVICE)
+    return (refused("laying out its card-level conditions for pricing every round", builder_cost(atoms, outcomes),
+                    _ADVICE)
+            or refused("pricing its card-level conditions every round", round_pricing_cost(atoms, outcomes), _ADVICE))
+
+
 @functools.lru_cache(maxsize=16)
 def _group_layout(atoms: tuple, outcomes: str) -> tuple[dict, np.ndarray, CardDetail]:
-    """A group's enumeration tables (less the shoe), each combination's detail, the group's card detail."""
+    """A group's enumeration tables (less the shoe), each combination's detail, the group's card detail.
+
+    Raises
+    ------
+    ValueError
+        Where the cost model refuses the tables (:func:`_layout_refusal`), before anything is built.
+    """
+    why = _layout_refusal(atoms, outcomes)
+    if why:
+        raise ValueError(why)
     kinds = card_kinds(atoms, outcomes, "ids")
     first = np.unique(kinds, return_index=True)[1]
     pooled = first[kinds].astype(np.int64)
@@ -197,27 +220,21 @@ class CardSolver:
         return tuple(self._atoms[text] for text in self.groups[g][1])
 
     def round_cost(self, bet_ids=None) -> Cost:
-        """The predicted cost of pricing ``bet_ids`` (default: all) on one shoe: the groups they need, in turn."""
+        """The predicted cost of pricing ``bet_ids`` (default: all) on one shoe: the closed forms cost nothing.
+
+        Ask :meth:`refusal` first: a group whose tables are refused has no prediction.
+        """
         wanted = self.bet_ids if bet_ids is None else tuple(bet_ids)
-        cost = Cost(0, 0.0, 0, 0.0)
-        for g in sorted({self._group_of[b] for b in wanted if b in self._group_of}):
-            outcomes = self.groups[g][0]
-            cost = cost.plus(round_pricing_cost(self._group_atoms(g), outcomes))
-        return cost
+        if not any(b in self._group_of for b in wanted):
+            return Cost(0, 0.0, 0, 0.0)
+        return round_pricing_cost(self._group_atoms(0), self.groups[0][0])
 
     def refusal(self, bet_ids=None) -> str | None:
-        """Why building the tables of ``bet_ids`` is refused (the cost model's builder prediction); None: fine."""
+        """Why the tables pricing ``bet_ids`` (default: all) are refused, by the cost model; None: they are not."""
         wanted = self.bet_ids if bet_ids is None else tuple(bet_ids)
-        for g in sorted({self._group_of[b] for b in wanted if b in self._group_of}):
-            atoms, outcomes = self._group_atoms(g), self.groups[g][0]
-            why = refused("laying out its card-level conditions for pricing every round",
-                          builder_cost(atoms, outcomes), "play it by a count or always")
-            if why is None:
-                why = refused("pricing its card-level conditions every round",
-                              round_pricing_cost(atoms, outcomes), "play it by a count or always")
-            if why:
-                return why
-        return None
+        if not any(b in self._group_of for b in wanted):
+            return None
+        return _layout_refusal(self._group_atoms(0), self.groups[0][0])
 
     def _group_tables(self, g: int, where: dict[str, int]) -> GroupTables:
         """Group ``g``'s tables, its bets' EVs written at ``where[bet_id]``."""

@@ -28,6 +28,10 @@ tables (``detail``, :func:`baccarat_sim.kernels.detail.detail_index`): each
 round is then settled on its cell ``detail * N_CODES + code`` with
 :func:`baccarat_sim.kernels.round.round_detail`, as the Monte Carlo engine
 counts it; with ``detail=None`` numba compiles the outcome-code path alone.
+Card-level bets played perfectly, or whose exact edge is kept, are priced on
+the unseen cards by :func:`baccarat_sim.kernels.card_solver.solve_cards`
+(``card_first_four``, ``card_group``) wherever the composition solver prices
+the other bets; with both None that path is not compiled either.
 """
 
 from __future__ import annotations

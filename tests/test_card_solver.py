@@ -294,3 +294,12 @@ def test_a_bet_whose_tables_by_card_are_too_large_is_refused_before_they_are_bui
                                               "needs their tables by card") as error:
         count_simulation(rules, parse_strategy(PERFECT.format(bet="beats"), "s.toml"), 10, seed=1)
     assert "\n" not in str(error.value)
+
+
+def test_a_pay_table_mixing_scores_with_pairs_is_still_refused_perfect_play():
+    rules = parse_rules('schema_version = 1\nid = "x"\n[shoe]\ndecks = 8\nshuffle = "dealt"\n[[bets]]\nid = "mixed"\n'
+                        'pays = [{ when = "player_pair and winner == banker", pays = "30:1" }]\notherwise = "lose"\n')
+    assert FastSolver(rules).kinds == {"mixed": "general"}
+    with pytest.raises(InvalidStrategy, match="s.toml: bets.mixed: perfect play needs a bet settled on scores only, "
+                                              "pairs only, first cards only or the cards alone"):
+        count_simulation(rules, parse_strategy(PERFECT.format(bet="mixed"), "s.toml"), 10, seed=1)

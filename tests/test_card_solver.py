@@ -186,12 +186,12 @@ def test_perfect_play_beats_colour_match(colour_perfect):
     assert row["ev_off_the_top"] == pytest.approx(-0.137635, abs=5e-7)
 
 
-def replay_perfect(rules, bet_id: str, composition: np.ndarray, shoes: int, seed: int) -> tuple[int, int, float]:
-    """Perfect play of one bet replayed in plain Python on the shoes the kernel deals for ``seed`` (one block).
+def replay(rules, bet_id: str, composition: np.ndarray, shoes: int, seed: int) -> list[tuple[Fraction, tuple]]:
+    """Every round of the shoes the kernel deals for ``seed`` (one block), replayed in plain Python.
 
-    Before each round the exact engine's histogram of the unseen cards (the turned card is seen, burned cards and
-    the cards behind the cut card are not) is settled; the bet is placed when that EV is positive. Returns the bets
-    placed, their net and the sum of their exact EVs.
+    Before each round the exact engine's histogram of the unseen cards (a card turned to set the burn is seen,
+    burned cards and the cards behind the cut card are not) is settled for ``bet_id``. Returns each round's exact EV and its first
+    four cards (P1, B1, P2, B2).
     """
     assert shoes <= SHOES_PER_BLOCK
     n_cards = int(composition.sum())
@@ -199,28 +199,24 @@ def replay_perfect(rules, bet_id: str, composition: np.ndarray, shoes: int, seed
     cards = encode_shoe(canonical_cards(composition))
     state = block_state(np.uint64(seed), 0)
     detail = rules_detail(rules)
-    bets = net = 0
-    ev_sum = 0.0
+    rounds = []
     for _ in range(shoes):
         cut_index, state = start_shoe(cards, tuple(np.uint64(word) for word in state), params)
         ids = [int(e) >> POINT_BITS for e in cards]
         unseen = composition.copy()
-        unseen[ids[0] // 4, ids[0] % 4] -= 1  # the card turned to set the burn
+        if rules.shoe.burn == "face_value":
+            unseen[ids[0] // 4, ids[0] % 4] -= 1  # the card turned to set the burn
         position = first_round_position(cards, params)
         stop, more = shoe_end(position, n_cards, cut_index)
         while another_round(position, stop, more):
             ev = settle_bet(exact_histogram(unseen, detail), rules.bet(bet_id), rules).ev_exact
             r = deal_round(ids[position:position + 6])
-            if ev > 0:
-                first_four = (r.player[0], r.banker[0], r.player[1], r.banker[1])
-                bets += 1
-                net += 6 if len({card % 4 in (1, 2) for card in first_four}) == 1 else -1
-                ev_sum += float(ev)
+            rounds.append((ev, (r.player[0], r.banker[0], r.player[1], r.banker[1])))
             for card in ids[position:position + r.cards_used]:
                 unseen[card // 4, card % 4] -= 1
             position += r.cards_used
             stop, more = after_round(position, stop, more, n_cards, cut_index, params)
-    return bets, net, ev_sum
+    return rounds
 
 
 def test_perfect_play_bets_exactly_where_the_exact_ev_is_positive():
@@ -231,25 +227,27 @@ def test_perfect_play_bets_exactly_where_the_exact_ev_is_positive():
     shoe[:, [0, 3]] -= 2  # 52 black cards gone
     result = count_simulation(rules, parse_strategy(PERFECT.format(bet="colour_match")), 3, seed=2, shoe=shoe)
     row = count_frame(result).iloc[0]
-    bets, net, ev_sum = replay_perfect(rules, "colour_match", shoe, 3, 2)
-    assert bets > 0
-    assert (int(row["bets"]), round(row["units_per_shoe"] * row["shoes"])) == (bets, net)
-    assert row["exact_advantage_per_bet"] == pytest.approx(ev_sum / bets, rel=1e-12)
+    placed = [(ev, cards) for ev, cards in replay(rules, "colour_match", shoe, 3, 2) if ev > 0]
+    net = sum(6 if len({card % 4 in (1, 2) for card in cards}) == 1 else -1 for _, cards in placed)
+    assert placed
+    assert (int(row["bets"]), round(row["units_per_shoe"] * row["shoes"])) == (len(placed), net)
+    assert row["exact_advantage_per_bet"] == pytest.approx(float(sum(ev for ev, _ in placed)) / len(placed),
+                                                           rel=1e-12)
 
 
 def test_exact_edge_of_a_bet_priced_by_its_group_matches_a_replay():
-    # Super Tie (a tie, the six cards' colours) read by its group's enumeration every round it is bet: the mean exact
-    # EV of the bets placed, on the rounds the kernel deals, is the exact engine's EV of the same unseen cards.
+    # Super Tie (a tie, the six cards' colours) is priced by its group's enumeration every round it is bet: the
+    # mean exact EV of the bets placed is the exact engine's, round by round, on the rounds the kernel deals.
     rules = load_rules("catalogue-colour-and-suits").with_bets(["super_tie_100_25_7"]).with_shoe(model="dealt")
     strategy = parse_strategy("schema_version = 1\nid = 'x'\n[[bets]]\nid = 'super_tie_100_25_7'\nplay = 'always'\n"
                               "exact_edge = true")
-    result = count_simulation(rules, strategy, 2, seed=4)
+    shoe = as_shoe(8)
+    result = count_simulation(rules, strategy, 1, seed=4)
     row = count_frame(result).iloc[0]
-    assert row["bet_share"] == 1.0
-    off_the_top = float(exact_evs(rules, as_shoe(8))["super_tie_100_25_7"])
-    # Every round's exact EV is near the full shoe's; their mean over two shoes is within a few hundredths.
-    assert row["exact_advantage_per_bet"] == pytest.approx(off_the_top, abs=0.03)
-    assert row["exact_advantage_per_bet"] != off_the_top
+    evs = [ev for ev, _ in replay(rules, "super_tie_100_25_7", shoe, 1, 4)]
+    assert row["bet_share"] == 1.0 and row["bets"] == len(evs)
+    assert row["exact_advantage_per_bet"] == pytest.approx(float(sum(evs)) / len(evs), rel=1e-12)
+    assert len(set(evs)) > len(evs) // 2  # the EV moves with the cards seen
 
 
 def test_card_level_perfect_play_is_thread_independent_and_leaves_other_bets_alone():

@@ -105,7 +105,7 @@ class _Resolved:
     screen: tuple  # the value rows' basis (float32), combinations and reach: the kernel's float32 screen
     detail: CardDetail | None  # the card detail the kernel counts (None: outcome codes)
     card_level: tuple[str, ...]  # played bets that read cards
-    skipped: tuple[str, ...]  # bets "*" left out (perfect play of a pay table with no fast solver)
+    skipped: tuple[str, ...]  # bets "*" left out (perfect play of a pay table with no closed form)
     priced: tuple[str, ...]  # card-level bets priced by their group's enumeration every round they are needed
     card_solver: tuple | None  # their tables and the first-four closed forms' (kernels.card_solver); None: none
 
@@ -212,6 +212,20 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_c
                     threshold[i] = play.true_count
         if play.exact_edge and kinds[play.bet] == "general":
             raise _exact_refusal(label, play.bet, "exact_edge")
+    # The exact edge is kept where the strategy asks for it, and by default where the EV is worked out anyway
+    # (perfect play) or a closed form gives it (a bet priced by its group's enumeration is not priced unasked).
+    # Refused before the rule set's card detail is worked out: the cost model's prediction alone.
+    track = np.array([kinds[p.bet] != "general" and (p.exact_edge or (p.exact_edge is None and (
+        kinds[p.bet] != "card" or p.play == "perfect"))) for p in plays], np.int64)
+    exact = tuple(b for i, b in enumerate(bet_ids) if track[i] or mode[i] == PLAY_PERFECT)
+    solver = FastSolver(rules, tuple(b for b in bet_ids if not rules.bet(b).card_level or b in exact))
+    priced = tuple(b for b in exact if kinds[b] == "card")
+    card_solver = None
+    if solver.cards is not None:
+        why = solver.cards.refusal(priced)
+        if why:
+            raise InvalidStrategy("", f"{label}: {', '.join(f'bets.{b}' for b in priced)}: {why}")
+        card_solver = solver.cards.tables({b: bet_ids.index(b) for b in solver.cards.bet_ids})
     # The kernel counts the card detail when a played bet reads cards, or when the histogram it keeps must be the
     # one the Monte Carlo engine counts for this rule set; otherwise it runs the outcome-code path unchanged.
     # One joint card detail (every outcome code): the kernel settles every played bet on each round's cell; the kept
@@ -234,19 +248,6 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_c
         scale[i] = factor
         net[i] = np.array([int(v * factor) for v in nets], np.int64)[where.ravel()]
     max_round = np.array([rules.bet(b).max_round or 10**9 for b in bet_ids], np.int64)
-    # The exact edge is kept where the strategy asks for it, and by default where the EV is worked out anyway
-    # (perfect play) or a closed form gives it (a bet priced by its group's enumeration is not priced unasked).
-    track = np.array([kinds[p.bet] != "general" and (p.exact_edge or (p.exact_edge is None and (
-        kinds[p.bet] != "card" or p.play == "perfect"))) for p in plays], np.int64)
-    exact = tuple(b for i, b in enumerate(bet_ids) if track[i] or mode[i] == PLAY_PERFECT)
-    solver = FastSolver(rules, tuple(b for b in bet_ids if not rules.bet(b).card_level or b in exact))
-    priced = tuple(b for b in exact if kinds[b] == "card")
-    card_solver = None
-    if solver.cards is not None:
-        why = solver.cards.refusal(priced)
-        if why:
-            raise InvalidStrategy("", f"{label}: {', '.join(f'bets.{b}' for b in priced)}: {why}")
-        card_solver = solver.cards.tables({b: bet_ids.index(b) for b in solver.cards.bet_ids})
     packed = _packed_for(solver, bet_ids)
     basis, coefficients, reach = value_basis(packed["v_rows"])
     return _Resolved(bet_ids, tuple(plays), count_names,

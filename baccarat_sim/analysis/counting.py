@@ -225,7 +225,10 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_c
         why = solver.cards.refusal(priced)
         if why:
             raise InvalidStrategy("", f"{label}: {', '.join(f'bets.{b}' for b in priced)}: {why}")
-        card_solver = solver.cards.tables({b: bet_ids.index(b) for b in solver.cards.bet_ids})
+        try:
+            card_solver = solver.cards.tables({b: bet_ids.index(b) for b in solver.cards.bet_ids})
+        except ValueError as error:  # a pay table beyond the kernel's integers
+            raise InvalidStrategy("", f"{label}: {error}") from None
     # The kernel counts the card detail when a played bet reads cards, or when the histogram it keeps must be the
     # one the Monte Carlo engine counts for this rule set; otherwise it runs the outcome-code path unchanged.
     # One joint card detail (every outcome code): the kernel settles every played bet on each round's cell; the kept

@@ -44,6 +44,8 @@ from .detail import _combination_bits, detail_of_group, plan_groups
 
 __all__ = ["FIRST_FOUR_POSITIONS", "MAX_FIRST_FOUR_CLASSES", "CardSolver"]
 
+#: Largest scaled net a kernel row holds: its sums of products are exact on 128 bits (:mod:`baccarat_sim.kernels.wide`).
+_ROW_LIMIT = 2**62
 #: The positions a ``first_four`` bet may read.
 FIRST_FOUR_POSITIONS = ("P1", "B1", "P2", "B2")
 #: Most joint classes of a ``first_four`` bet: ``C(K + 3, 4)`` monomials, at most 4,845 (fewer than the 5,005 of
@@ -118,6 +120,8 @@ def _first_four(bet: Bet, rate: Fraction) -> _FirstFour | None:
     patterns = ((keys[:, None] >> np.arange(len(atoms), dtype=np.uint64)) & np.uint64(1)).astype(bool)
     detail = CardDetail(tuple(atoms), patterns, outcomes="prefixes")
     nets = _nets(bet, rate, detail).reshape(len(keys), -1)[:, 0]  # no outcome read: the same on every prefix
+    if max(abs(net) for net in nets) * _scale(nets) * len(sequences) > _ROW_LIMIT:
+        return None  # payouts of dozens of digits: the enumeration refuses them in one line
     multisets, by_multiset = np.unique(np.sort(sequences, axis=1), axis=0, return_inverse=True)
     nets_by_multiset: list[dict] = [{} for _ in range(len(multisets))]
     for m, net in zip(by_multiset.ravel().tolist(), nets[by_key.ravel()].tolist()):
@@ -250,6 +254,9 @@ class CardSolver:
                                                                                               n_outcomes)
             distinct = sorted(set(nets.ravel()))
             scale = _scale(distinct)
+            if max(abs(v) for v in distinct) * scale > _ROW_LIMIT:
+                raise ValueError(f"bets.{bet_id}: its pay table's nets need more than 62 bits in units of 1/{scale}, "
+                                 "more than the per-round pricing holds; play it by a count or always")
             scaled = np.array([int(v * scale) for v in nets.ravel()], np.int64).reshape(nets.shape)
             held = details >= 0  # a combination that cannot happen weighs nothing on any shoe
             net[j, held] = scaled[details[held]]

@@ -190,8 +190,8 @@ def replay(rules, bet_id: str, composition: np.ndarray, shoes: int, seed: int) -
     """Every round of the shoes the kernel deals for ``seed`` (one block), replayed in plain Python.
 
     Before each round the exact engine's histogram of the unseen cards (a card turned to set the burn is seen,
-    burned cards and the cards behind the cut card are not) is settled for ``bet_id``. Returns each round's exact EV and its first
-    four cards (P1, B1, P2, B2).
+    burned cards and the cards behind the cut card are not) is settled for ``bet_id``. Returns each round's exact
+    EV and its first four cards (P1, B1, P2, B2).
     """
     assert shoes <= SHOES_PER_BLOCK
     n_cards = int(composition.sum())

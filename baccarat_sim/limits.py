@@ -21,7 +21,8 @@ MAX_LATTICE_SPAN = 1 << 26
 #: exact tables and enumeration of a bet's group, a Monte Carlo run's counts. Beyond it the bet is refused in one
 #: line before any work (a laptop's memory, with room for the rest of the process).
 MAX_PLAN_BYTES = 2 << 30
-#: Most seconds a rule file's exact card-level pricing may be predicted to take: beyond it, refused in one line.
+#: Most seconds a rule file's exact card-level pricing may be predicted to take, and a counting run's pricing of its
+#: card-level bets on the unseen cards every round (rounds times one round's pricing): beyond it, refused in one line.
 MAX_PLAN_SECONDS = 600.0
 #: A Monte Carlo run works out a group's exact figures (its cells that can happen, its exact weights for ``z`` and
 #: ``--check``) only when the cost model predicts at most this many seconds: the run deals its first round within

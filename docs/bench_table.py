@@ -54,6 +54,7 @@ UNITS: dict[str, Callable[[float], str]] = {
     "fraction": lambda value: f"{value:+.1%}",
     "MB": lambda value: f"{value:,.0f} MB",
     "min": _minutes,
+    "us": lambda value: f"{value:,.1f} us",
 }
 
 
@@ -105,6 +106,12 @@ BENCH_FIGURES: tuple[Figure, ...] = (
     Figure("perfect play on every bet of a dealt shoe, 2 threads", "bench_speed.json",
            lambda d: max(run["rounds_per_second"] for run in d["runs"]["after"]["counting"]), "rounds/s",
            ">= 150,000 rounds/s", readme=True),
+    Figure("a card-level bet priced on the unseen cards, one round, one core: Colour Match in closed form / "
+           "Contrast Bonus by its group's enumeration", "bench_card_pricing.json",
+           lambda d: (d["per_round"]["colour_match (first_four)"]["us_per_round"],
+                      d["per_round"]["contrast_bonus_35_15_5 (group)"]["us_per_round"]), "us"),
+    Figure("perfect play of Colour Match (a card-level bet, closed form) through dealt shoes, 2 threads",
+           "bench_card_pricing.json", lambda d: d["counting_perfect_colour_match"]["rounds_per_second"], "rounds/s"),
     Figure("cold start of `rtp --rounds 1e6` on an empty kernel cache, CPU time", "bench_speed.json",
            lambda d: statistics.median(run["cpu_s"] for run in d["runs"]["after"]["cold"]), "s"),
     Figure("RTP by round position, cost over the plain dealt shoe (live-8deck-side-bets), 1 / 2 threads",

@@ -10,7 +10,6 @@ The rule set is ``tests/data/colour-match.toml`` (8 decks dealt, face-value burn
 main bets, Colour Match and a suit bet (the Player's first card a heart, 2 to 1).
 """
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -232,7 +231,9 @@ def test_shipped_red_black_count_beats_colour_match(shipped):
     # this seed, and a cut card one deck from the end leaves fewer chances.
     assert first["advantage_ci95_low"] > 0 and 0.02 < first["bet_share"] < 0.04
     assert deeper["bet_share"] < first["bet_share"]
-    assert math.isnan(first["exact_advantage_per_bet"])  # no exact solver for a card-level bet
+    # The exact edge of the bets placed, Colour Match's closed form on the unseen cards of every round bet.
+    assert 0.05 < first["exact_advantage_per_bet"] < 0.25
+    assert abs(z(first["advantage_per_bet"], first["exact_advantage_per_bet"], first["advantage_se"])) < 4
     assert first["ev_off_the_top"] == pytest.approx(-0.137635, abs=5e-7)
 
 
@@ -306,27 +307,35 @@ def test_perfect_play_beside_a_card_level_bet_is_the_same_as_alone(rules):
     assert together.loc["colour_match", "bet_share"] == 1.0
 
 
-def test_exact_play_of_a_card_level_bet_is_refused_in_one_line(rules):
-    perfect = parse_strategy("schema_version = 1\nid = 'x'\n[[bets]]\nid = 'colour_match'\nplay = 'perfect'",
-                             "s.toml")
-    with pytest.raises(InvalidStrategy, match="s.toml: bets.colour_match: perfect play needs the exact EV of every "
-                                              "round") as error:
-        count_simulation(rules, perfect, 1, seed=1)
-    assert "\n" not in str(error.value)
+def test_exact_play_of_card_level_bets(rules):
+    # Perfect play and the exact edge of card-level bets rest on the exact EV of the unseen cards, every round
+    # (tests/test_card_solver.py checks the figures): both bets here read only the first four cards' classes.
+    perfect = parse_strategy("schema_version = 1\nid = 'x'\n[[bets]]\nid = 'colour_match'\nplay = 'perfect'")
+    row = count_frame(count_simulation(rules, perfect, 64, seed=1)).iloc[0]
+    assert row["play"] == "perfect play" and row["bets"] > 0 and row["exact_advantage_per_bet"] > 0
     exact = parse_strategy("schema_version = 1\nid = 'x'\n[[bets]]\nid = 'heart_first'\nplay = 'always'\n"
-                           "exact_edge = true", "s.toml")
-    with pytest.raises(InvalidStrategy, match="s.toml: bets.heart_first: exact_edge needs .* with exact_edge = false"):
-        count_simulation(rules, exact, 1, seed=1)
-    # "*" with perfect play means every bet that can be played so: the card-level bets are left out and named.
+                           "exact_edge = true")
+    row = count_frame(count_simulation(rules, exact, 16, seed=1)).iloc[0]
+    assert row["bet_share"] == 1.0 and row["exact_advantage_per_bet"] == pytest.approx(-0.25, abs=0.02)
+    # "*" with perfect play means every bet priced in closed form: the first-four card-level bets included.
     everything = parse_strategy("schema_version = 1\nid = 'x'\n[[bets]]\nid = '*'\nplay = 'perfect'")
     result = count_simulation(rules, everything, 16, seed=1)
-    assert result.run["skipped_bets"] == ["colour_match", "heart_first"]
-    assert set(count_frame(result)["bet"]) == {"player", "banker"}
-    assert "left out   colour_match, heart_first" in count_text(result)
+    assert result.run["skipped_bets"] == []
+    assert set(count_frame(result)["bet"]) == {"player", "banker", "colour_match", "heart_first"}
     derived = parse_strategy("schema_version = 1\nid = 'x'\n[counts.c]\nderive = { bet = 'colour_match' }\n[[bets]]\n"
                              "id = 'colour_match'\nplay = 'count'\ncount = 'c'\ntrue_count = 1", "s.toml")
     with pytest.raises(InvalidStrategy, match="counts.c.derive: .*every effect of removal is zero.*give tags by suit"):
         count_simulation(rules, derived, 1, seed=1)
+
+
+def test_star_leaves_out_card_level_bets_priced_by_their_group():
+    # A bet that reads third cards is priced by its group's enumeration (milliseconds a round): "*" leaves it out,
+    # named; a strategy that names it plays it perfectly.
+    catalogue = load_rules("catalogue-colour-and-suits").with_bets(["colour_match", "super_tie_100_25_7"])
+    everything = parse_strategy("schema_version = 1\nid = 'x'\n[[bets]]\nid = '*'\nplay = 'perfect'")
+    result = count_simulation(catalogue, everything, 16, seed=1)
+    assert result.run["skipped_bets"] == ["super_tie_100_25_7"]
+    assert "left out   super_tie_100_25_7" in count_text(result)
 
 
 def test_reports_name_card_tags(rules):

@@ -59,7 +59,8 @@ def test_marginals_equal_the_exact_engine(shoe):
     assert np.array_equal(first_card_histogram(shoe) * math.perm(n - 2, 4), grid.sum(axis=(0, 1, 2)))
 
 
-# Not the side-bet catalogue (catalogue-*.toml, test_catalogue.py): FastSolver does not read cards (card-level bets).
+# Not the side-bet catalogue (catalogue-*.toml, test_catalogue.py): its card-level bets are priced by the card solver,
+# checked against the exact engine in tests/test_card_solver.py.
 @pytest.mark.parametrize("name", [n for n in available_rules() if not n.startswith("catalogue-")])
 def test_every_shipped_bet_settles_exactly_as_the_exact_engine(name):
     rules = load_rules(name)

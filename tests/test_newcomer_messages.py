@@ -44,10 +44,13 @@ def test_cut_cards_of_the_command_line_are_blamed_on_cut_cards(capsys):
     assert line.startswith("python -m baccarat_sim.rtp: error: --cut-cards: [500, 500]") and ".toml" not in line
 
 
-def test_perfect_play_on_card_level_bets_says_why(capsys):
-    line = _error(capsys, rtp_main, "--rules", "catalogue-colour-and-suits", "--count", "perfect-play",
-                  "--shoes", "10", "--quiet")
-    assert "perfect play needs the exact solver" in line and "colour_match" in line
+def test_perfect_play_of_a_card_level_bet_too_long_says_why(capsys, tmp_path):
+    strategy = tmp_path / "contrast.toml"
+    strategy.write_text("schema_version = 1\nid = 'x'\n[[bets]]\nid = 'contrast_bonus_35_15_5'\nplay = 'perfect'")
+    line = _error(capsys, rtp_main, "--rules", "catalogue-colour-and-suits", "--count", strategy,
+                  "--shoes", "1e6", "--quiet")
+    assert "bets.contrast_bonus_35_15_5: pricing the card-level bet exactly every round" in line
+    assert "limit of 600 s" in line and "shoes fit (--shoes)" in line
 
 
 def test_the_card_eor_removes_is_blamed_on_eor(capsys):

@@ -21,8 +21,18 @@ Card-level bets (suits, colours, third cards: a rule set with a card detail,
 ``detail * N_CODES + code``, worked out from the dealt cards as the Monte Carlo
 engine works it out. Perfect play and the exact edge of the bets placed rest on
 the composition solver (:class:`baccarat_sim.engines.composition.FastSolver`),
-which prices bets on scores, pairs or first cards only: a strategy that asks
-either of a card-level bet is refused, naming the bet.
+which prices every bet on the unseen cards: bets on scores, pairs or first
+cards and card-level bets that read only classes of the first four cards
+(Colour Match) in closed form, every other card-level bet by the exact
+card-detail enumeration of its group, its tables built once per run
+(:class:`baccarat_sim.engines.card_solver.CardSolver`). Such a bet is priced
+every round it is played perfectly, or, with ``exact_edge = true``, every round
+it is bet; before dealing, the cost model predicts that work (rounds times the
+pricing of one round, :func:`baccarat_sim.model.cost.round_pricing_cost`), and
+a run predicted beyond :data:`~baccarat_sim.limits.MAX_PLAN_SECONDS` is refused
+in one line naming the bet, the prediction and the shoes that fit. Only a pay
+table mixing scores with pairs (the solver's ``general`` kind) is refused
+perfect play and an exact edge.
 """
 
 from __future__ import annotations
@@ -55,8 +65,10 @@ from ..engines.packer import kernel_tables
 from ..engines.plan import normalize_seed, shoe_params, whole_number
 from ..engines.value_basis import value_basis
 from ..errors import InputError, InvalidStrategy, ShoeError
+from ..limits import MAX_PLAN_SECONDS
 from ..model.cards import N_CARD_IDS, N_SUITS
 from ..model.codes import N_CODES
+from ..model.cost import rounds_per_shoe_bound
 from ..model.detail import CardDetail, FactoredDetail
 from ..model.rules import Rules
 from ..model.shoe import as_shoe, canonical_cards
@@ -88,31 +100,25 @@ class _Resolved:
     track_exact: np.ndarray
     net: np.ndarray  # (n_bets, n_cells) int64, scaled: cells detail * N_CODES + code
     scale: np.ndarray  # (n_bets,) int64
-    solver: object  # FastSolver of the played bets it can price (every bet but the card-level ones)
+    solver: object  # FastSolver of the played bets it prices (card-level ones only where they are priced)
     packed: dict  # the solver's packed arrays, bet indices into bet_ids
     screen: tuple  # the value rows' basis (float32), combinations and reach: the kernel's float32 screen
     detail: CardDetail | None  # the card detail the kernel counts (None: outcome codes)
     card_level: tuple[str, ...]  # played bets that read cards
-    skipped: tuple[str, ...]  # bets "*" left out (perfect play of a pay table with no fast solver)
+    skipped: tuple[str, ...]  # bets "*" left out (perfect play of a pay table with no closed form)
+    priced: tuple[str, ...]  # card-level bets priced by their group's enumeration every round they are needed
+    card_solver: tuple | None  # their tables and the first-four closed forms' (kernels.card_solver); None: none
 
 
 def _kinds(rules: Rules) -> dict[str, str]:
-    """What prices each bet exactly per round: a FastSolver kind, or ``"card"`` for a card-level bet (none)."""
-    solvable = tuple(b for b in rules.bet_ids if not rules.bet(b).card_level)
-    kinds = dict.fromkeys(rules.bet_ids, "card")
-    kinds.update(FastSolver(rules, solvable).kinds)
-    return kinds
+    """What prices each bet exactly per round: its FastSolver kind."""
+    return FastSolver(rules).kinds
 
 
-def _exact_refusal(label: str, bet_id: str, kind: str, what: str) -> InvalidStrategy:
+def _exact_refusal(label: str, bet_id: str, what: str) -> InvalidStrategy:
     """The one line refusing perfect play or an exact edge of a bet the composition solver cannot price."""
-    if kind == "card":
-        return InvalidStrategy("", f"{label}: bets.{bet_id}: {what} needs the exact EV of every round, which the "
-                                   "composition solver gives only for bets on scores, pairs or first cards; this bet "
-                                   "reads the cards (suits, colours, ranks or third cards): play it by a count or "
-                                   "always" + (", with exact_edge = false" if what == "exact_edge" else ""))
-    return InvalidStrategy("", f"{label}: bets.{bet_id}: {what} needs a bet settled on scores only, pairs only or "
-                               "first cards only; this pay table mixes them")
+    return InvalidStrategy("", f"{label}: bets.{bet_id}: {what} needs a bet settled on scores only, pairs only, "
+                               "first cards only or the cards alone; this pay table mixes them")
 
 
 def _packed_for(solver: FastSolver, bet_ids: tuple[str, ...]) -> dict:
@@ -152,12 +158,13 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_c
             plays.append(by_id[bet_id])
         elif wildcard is not None:
             if wildcard.play == "perfect" and kinds[bet_id] in ("general", "card"):
-                skipped.append(bet_id)  # "*" means every bet that can be played this way
+                # "*" means every bet that can be played this way cheaply: in closed form (a bet priced by its
+                # group's enumeration every round is played perfectly where the strategy names it).
+                skipped.append(bet_id)
                 continue
             plays.append(dataclasses.replace(wildcard, bet=bet_id))
     bet_ids = tuple(p.bet for p in plays)
-    card_level = tuple(b for b in bet_ids if kinds[b] == "card")
-    solver = FastSolver(rules, tuple(b for b in bet_ids if kinds[b] != "card"))
+    card_level = tuple(b for b in bet_ids if rules.bet(b).card_level)
     derived = {}
     tag_rows = []
     count_names = tuple(c.name for c in strategy.counts)
@@ -186,8 +193,8 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_c
         if play.play == "always":
             mode[i] = PLAY_ALWAYS
         elif play.play == "perfect":
-            if kinds[play.bet] in ("general", "card"):
-                raise _exact_refusal(label, play.bet, kinds[play.bet], "perfect play")
+            if kinds[play.bet] == "general":
+                raise _exact_refusal(label, play.bet, "perfect play")
             mode[i] = PLAY_PERFECT
         else:
             count_of_bet[i] = count_names.index(play.count)
@@ -203,8 +210,25 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_c
                     threshold[i] = derived[play.count].break_even_true_count
                 else:
                     threshold[i] = play.true_count
-        if play.exact_edge and kinds[play.bet] in ("general", "card"):
-            raise _exact_refusal(label, play.bet, kinds[play.bet], "exact_edge")
+        if play.exact_edge and kinds[play.bet] == "general":
+            raise _exact_refusal(label, play.bet, "exact_edge")
+    # The exact edge is kept where the strategy asks for it, and by default where the EV is worked out anyway
+    # (perfect play) or a closed form gives it (a bet priced by its group's enumeration is not priced unasked).
+    # Refused before the rule set's card detail is worked out: the cost model's prediction alone.
+    track = np.array([kinds[p.bet] != "general" and (p.exact_edge or (p.exact_edge is None and (
+        kinds[p.bet] != "card" or p.play == "perfect"))) for p in plays], np.int64)
+    exact = tuple(b for i, b in enumerate(bet_ids) if track[i] or mode[i] == PLAY_PERFECT)
+    solver = FastSolver(rules, tuple(b for b in bet_ids if not rules.bet(b).card_level or b in exact))
+    priced = tuple(b for b in exact if kinds[b] == "card")
+    card_solver = None
+    if solver.cards is not None:
+        why = solver.cards.refusal(priced)
+        if why:
+            raise InvalidStrategy("", f"{label}: {', '.join(f'bets.{b}' for b in priced)}: {why}")
+        try:
+            card_solver = solver.cards.tables({b: bet_ids.index(b) for b in solver.cards.bet_ids})
+        except ValueError as error:  # a pay table beyond the kernel's integers
+            raise InvalidStrategy("", f"{label}: {error}") from None
     # The kernel counts the card detail when a played bet reads cards, or when the histogram it keeps must be the
     # one the Monte Carlo engine counts for this rule set; otherwise it runs the outcome-code path unchanged.
     # One joint card detail (every outcome code): the kernel settles every played bet on each round's cell; the kept
@@ -227,14 +251,13 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_c
         scale[i] = factor
         net[i] = np.array([int(v * factor) for v in nets], np.int64)[where.ravel()]
     max_round = np.array([rules.bet(b).max_round or 10**9 for b in bet_ids], np.int64)
-    track = np.array([p.exact_edge is not False and kinds[p.bet] not in ("general", "card") for p in plays],
-                     np.int64)
     packed = _packed_for(solver, bet_ids)
     basis, coefficients, reach = value_basis(packed["v_rows"])
     return _Resolved(bet_ids, tuple(plays), count_names,
                      np.array(tag_rows, np.float64).reshape(len(tag_rows), N_CARD_IDS), derived, count_of_bet, mode,
                      threshold, np.array([p.min_edge for p in plays]), max_round, track, net, scale, solver,
-                     packed, (basis.astype(np.float32), coefficients, reach), detail, card_level, tuple(skipped))
+                     packed, (basis.astype(np.float32), coefficients, reach), detail, card_level, tuple(skipped),
+                     priced, card_solver)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -369,12 +392,15 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
     prepare_seconds = time.perf_counter() - started
     if not resolved.bet_ids and resolved.skipped:
         raise InvalidStrategy("", f"{strategy.path}: bets: none of the strategy's bets can be played in rule set "
-                                  f"{rules.id!r}: perfect play needs the exact solver, which prices bets on scores, "
-                                  f"pairs or first cards, and {', '.join(resolved.skipped)} read the cards or have "
-                                  "no fast solver; play them by a count or always")
+                                  f"{rules.id!r}: \"*\" plays perfectly the bets the exact solver prices in closed "
+                                  f"form, and {', '.join(resolved.skipped)} have none (a bet on the cards that reads "
+                                  "more than the first four cards' classes, or a pay table mixing scores with "
+                                  "pairs); name a card-level bet to play it perfectly, or play them by a count or "
+                                  "always")
     if not resolved.bet_ids:
         raise InvalidStrategy("", f"{strategy.path}: bets: none of the strategy's bets is in rule set {rules.id!r}")
     scenarios = _scenarios(rules, strategy, cut_cards, n_cards, params)
+    _check_pricing(resolved, strategy, rules, shoes, n_cards, scenarios)
     packed = resolved.packed
     turned_seen = rules.shoe.burn == "face_value" and strategy.count_turned_card  # the turned card is face up
     strategy_args = (
@@ -389,7 +415,7 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
     job = CountingJob(CountPlan.for_shoes(shoes), canonical_cards(composition), seed, params,
                       strategy_args, len(scenarios), len(resolved.bet_ids), record_codes,
                       None if detail is None else kernel_tables(detail),
-                      N_CODES if detail is None else detail.n_cells)
+                      N_CODES if detail is None else detail.n_cells, resolved.card_solver)
     state = job.new_state()
     outcome = run(job, state, LocalBackend(threads), RunControl(progress=progress, max_chunks=max_chunks))
     stats = CountStatistics(state.stats_int, state.stats_float, len(scenarios), len(resolved.bet_ids))
@@ -429,6 +455,31 @@ def count_simulation(rules: Rules, strategy: Strategy, shoes: int, seed: int | N
     return CountResult(run_info, rows, resolved.derived, tags, codes, kept, composition)
 
 
+def _check_pricing(resolved: _Resolved, strategy: Strategy, rules: Rules, shoes: int, n_cards: int,
+                   scenarios: np.ndarray) -> None:
+    """Refuse, before dealing, a run whose card-level pricing the cost model puts beyond the limit.
+
+    Each round of the deepest cut card prices the bets of :attr:`_Resolved.priced` (at most: a bet whose exact
+    edge is kept is priced only in the rounds it is bet), each round the cost model's
+    (:meth:`~baccarat_sim.engines.card_solver.CardSolver.round_cost`).
+    """
+    if not resolved.priced:
+        return
+    per_round = resolved.solver.cards.round_cost(resolved.priced).seconds
+    per_shoe = rounds_per_shoe_bound(n_cards, int(scenarios[:, 0].min()), rules.shoe.rounds_after_cut)
+    predicted = shoes * per_shoe * per_round
+    if predicted <= MAX_PLAN_SECONDS:
+        return
+    fit = int(MAX_PLAN_SECONDS // (per_shoe * per_round))
+    bets = ", ".join(f"bets.{b}" for b in resolved.priced)
+    raise InvalidStrategy("", f"{strategy.path}: {bets}: pricing the card-level bet exactly every round is predicted "
+                              f"to take about {per_round * 1e3:.2g} ms a round, about {predicted:,.0f} s for "
+                              f"{shoes:,} shoes of up to {per_shoe:.0f} rounds, more than the limit of "
+                              f"{MAX_PLAN_SECONDS:,.0f} s; at most {fit:,} shoes fit (--shoes), or play it by a "
+                              "count" + (" with exact_edge = false" if any(
+                                  p.play != "perfect" for p in resolved.plays if p.bet in resolved.priced) else ""))
+
+
 def _ratio(total_x: float, total_y: float, sum_x2: float, sum_xy: float, sum_y2: float, shoes: int):
     """Ratio estimate ``sum x / sum y`` over independent shoes and its standard error (delta method)."""
     ratio = total_x / total_y
@@ -441,12 +492,12 @@ def _ratio(total_x: float, total_y: float, sum_x2: float, sum_xy: float, sum_y2:
 def _off_the_top(resolved: _Resolved, rules: Rules, composition: np.ndarray) -> dict:
     """Exact EV of every played bet on the full shoe: the solver's, and the exact engine's for card-level bets."""
     evs = resolved.solver.ev(composition)
-    if resolved.card_level:
+    if any(b not in evs for b in resolved.card_level):
         try:
             hist = exact_histogram(composition, resolved.detail)
         except GroupError as error:  # refused before its work: one line naming the bets
             raise error.naming(rules) from None
-        evs.update({b: settle_bet(hist, rules.bet(b), rules).ev_exact for b in resolved.card_level})
+        evs.update({b: settle_bet(hist, rules.bet(b), rules).ev_exact for b in resolved.card_level if b not in evs})
     return evs
 
 

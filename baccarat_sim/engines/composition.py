@@ -14,6 +14,11 @@ pay tables read (see :mod:`baccarat_sim.kernels.composition`):
     pairs): a closed form in the rank and rank-suit counts.
 ``first_card``
     Only the comparison of the two first cards (Dragon/Tiger): a closed form.
+``first_four``, ``card``
+    Card-level bets (suits, colours, ranks, poker values): a closed form where
+    the conditions read only classes of the first four cards and no outcome
+    (Colour Match), else the exact card-detail enumeration of the bet's group
+    on the shoe, its tables built once (:class:`baccarat_sim.engines.card_solver.CardSolver`).
 ``general``
     Anything else (a pay table mixing scores with pairs, ...), and a pay table
     whose nets, in integer units, would not fit the fast path's 64-bit rows
@@ -44,6 +49,7 @@ from ..kernels.composition import (
 from ..model.codes import N_CODES, N_PREFIXES, N_SUFFIXES
 from ..model.rules import Rules
 from ..model.shoe import as_shoe
+from .card_solver import CardSolver
 from .exact import exact_histogram
 
 __all__ = [
@@ -214,14 +220,20 @@ class FastSolver:
         self.rules = rules
         ids = tuple(rules.bet_ids if bets is None else bets)
         self.bet_ids = ids
-        self._packed = [_classify(rules.bet(bet_id), rules) for bet_id in ids]
+        cards = tuple(bet_id for bet_id in ids if rules.bet(bet_id).card_level)
+        #: The card-level bets' solver (None: none of the bets reads cards).
+        self.cards = CardSolver(rules, cards) if cards else None
+        self._packed = [_classify(rules.bet(bet_id), rules) for bet_id in ids if bet_id not in cards]
         self._class_rows = {}
         self._arrays = None
 
     @property
     def kinds(self) -> dict[str, str]:
-        """Bet id to kind: ``value``, ``pairs``, ``first_card`` or ``general``."""
-        return {p.id: p.kind for p in self._packed}
+        """Bet id to kind: ``value``, ``pairs``, ``first_card``, ``first_four``, ``card`` or ``general``."""
+        kinds = {p.id: p.kind for p in self._packed}
+        if self.cards is not None:
+            kinds.update(self.cards.kinds)
+        return {bet_id: kinds[bet_id] for bet_id in self.bet_ids}
 
     def scale(self, bet_id: str) -> int:
         """The integer scale of a bet's packed pay table (lcm of its nets' denominators)."""
@@ -267,7 +279,9 @@ class FastSolver:
             for value, weight in zip(packed.table.ravel(), grid.ravel()):
                 totals[value] = totals.get(value, 0) + int(weight)
             result[packed.id] = totals
-        return result
+        if self.cards is not None:
+            result.update(self.cards.weights(composition))
+        return {bet_id: result[bet_id] for bet_id in self.bet_ids}
 
     def ev(self, shoe) -> dict[str, Fraction]:
         """Exact EV per unit staked of every bet, as Fractions."""
@@ -287,12 +301,13 @@ class FastSolver:
         dict of str to ndarray(int64)
             ``v_rows (k, 5005)``, ``v_scale``, ``v_max`` (float64), ``v_bet``, ``p_rows (k, 9)``,
             ``p_scale``, ``p_bet``, ``f_rows (k, 4)``, ``f_scale``, ``f_bet``;
-            ``*_bet`` index into :attr:`bet_ids`. ``general`` bets are not packed.
+            ``*_bet`` index into :attr:`bet_ids`. ``general`` and card-level bets are not packed.
         """
         if self._arrays is None:
             groups = {"v": [], "p": [], "f": []}
             v_max = []
-            for index, packed in enumerate(self._packed):
+            for packed in self._packed:
+                index = self.bet_ids.index(packed.id)
                 if packed.kind == "value":
                     row = packed.scaled() @ _coefficients()  # exact: |entries| <= 720 * max net (_packs)
                     groups["v"].append((row, packed.scale, index))
@@ -323,8 +338,8 @@ class FastSolver:
     def ev_array(self, shoe) -> tuple[np.ndarray, np.ndarray]:
         """EV (float64) and its exact sign (int64) for every bet, in :attr:`bet_ids` order.
 
-        One numba call for all ``value``/``pairs``/``first_card`` bets; ``general``
-        bets fall back to the full exact engine.
+        One numba call for all ``value``/``pairs``/``first_card`` bets, one for the card-level bets
+        (:meth:`CardSolver.ev_array`); ``general`` bets fall back to the full exact engine.
         """
         composition = as_shoe(shoe)
         a = self.packed_arrays()
@@ -338,4 +353,7 @@ class FastSolver:
                 i = self.bet_ids.index(bet_id)
                 ev[i] = float(value)
                 sign[i] = (value > 0) - (value < 0)
+        if self.cards is not None:
+            where = [self.bet_ids.index(bet_id) for bet_id in self.cards.bet_ids]
+            ev[where], sign[where] = self.cards.ev_array(composition)
         return ev, sign

@@ -10,7 +10,9 @@ depend on the number of threads. It deals on the local backend only.
 A rule set with card-level bets hands the kernel its card detail tables
 (:func:`baccarat_sim.engines.packer.kernel_tables`): every round is then settled
 on its cell ``detail * N_CODES + code``, and the histogram it keeps has
-``n_cells`` cells.
+``n_cells`` cells. Card-level bets played perfectly, or whose exact edge is
+kept, are priced exactly on the unseen cards every round they are needed, from
+tables built once (:mod:`baccarat_sim.engines.card_solver`).
 
 Counting runs are not checkpointed: :meth:`CountingJob.save_checkpoint` refuses,
 and a run stopped early (a signal, ``max_chunks``) reports the shoes it dealt.
@@ -137,6 +139,10 @@ class CountingJob:
         rounds are settled on their outcome codes alone (the kernel's unchanged fast path).
     n_cells : int
         Cells of the histogram: ``N_CODES``, or ``detail.n_cells`` with a card detail.
+    card_solver : tuple or None
+        The card-level bets' pricing tables, ``(first_four, group)`` each None or read-only already
+        (:meth:`baccarat_sim.engines.card_solver.CardSolver.tables`), when such a bet is played perfectly or its
+        exact edge kept; None: none is priced.
     """
 
     supports_remote = False
@@ -144,7 +150,7 @@ class CountingJob:
 
     def __init__(self, plan: CountPlan, canonical, seed: int, shoe_params, strategy_args: tuple,
                  n_scenarios: int, n_bets: int, record_codes: bool = False, detail: tuple | None = None,
-                 n_cells: int | None = None):
+                 n_cells: int | None = None, card_solver: tuple | None = None):
         self.plan = plan
         self.canonical = canonical
         self.seed = np.uint64(seed)
@@ -154,6 +160,7 @@ class CountingJob:
         self.k_float = SCENARIO_FLOAT * n_scenarios + n_scenarios * n_bets * VARIANTS * FLOAT_STATS
         self.record_codes = record_codes
         self.detail = detail
+        self.card_solver = (None, None) if card_solver is None else card_solver
         if n_cells is None:
             if detail is not None:
                 raise ValueError("a card detail needs its number of cells")
@@ -192,7 +199,8 @@ class _CountDealer:
         codes = np.zeros((n_blocks, job.n_cells if job.record_codes else 1), np.int64)
         started = time.perf_counter()
         count_blocks(job.canonical, job.seed, first, n_blocks, SHOES_PER_BLOCK, plan.last_shoes,
-                     plan.total_blocks, job.shoe_params, *job.strategy_args, stats_int, stats_float, codes, job.detail)
+                     plan.total_blocks, job.shoe_params, *job.strategy_args, stats_int, stats_float, codes, job.detail,
+                     *job.card_solver)
         state.kernel_seconds += time.perf_counter() - started
         state.stats_int += stats_int.sum(axis=0)
         for row in stats_float:  # in block order: the same sums for any number of threads

@@ -28,6 +28,10 @@ tables (``detail``, :func:`baccarat_sim.kernels.detail.detail_index`): each
 round is then settled on its cell ``detail * N_CODES + code`` with
 :func:`baccarat_sim.kernels.round.round_detail`, as the Monte Carlo engine
 counts it; with ``detail=None`` numba compiles the outcome-code path alone.
+Card-level bets played perfectly, or whose exact edge is kept, are priced on
+the unseen cards by :func:`baccarat_sim.kernels.card_solver.solve_cards`
+(``card_first_four``, ``card_group``) wherever the composition solver prices
+the other bets; with both None that path is not compiled either.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import numpy as np
 from numba import prange
 
 from ..model.cards import SUIT_BITS
+from .card_solver import solve_cards
 from .encoding import POINT_BITS, POINT_MASK, encode_shoe
 from .jit import jit, jit_parallel
 from .outcome import code_of
@@ -98,7 +103,8 @@ def _see(encoded, unseen, values, tags, running):
 @jit
 def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts,
                 tags, count_of_bet, mode, threshold, min_edge, max_round, track_exact, net, solver_rows,
-                solver_scale, solver_max, solver_bet, solver_screen, stats_int, stats_float, codes, detail):
+                solver_scale, solver_max, solver_bet, solver_screen, stats_int, stats_float, codes, detail,
+                card_first_four, card_group):
     """Deal ``n_shoes`` shoes of one block, playing every bet by its strategy.
 
     Parameters
@@ -149,6 +155,10 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
     detail : tuple or None
         Card detail tables (:func:`baccarat_sim.kernels.detail.detail_index`) when a bet reads cards; None: cells
         are the outcome codes.
+    card_first_four, card_group : FirstFourTables or None, GroupTables or None
+        The tables of :func:`baccarat_sim.kernels.card_solver.solve_cards` when card-level bets are played
+        perfectly or their exact edge is kept: their exact EV on the unseen cards, wherever a value bet's would be
+        worked out; None: no such bet (numba compiles that path alone).
     """
     v_rows, p_rows, f_rows = solver_rows
     v_scale, p_scale, f_scale = solver_scale
@@ -254,6 +264,7 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
                         floor[b] = -np.inf if placed[b] and track_exact[b] else np.inf
                 solve_screened(unseen, values, v_rows, v_scale, solver_max, v_bet, p_rows, p_scale, p_bet, f_rows,
                                f_scale, f_bet, basis, coefficients, v_margin, floor, ev, sign, solved)
+                solve_cards(card_first_four, card_group, unseen, floor, ev, sign, solved)
                 for b in range(n_bets):
                     if mode[b] == PLAY_PERFECT:
                         placed[b] = solved[b] and (sign[b] > 0 if min_edge[b] == 0.0 else ev[b] > min_edge[b])
@@ -307,18 +318,19 @@ def count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scena
 def count_blocks(canonical, seed, first_block, n_blocks, shoes_per_block, last_shoes, total_blocks,
                  shoe_params, turned_seen, scenario_cuts, tags, count_of_bet, mode, threshold, min_edge, max_round,
                  track_exact, net, solver_rows, solver_scale, solver_max, solver_bet, solver_screen, stats_int,
-                 stats_float, codes, detail):
+                 stats_float, codes, detail, card_first_four, card_group):
     """Deal blocks ``first_block .. first_block + n_blocks - 1`` in parallel, one statistics row each.
 
     Row ``k`` of ``stats_int``/``stats_float``/``codes`` belongs to block
     ``first_block + k`` whatever thread deals it, so the caller's in-order sum
     is the same for any number of threads. The run's last block
     (``total_blocks - 1``) deals ``last_shoes`` shoes, every other block
-    ``shoes_per_block``. ``detail``: card detail tables or None, as for :func:`count_block`.
+    ``shoes_per_block``. ``detail``, ``card_first_four``, ``card_group``: tables or None, as for :func:`count_block`.
     """
     for k in prange(n_blocks):
         block = first_block + k
         n_shoes = last_shoes if block == total_blocks - 1 else shoes_per_block
         count_block(canonical, seed, block, n_shoes, shoe_params, turned_seen, scenario_cuts, tags,
                     count_of_bet, mode, threshold, min_edge, max_round, track_exact, net, solver_rows, solver_scale,
-                    solver_max, solver_bet, solver_screen, stats_int[k], stats_float[k], codes[k], detail)
+                    solver_max, solver_bet, solver_screen, stats_int[k], stats_float[k], codes[k], detail,
+                    card_first_four, card_group)

@@ -56,7 +56,7 @@ from .detail_tables import (
 from .rankwise_layout import rankwise_cost
 
 __all__ = ["Cost", "builder_cost", "card_kinds", "enumeration_cost", "exact_cost", "kernel_cost", "reach_cost",
-           "run_cost"]
+           "round_pricing_cost", "rounds_per_shoe_bound", "run_cost"]
 
 #: Seconds per cell of the exact builder's tables (numpy: each cell's poker values and atom bits, then the rows
 #: made unique): measured 2.4 us for ``poker(all) == flush`` (25.6 M cells in 60 s), 0.7 us for ``kind(all)``.
@@ -291,6 +291,33 @@ def exact_cost(atoms, outcomes: str = "codes", lanes: int = 2, shoe=None, rememb
     enumeration = enumeration_cost(atoms, outcomes, _states(atoms, outcomes), _enumeration_sizes(atoms, outcomes)[1],
                                    lanes)
     return builder_cost(atoms, outcomes).beside(enumeration)
+
+
+#: Seconds per cell (combination of local ids x outcome) of one shoe's weights dotted with a bet's nets.
+DOT_SECONDS = 2e-9
+
+
+def round_pricing_cost(atoms, outcomes: str = "codes") -> Cost:
+    """A group's exact weights on the cards left, as a counting run prices them every round, its tables built once.
+
+    The enumeration alone (:func:`enumeration_cost`), one thread a shoe and two shoes at a time on the two cores
+    (so a round's share of the run is the two-thread enumeration's seconds), then its weights dotted with the
+    bets' nets (:mod:`baccarat_sim.kernels.card_solver`).
+    """
+    atoms = tuple(atoms)
+    states, combinations = _states(atoms, outcomes), _enumeration_sizes(atoms, outcomes)[1]
+    enumeration = enumeration_cost(atoms, outcomes, states, combinations, lanes=1)
+    return enumeration._replace(seconds=enumeration.seconds + combinations * _n_outcomes(outcomes) * DOT_SECONDS)
+
+
+#: Fewest cards a round takes on average over many shoes (4.94 at 8 decks; every deck count is within a
+#: hundredth): a shoe's rounds are bounded from the cards dealt before the cut card, with a margin.
+MEAN_CARDS_PER_ROUND = 4.9
+
+
+def rounds_per_shoe_bound(n_cards: int, cut_from_end: int, rounds_after_cut: int) -> float:
+    """Rounds a shoe of ``n_cards`` dealt to a cut card ``cut_from_end`` cards from the end gives, about (a bound)."""
+    return max(n_cards - cut_from_end, 0) / MEAN_CARDS_PER_ROUND + rounds_after_cut + 1
 
 
 def reach_cost(atoms, outcomes: str = "codes") -> Cost:

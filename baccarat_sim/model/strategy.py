@@ -124,7 +124,8 @@ class BetPlay:
     true_count: float | str | None = None
     running_count: float | None = None
     min_edge: float = 0.0
-    #: Record the exact edge of every bet placed: True, False, or None for "where the exact solver can".
+    #: Record the exact edge of every bet placed: True, False, or None for "where a closed form gives it, and for
+    #: every bet played perfectly" (a card-level bet priced by its group's enumeration costs milliseconds a round).
     exact_edge: bool | None = None
     #: Bet when the count is at least the threshold away from zero either way (``|count| >= threshold``).
     two_sided: bool = False

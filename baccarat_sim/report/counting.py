@@ -102,8 +102,9 @@ def _header(result: CountResult) -> list[str]:
                      f"break-even true count {d.break_even_true_count:+.2f})")
         lines.append(f"count      {name}: {text}{extra}")
     if r.get("skipped_bets"):
-        lines.append(f"left out   {', '.join(r['skipped_bets'])} (\"*\" plays only the bets perfect play can price: "
-                     "scores, pairs or first cards alone)")
+        lines.append(f"left out   {', '.join(r['skipped_bets'])} (\"*\" plays perfectly only the bets priced in "
+                     "closed form: on scores, pairs, first cards or the first four cards' classes; name another "
+                     "card-level bet to play it perfectly)")
     return lines
 
 

@@ -16,6 +16,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from baccarat_sim.analysis import leak_cards
 from baccarat_sim.analysis.eor import effect_of_removal
 from baccarat_sim.analysis.leak import SIT_OUT, each, exposed_card, high_low, leak_value, optimal_sort
 from baccarat_sim.analysis.settlement import settle
@@ -236,10 +237,15 @@ def test_a_burn_card_known_exactly_is_the_effect_of_removal():
 # --------------------------------------------------------------------------- the cost model, the command line
 
 
-def test_pricings_beyond_the_limits_are_refused_before_any_work():
-    # Exact cards at the first card with C5 and C6 on 8 decks and a poker bet: thousands of pricings.
+def test_pricings_beyond_the_limits_are_refused_before_any_work(monkeypatch):
+    # P1, C5 and C6 by point value on 8 decks beside two poker hands compared: about 1,400 pricings of seconds each.
     poker = parse_rules(rule_text("poker_leak", [bet("banker_beats", ("poker(banker) > poker(player)",
                                                                        lambda d: False))]), "poker_leak.toml")
+
+    def no_pricing(*args, **kwargs):
+        raise AssertionError("a pricing was made before the refusal")
+
+    monkeypatch.setattr(leak_cards, "weights_by_bits", no_pricing)
     with pytest.raises(InvalidRules) as error:
         leak_value(poker, ["P1", "C5", "C6"], each("value"), 8)
     message = str(error.value)

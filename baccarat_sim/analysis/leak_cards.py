@@ -47,7 +47,6 @@ from ..engines.detail import rules_detail, weights_by_bits
 from ..errors import InputError, InternalError, InvalidRules
 from ..limits import MAX_PLAN_SECONDS
 from ..model.atoms import Atom
-from ..model.cardlevel import N_CARD_VALUES
 from ..model.cards import N_CARD_IDS, N_SUITS
 from ..model.codes import N_SUFFIXES, cards_used_of
 from ..model.cost import exact_cost
@@ -137,7 +136,6 @@ def observation_atoms(positions, classes: np.ndarray, n_classes: int) -> tuple[t
         else:
             projection = np.append(classes, 0)[None, :]
             seen, where, sizes = np.arange(n_classes), (position,), (n_classes,)
-        assert projection.shape[1] == N_CARD_VALUES
         fields.append(ObservedField(position, len(atoms), width, radix))
         for bit in range(width):
             truth = ((seen >> bit) & 1).astype(bool)

@@ -137,7 +137,11 @@ def test_fifth_and_sixth_cards_dealt_or_not_equal_brute_force(positions, shoe, r
 
 def test_a_burn_card_with_a_first_card_equal_brute_force():
     brute = _brute_force("nine", DEALT_RULES, ["P1", "burn"], lambda card: int(card_point(card) >= 6), off=True)
-    _check(leak_value(DEALT_RULES, ["P1", "burn"], high_low([6, 7, 8, 9]), SHOES["nine"]), brute)
+    burn = leak_value(DEALT_RULES, ["P1", "burn"], high_low([6, 7, 8, 9]), SHOES["nine"])
+    _check(burn, brute)
+    # The bottom card is a card off the round too: the same figures.
+    bottom = leak_value(DEALT_RULES, ["P1", "bottom"], high_low([6, 7, 8, 9]), SHOES["nine"])
+    assert [(row.weight, row.ev) for row in bottom.rows] == [(row.weight, row.ev) for row in burn.rows]
 
 
 def test_a_burn_card_with_a_fifth_card_equal_brute_force():

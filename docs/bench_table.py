@@ -125,6 +125,8 @@ BENCH_FIGURES: tuple[Figure, ...] = (
            lambda d: d["seconds"]["sessions_1e6_x_1000_rounds"]["median"], "s", "<= 30 s"),
     Figure("optimal four-card sort (edge sorting), 8 decks", "bench_leak.json",
            lambda d: d["cases"]["optimal_sort_4_cards_main_bets"]["median_s"], "s", "<= 10 s"),
+    Figure("leak with a card-level bet: Lucky Match, four cards sorted High/Low, 8 decks", "bench_leak_cards.json",
+           lambda d: d["cases"]["lucky_match_4_cards_high_6789"]["median_s"], "s", "<= 10 s"),
     Figure("Dask backend against local threads, 10^9 fresh rounds, overhead", "bench_dask.json",
            lambda d: _case(d["cases"], model="fresh")["overhead"], "fraction", "under +10%"),
     Figure("exact pricing of `poker(banker) > poker(player)` / `poker(all) == flush`, 8 decks, the whole command",

@@ -56,6 +56,7 @@ __all__ = [
     "effect_of_removal",
     "reads_suits",
     "suit_orbits",
+    "suit_symmetries",
 ]
 
 
@@ -237,6 +238,19 @@ def suit_orbits(shoe: np.ndarray, atoms=()) -> list[list[int]]:
     for s in range(N_SUITS):
         orbits.setdefault(root(s), []).append(s)
     return sorted(orbits.values())
+
+
+def suit_symmetries(atoms) -> tuple[tuple[int, ...], ...]:
+    """The permutations of the four suits that leave every atom unchanged (the identity first).
+
+    Two shoes that such a permutation maps one onto the other give the same
+    weights to every combination of the atoms' values and outcome code (the
+    codes never tell suits apart), so one of them is priced for both.
+    """
+    atoms = tuple(atoms)
+    identity, *others = itertools.permutations(range(N_SUITS))
+    return (identity, *(permutation for permutation in others
+                        if all(_atom_invariant(atom, _suit_map(permutation)) for atom in atoms)))
 
 
 def reads_suits(atoms) -> bool:

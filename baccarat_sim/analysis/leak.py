@@ -24,7 +24,12 @@ Groupings (:class:`~baccarat_sim.analysis.groupings.Grouping`): by point value (
 
 Exact: the kernel counts every ordered six-card sequence in integers
 (:mod:`baccarat_sim.kernels.leak`), and every probability, EV and edge here is
-a :class:`fractions.Fraction`. Bets are settled line by line through their pay
+a :class:`fractions.Fraction`. Card-level bets (suits, colours, ranks of given
+cards, poker values) are counted by the exact card-detail count that prices
+them everywhere, the observation joined to their conditions as atoms
+(:mod:`baccarat_sim.analysis.leak_cards`): an undealt fifth or sixth card seen,
+like a card off the round, is priced on the shoe without it, once per card it
+can be. Bets are settled line by line through their pay
 tables (:meth:`baccarat_sim.model.rules.Bet.case_index`), with the nominal
 commission rate. Ties are broken deterministically: the player sits out unless
 some bet has a positive EV, and of equal best bets takes the first in the rule
@@ -39,11 +44,11 @@ Limits (checked, each a one-line :class:`~baccarat_sim.errors.InputError`):
 ``C5`` and ``C6`` are classified by point value only (the outcome depends on
 them only through their point values, and the kernel resolves the third cards
 by point value); at most one card off the round; at most
-:data:`MAX_PATTERNS` observation patterns; no card-level bet (suits, colours,
-ranks of given cards, poker values): the kernel counts each deal by outcome
-code and observation pattern, and such a bet needs the card detail beside
-them, which only the exact engine's card-detail enumeration counts, not yet
-split by observation pattern.
+:data:`MAX_PATTERNS` observation patterns; card-level bets only where the cost
+model puts their pricings (the observation's atoms beside their conditions,
+once per card an undealt or off-round card seen can be) within its limits
+(:class:`~baccarat_sim.errors.InvalidRules` naming the bet and the predicted
+cost, before any pricing).
 
 Examples
 --------
@@ -75,6 +80,7 @@ from .leak_value import (
     SIT_OUT,
     LeakResult,
     PatternResult,
+    card_level_leak,
     exposed_card,
     in_round_table,
     leak_value,
@@ -175,7 +181,8 @@ def optimal_sort(rules: Rules, positions=("P1", "B1", "P2", "B2"), shoe=None, to
     composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
     lines = settlement_lines(rules)
     classes = each("value").card_classes()
-    table = in_round_table(composition, positions, classes, lines, 10)
+    cards = card_level_leak(rules, positions, classes, 10, lines, [composition])
+    table = in_round_table(composition, positions, classes, lines, 10, cards)
     total = int(table[:, lines.first_bet_columns].sum())
     numerators = table.astype(float) @ lines.scaled.astype(float)  # screening only
     digits = _value_digits(len(positions))

@@ -3,8 +3,9 @@
 The analysis behind :func:`baccarat_sim.analysis.leak.leak_value` (see
 :mod:`baccarat_sim.analysis.leak` for the positions, groupings and limits):
 the kernel's table of exact weights per observation pattern and pay-table
-line (:func:`in_round_table`, mixed over a known card off the round), each
-line's net (:func:`settlement_lines`, from the settlement layer's
+line (:func:`in_round_table`, mixed over a known card off the round; the
+card-level bets' lines from the exact card-detail count,
+:mod:`baccarat_sim.analysis.leak_cards`), each line's net (:func:`settlement_lines`, from the settlement layer's
 :func:`~baccarat_sim.analysis.settlement.line_nets`), and the result objects.
 """
 
@@ -24,6 +25,7 @@ from ..model.codes import N_CODES
 from ..model.rules import Rules
 from ..model.shoe import as_shoe
 from .groupings import Grouping, each, high_low
+from .leak_cards import CardLevelLeak
 from .settlement import line_nets
 
 __all__ = [
@@ -203,10 +205,12 @@ class LeakResult:
 class SettlementLines:
     """Every bet's pay-table lines as columns: which column settles each code, and each column's net."""
 
-    line_col: np.ndarray  # (n_bets, N_CODES)
+    line_col: np.ndarray  # (n_outcome_bets, N_CODES): the bets on the outcome alone, the leak kernel's
     scaled: np.ndarray  # (n_columns, n_bets) object: net * denominator in the bet's own column block
     denominator: int
     first_bet_columns: slice
+    starts: tuple = ()  # the first column of every bet's block
+    card_level: tuple = ()  # whether each bet reads cards (its lines come from the card-detail count)
 
     @property
     def n_columns(self) -> int:
@@ -215,21 +219,26 @@ class SettlementLines:
 
 
 def settlement_lines(rules: Rules) -> SettlementLines:
-    """Columns of every pay-table line; refuses a bet the kernel cannot settle."""
-    blocks, nets = [], []
+    """Columns of every pay-table line; refuses a bet on the outcome whose lines are not over the outcome codes.
+
+    A card-level bet (suits, colours, ranks of given cards, poker values) has its block of columns too; its
+    lines are counted by the card-detail count (:class:`~baccarat_sim.analysis.leak_cards.CardLevelLeak`), not by
+    the leak kernel, whose ``line_col`` holds the other bets alone.
+    """
+    blocks, nets, starts, card_level = [], [], [], []
     offset = 0
     for bet in rules.bets:
-        # A card-level bet (suits, colours, ranks of given cards: the card-detail axis beside the outcome codes)
-        # is settled on details the leak kernel does not count: refuse it rather than settle it on the codes.
-        card_level = bool(getattr(bet, "card_level", False))
-        index = None if card_level else np.asarray(bet.case_index())
-        if index is None or index.shape != (N_CODES,):
-            raise InputError("bets", f"bet {bet.id!r} settles on card details beyond the {N_CODES:,} outcome codes, "
-                                     "which the leak kernel does not count; leave it out of the bets")
-        lines = (*bet.cases, bet.otherwise)
-        blocks.append(index.astype(np.int64) + offset)
+        reads_cards = bool(getattr(bet, "card_level", False))
+        if not reads_cards:
+            index = np.asarray(bet.case_index())
+            if index.shape != (N_CODES,):
+                raise InputError("bets", f"bet {bet.id!r} settles on card details beyond the {N_CODES:,} outcome "
+                                         "codes without saying it reads cards; leave it out of the bets")
+            blocks.append(index.astype(np.int64) + offset)
+        starts.append(offset)
+        card_level.append(reads_cards)
         nets.append(line_nets(bet, rules))
-        offset += len(lines)
+        offset += len(bet.cases) + 1
     denominator = math.lcm(*(net.denominator for bet_nets in nets for net in bet_nets))
     scaled = np.zeros((offset, len(nets)), dtype=object)
     scaled[:] = 0
@@ -238,19 +247,49 @@ def settlement_lines(rules: Rules) -> SettlementLines:
         for net in bet_nets:
             scaled[column, b] = int(net * denominator)
             column += 1
-    return SettlementLines(np.stack(blocks), scaled, denominator, slice(0, len(nets[0])))
+    line_col = np.stack(blocks) if blocks else np.zeros((0, N_CODES), np.int64)
+    return SettlementLines(line_col, scaled, denominator, slice(0, len(nets[0])), tuple(starts), tuple(card_level))
 
 
 
 # --------------------------------------------------------------------------- analysis
 
 
-def in_round_table(composition, positions, classes, lines: SettlementLines, n_classes: int) -> np.ndarray:
-    """Weights of (in-round pattern, column), int64, patterns in the order of ``itertools.product``."""
-    table, sizes = leak_table(composition, {p: classes for p in positions}, lines.line_col, lines.n_columns)
-    if any(size != n_classes for size in sizes):  # every group has a card, so every class is counted
-        raise InternalError(f"a grouping of {n_classes} classes reached the leak kernel with {sizes} classes")
+def in_round_table(composition, positions, classes, lines: SettlementLines, n_classes: int,
+                   cards: CardLevelLeak | None = None) -> np.ndarray:
+    """Weights of (in-round pattern, column), int64, patterns in the order of ``itertools.product``.
+
+    The bets on the outcome alone from the leak kernel, the card-level bets from ``cards`` (their card-detail
+    count).
+    """
+    if len(lines.line_col):
+        table, sizes = leak_table(composition, {p: classes for p in positions}, lines.line_col, lines.n_columns)
+        if any(size != n_classes for size in sizes):  # every group has a card, so every class is counted
+            raise InternalError(f"a grouping of {n_classes} classes reached the leak kernel with {sizes} classes")
+    else:
+        table = np.zeros((n_classes ** len(positions), lines.n_columns), np.int64)
+    if cards is not None:
+        table = table + cards.table(composition)
     return table
+
+
+def card_level_leak(rules: Rules, positions, classes: np.ndarray, n_classes: int, lines: SettlementLines,
+                    shoes, seen=None) -> CardLevelLeak | None:
+    """The card-level bets' pricing by observation pattern (None without such bets), its cost checked first.
+
+    ``positions``: the observed positions of the round; ``shoes``: every shoe the round can be dealt from (one,
+    or one per card off the round); ``seen``: every observed position, for a refusal's message.
+
+    Raises
+    ------
+    InvalidRules
+        The pricings predicted beyond the limits, before any: one line naming the file, the bet and the cost.
+    """
+    if not any(lines.card_level):
+        return None
+    cards = CardLevelLeak(rules, positions, classes, n_classes, lines.starts, lines.n_columns)
+    cards.check_cost(rules, shoes, seen)
+    return cards
 
 
 def _canonical_key(composition: np.ndarray) -> bytes:
@@ -259,7 +298,18 @@ def _canonical_key(composition: np.ndarray) -> bytes:
     return columns.tobytes()
 
 
-def _pattern_weights(composition, positions, grouping: Grouping,
+def _shoes_without(composition: np.ndarray):
+    """Every card the shoe holds, its count, and the shoe without one of it."""
+    for card in range(N_CARD_IDS):
+        rank, suit = divmod(card, N_SUITS)
+        count = int(composition[rank, suit])
+        if count:
+            rest = composition.copy()
+            rest[rank, suit] -= 1
+            yield card, count, rest
+
+
+def _pattern_weights(rules: Rules, composition, positions, grouping: Grouping,
                      lines: SettlementLines) -> tuple[list, np.ndarray, int]:
     """Every pattern (classes per position, in order), its weights per column (Python ints), and the total."""
     classes = grouping.card_classes()
@@ -267,28 +317,25 @@ def _pattern_weights(composition, positions, grouping: Grouping,
     in_round = [p for p in positions if p in IN_ROUND_POSITIONS]
     off = [p for p in positions if p in OFF_ROUND_POSITIONS]
     in_keys = list(itertools.product(range(n_classes), repeat=len(in_round)))  # the kernel's pattern order
+    if off and int(composition.sum()) - 1 < 6:
+        raise InputError("shoe", "a card off the round leaves fewer than the six cards a round needs")
+    shoes = [rest for _, _, rest in _shoes_without(composition)] if off else [composition]
+    cards = card_level_leak(rules, in_round, classes, n_classes, lines, shoes, positions)
     if not off:
-        table = in_round_table(composition, in_round, classes, lines, n_classes)
+        table = in_round_table(composition, in_round, classes, lines, n_classes, cards)
         return in_keys, table.astype(object), int(table[:, lines.first_bet_columns].sum())
     # A known card off the round: the round is dealt from the shoe without it. Mix the tables of every card
     # the shoe holds, each weighted by its count (exact Python integers: the sums outgrow 64 bits on big shoes).
-    if int(composition.sum()) - 1 < 6:
-        raise InputError("shoe", "a card off the round leaves fewer than the six cards a round needs")
     where = positions.index(off[0])
     mixed = np.zeros((n_classes, len(in_keys), lines.n_columns), dtype=object)
     mixed[:] = 0
     cache: dict[bytes, np.ndarray] = {}
     blind_to_suits = not (grouping.suit_aware and in_round)
-    for card in range(N_CARD_IDS):
-        rank, suit = divmod(card, N_SUITS)
-        count = int(composition[rank, suit])
-        if count == 0:
-            continue
-        rest = composition.copy()
-        rest[rank, suit] -= 1
-        key = _canonical_key(rest) if blind_to_suits else rest.tobytes()
+    for card, count, rest in _shoes_without(composition):
+        # Shoes alike to every atom (a suit permutation apart) are priced once.
+        key = cards.key(rest) if cards is not None else _canonical_key(rest) if blind_to_suits else rest.tobytes()
         if key not in cache:
-            cache[key] = in_round_table(rest, in_round, classes, lines, n_classes).astype(object)
+            cache[key] = in_round_table(rest, in_round, classes, lines, n_classes, cards).astype(object)
         mixed[classes[card]] += count * cache[key]
     keys = [k[:where] + (seen,) + k[where:] for seen in range(n_classes) for k in in_keys]
     order = sorted(range(len(keys)), key=keys.__getitem__)
@@ -331,6 +378,12 @@ def leak_value(rules: Rules, positions=("P1",), grouping: Grouping | None = None
     -------
     LeakResult
 
+    Raises
+    ------
+    InvalidRules
+        Card-level bets (suits, colours, given ranks, poker values) whose pricings by observation pattern the
+        cost model puts beyond the limits, before any: one line naming the file, the bet and the predicted cost.
+
     Examples
     --------
     With no information the best action is to sit out:
@@ -345,7 +398,7 @@ def leak_value(rules: Rules, positions=("P1",), grouping: Grouping | None = None
     _check_size(positions, grouping)
     composition = as_shoe(rules.shoe.decks if shoe is None else shoe)
     lines = settlement_lines(rules)
-    keys, weights, total = _pattern_weights(composition, positions, grouping, lines)
+    keys, weights, total = _pattern_weights(rules, composition, positions, grouping, lines)
     bet_ids = tuple(bet.id for bet in rules.bets)
     numerators = weights.dot(lines.scaled)
     denominator = lines.denominator

@@ -85,30 +85,38 @@ def priced_detail(rules: Rules, detail: FactoredDetail | CardDetail | None, shoe
 
 
 def check_exact_cost(rules: Rules, detail: FactoredDetail | CardDetail | None, pricings: int = 1,
-                     what: str = "pricing every card-level bet exactly", shoe=None) -> None:
+                     what: str = "pricing every card-level bet exactly", shoe=None, advice: str | None = None,
+                     remembered: bool = True) -> None:
     """Refuse, before any work, exact card-level pricing that the cost model puts beyond the limits.
 
     Parameters
     ----------
     rules : Rules
         The rule set (its file and bets name the refusal).
-    detail : FactoredDetail, CardDetail or None
-        The card detail to be priced.
+    detail : FactoredDetail, CardDetail, sequence or None
+        The card detail to be priced (or its groups: anything with ``atoms``, ``outcomes`` and ``texts``).
     pricings : int
         How many times it is priced (the effect of removal prices it once per card removed).
     what : str
         What prices it, for the message.
     shoe : ndarray or None
         The counts by rank and suit of the shoe it is priced on (None: the rule set's full shoe).
+    advice : str or None
+        What to do instead (default: Monte Carlo, or simpler bets).
+    remembered : bool
+        False: price a group counted by rank as if it remembered no context
+        (:func:`~baccarat_sim.model.cost.exact_cost`).
 
     Raises
     ------
     InvalidRules
         One line naming the file, the bet (the costliest, for the whole file's time) and the predicted cost.
     """
-    groups = () if detail is None else detail.groups if isinstance(detail, FactoredDetail) else (detail,)
-    costs = [(exact_cost(group.atoms, group.outcomes, shoe=shoe), group) for group in groups]
-    advice = "run it by Monte Carlo (rtp without --exact), or split its conditions into simpler bets"
+    groups = (() if detail is None else tuple(detail) if isinstance(detail, (tuple, list))
+              else detail.groups if isinstance(detail, FactoredDetail) else (detail,))
+    costs = [(exact_cost(group.atoms, group.outcomes, shoe=shoe, remembered=remembered), group) for group in groups]
+    tail = f"; {advice}" if advice else ", or run it by Monte Carlo" if pricings == 1 else ""
+    advice = advice or "run it by Monte Carlo (rtp without --exact), or split its conditions into simpler bets"
     for cost, group in costs:
         why = refused("pricing its card-level conditions exactly", cost, advice)
         if why:
@@ -119,5 +127,4 @@ def check_exact_cost(rules: Rules, detail: FactoredDetail | CardDetail | None, p
         times = f" ({pricings:,} exact pricings)" if pricings > 1 else ""
         raise InvalidRules("", f"{rules.path}: {bet_keys(rules.bets, group.texts)}: {what}{times} is predicted to "
                                f"take about {seconds:,.0f} s, more than the limit of {MAX_PLAN_SECONDS:,.0f} s (this "
-                               f"bet: {cost.text()} a pricing); leave it out with --bets"
-                               + (", or run it by Monte Carlo" if pricings == 1 else ""))
+                               f"bet: {cost.text()} a pricing); leave it out with --bets{tail}")

@@ -61,7 +61,7 @@ from .rankwise import rankwise_weights
 
 __all__ = ["GROUP_CELLS", "MAX_CELLS", "GroupError", "by_card", "check_on_weights", "detail_counts", "detail_of_atoms",
            "detail_of_group", "detail_of_plan", "exact_detail_weights", "factored_counts", "group_weights",
-           "joint_detail", "plan_groups", "rules_detail"]
+           "joint_detail", "plan_groups", "rules_detail", "weights_by_bits"]
 
 #: Most cells (details x outcomes) of a group made by merging the groups of several bets: its counters stay in
 #: the fastest caches of the Monte Carlo kernels. One bet's group may be larger, up to :data:`MAX_CELLS`.
@@ -322,6 +322,15 @@ def _combination_bits(distinct: list) -> np.ndarray:
     for values in distinct:
         bits = (values[:, None] | bits[None, :]).reshape(-1)
     return bits
+
+
+def weights_by_bits(atoms, shoe: np.ndarray, outcomes: str) -> tuple[np.ndarray, np.ndarray]:
+    """Exact weights of one group's atoms (:func:`group_weights`) as rows of atom bits: ``(uint64[n], int64[n, o])``.
+
+    The rows' bits may repeat (the by-card count's combinations); their weights then add.
+    """
+    weights, distinct = group_weights(tuple(atoms), shoe, outcomes)
+    return _combination_bits(distinct), weights
 
 
 def exact_detail_weights(atoms, shoe: np.ndarray, lanes: int | None = None) -> np.ndarray:

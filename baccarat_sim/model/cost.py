@@ -198,11 +198,15 @@ def counted_by_rank(atoms) -> bool:
     return max((c for _, c, _ in _exact_sets(tuple(atoms))), default=0) > BY_CARD_CELLS
 
 
-def _rankwise(atoms, outcomes: str, one_thread: bool = False, shoe=None) -> Cost:
-    """The count by rank of a group (its rounds of kinds, remembered suit distributions, output) on a shoe."""
+def _rankwise(atoms, outcomes: str, one_thread: bool = False, shoe=None, remembered: bool = True) -> Cost:
+    """The count by rank of a group (its rounds of kinds, remembered suit distributions, output) on a shoe.
+
+    ``remembered=False``: as if no context were remembered (its worst seconds).
+    """
     cost = rankwise_cost(tuple(atoms), outcomes, shoe=shoe)
+    seconds = cost.seconds if remembered else cost.worst_seconds
     return Cost(int(min(2 ** len(atoms), 1 << 20) * _n_outcomes(outcomes)), float(cost.rounds), int(cost.bytes),
-                cost.seconds if one_thread else cost.seconds / 2)
+                seconds if one_thread else seconds / 2)
 
 
 def builder_cost(atoms, outcomes: str = "codes") -> Cost:
@@ -272,15 +276,18 @@ def enumeration_cost(atoms, outcomes: str, states: float, combinations: float, l
     return Cost(int(out), prefixes + third, int(out * 8 + scratch), seconds)
 
 
-def exact_cost(atoms, outcomes: str = "codes", lanes: int = 2, shoe=None) -> Cost:
+def exact_cost(atoms, outcomes: str = "codes", lanes: int = 2, shoe=None, remembered: bool = True) -> Cost:
     """A group's exact weights on a shoe (:func:`baccarat_sim.engines.detail.group_weights`).
 
     ``shoe`` (counts by rank and suit, ``(13, 4)``; None: a full one) matters to a group counted by rank: a shoe
     depleted unevenly leaves fewer suit distributions to remember (:func:`~.rankwise_layout.rankwise_cost`).
+    ``remembered=False`` prices a group counted by rank as if no context were remembered: where atoms of many
+    classes that the suits leave alone multiply the contexts past what a call remembers (the observation
+    patterns of a leak, :mod:`baccarat_sim.analysis.leak_cards`).
     """
     atoms = tuple(atoms)
     if counted_by_rank(atoms):
-        return _rankwise(atoms, outcomes, shoe=shoe)
+        return _rankwise(atoms, outcomes, shoe=shoe, remembered=remembered)
     enumeration = enumeration_cost(atoms, outcomes, _states(atoms, outcomes), _enumeration_sizes(atoms, outcomes)[1],
                                    lanes)
     return builder_cost(atoms, outcomes).beside(enumeration)

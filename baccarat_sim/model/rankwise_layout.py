@@ -201,7 +201,12 @@ def rankwise_cost(atoms: tuple, outcomes: str, threads: int = 2, shoe=None) -> R
     (kind_of, slot_of, first_rank, by_kind, varies, none_class, hand_over, hand_suits, atom_term, *_rest
      ) = rankwise_layout(tuple(atoms), outcomes)
     n_kinds = len(first_rank)
-    rounds = _rounds(RANK_POINTS[first_rank])
+    present = np.ones(n_kinds, bool)
+    if shoe is not None:  # the enumeration skips the kinds the shoe holds no card of
+        held = np.zeros(n_kinds, np.int64)
+        np.add.at(held, kind_of, np.asarray(shoe, np.int64).reshape(-1))
+        present = held > 0
+    rounds = _rounds(RANK_POINTS[first_rank[present]])
     values = 1
     for p in range(len(POSITIONS)):  # what the suits of a position can tell apart
         values *= max(1, max(len(np.unique(by_kind[p, k])) for k in range(n_kinds)))

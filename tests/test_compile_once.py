@@ -24,11 +24,19 @@ from baccarat_sim.kernels.mc import DRIVERS
 from baccarat_sim.model.strategy import load_strategy, parse_strategy
 
 
+def _perfect(*bets):
+    """A strategy that plays ``bets`` perfectly."""
+    lines = "".join(f"[[bets]]\nid = '{bet}'\nplay = 'perfect'\n" for bet in bets)
+    return parse_strategy(f"schema_version = 1\nid = 'perfect'\n{lines}")
+
+
 def test_a_second_strategy_compiles_nothing():
     dealt = load_rules("common-variants").with_shoe(model="dealt")
     cards = load_rules("catalogue-colour-and-suits").with_shoe(model="dealt")
     count_simulation(dealt, load_strategy("lucky6-wizard-level1"), shoes=4, seed=1)
     count_simulation(cards, load_strategy("colour-match-red-black"), shoes=4, seed=1)  # with a card detail
+    # A card-level bet played perfectly through its group's enumeration (the compile command's counting family).
+    count_simulation(cards, _perfect("super_tie_100_25_7"), shoes=4, seed=1)
     compiled = set(count_blocks.signatures)
     misses = sum(count_blocks.stats.cache_misses.values())
     count_simulation(dealt, load_strategy("lucky6-wizard-level2"), shoes=4, seed=1)
@@ -42,6 +50,8 @@ def test_a_second_strategy_compiles_nothing():
     count_simulation(dragon_tiger, load_strategy("perfect-play"), shoes=4, seed=1)
     flat = parse_strategy('schema_version = 1\nid = "flat"\n[[bets]]\nid = "*"\nplay = "always"\nexact_edge = false')
     count_simulation(cards, flat, shoes=4, seed=1)
+    # Closed forms and a group priced together, and another group.
+    count_simulation(cards, _perfect("colour_match", "contrast_bonus_35_15_5"), shoes=4, seed=1)
     assert set(count_blocks.signatures) == compiled
     assert sum(count_blocks.stats.cache_misses.values()) == misses
 

@@ -44,6 +44,7 @@ import time
 
 import numpy as np
 
+from ..engines.card_solver import no_card_pricing
 from ..engines.composition import FastSolver
 from ..engines.counting import (
     PLAY_ALWAYS,
@@ -237,6 +238,8 @@ def _resolve(strategy: Strategy, rules: Rules, composition: np.ndarray, record_c
         rules_detail(rules)  # checks the rule set's card-level pay tables
     joint = [b for b in rules.bet_ids if rules.bet(b).card_level] if record_codes else card_level
     detail = joint_detail(rules, joint) if card_level or record_codes else None
+    if detail is not None and card_solver is None:
+        card_solver = no_card_pricing()
     n_cells = detail.n_cells if detail is not None else N_CODES
     net = np.zeros((n, n_cells), np.int64)
     scale = np.zeros(n, np.int64)

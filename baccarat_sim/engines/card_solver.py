@@ -42,7 +42,7 @@ from ..model.shoe import as_shoe
 from .budget import refused
 from .detail import _combination_bits, detail_of_group, plan_groups
 
-__all__ = ["FIRST_FOUR_POSITIONS", "MAX_FIRST_FOUR_CLASSES", "CardSolver"]
+__all__ = ["FIRST_FOUR_POSITIONS", "MAX_FIRST_FOUR_CLASSES", "CardSolver", "no_card_pricing"]
 
 #: Largest scaled net a kernel row holds: its sums of products are exact on 128 bits (:mod:`baccarat_sim.kernels.wide`).
 _ROW_LIMIT = 2**62
@@ -172,6 +172,27 @@ def _group_layout(atoms: tuple, outcomes: str) -> tuple[dict, np.ndarray, CardDe
     return tables, detail.details_of_bits(_combination_bits(tables["distinct"])), detail
 
 
+def _first_four_tables(forms: list, where: dict[str, int]) -> FirstFourTables:
+    """The closed forms ``forms`` (bet id, :class:`_FirstFour`) as the kernel reads them; none gives empty tables."""
+    first = np.cumsum([0, *[len(f.multisets) for _, f in forms]]).astype(np.int64)
+    return FirstFourTables(
+        _read_only(np.array([f.card_class for _, f in forms], np.int64).reshape(len(forms), N_CARD_IDS)),
+        _read_only(first),
+        _read_only(np.concatenate([f.multisets for _, f in forms]) if forms else np.zeros((0, 4), np.int64)),
+        _read_only(np.concatenate([f.row for _, f in forms]) if forms else np.zeros(0, np.int64)),
+        _read_only(np.array([f.scale for _, f in forms], np.int64)),
+        _read_only(np.array([where[b] for b, _ in forms], np.int64)))
+
+
+def no_card_pricing() -> tuple[FirstFourTables, None]:
+    """The tables of a counting run that settles card-level bets but prices none of them.
+
+    Empty closed forms rather than None: a run with a card detail then always hands the counting kernel the same
+    types, priced bets or not, and numba compiles one variant fewer (the ``compile`` command covers the others).
+    """
+    return _first_four_tables([], {}), None
+
+
 class CardSolver:
     """Exact EV of a rule set's card-level bets on any shoe, the tables built once.
 
@@ -267,25 +288,18 @@ class CardSolver:
                            net=_read_only(net), scale=_read_only(np.array(scales, np.int64)),
                            bet=_read_only(np.array([where[b] for b in members], np.int64)))
 
-    def tables(self, where: dict[str, int]) -> tuple[FirstFourTables | None, GroupTables | None]:
+    def tables(self, where: dict[str, int]) -> tuple[FirstFourTables, GroupTables | None]:
         """The kernel's tables of the bets in ``where`` (bet id to its index in the EV arrays).
 
         Returns
         -------
-        (FirstFourTables or None, GroupTables or None)
-            As :func:`baccarat_sim.kernels.card_solver.solve_cards` reads them (None: no such bet).
+        (FirstFourTables, GroupTables or None)
+            As :func:`baccarat_sim.kernels.card_solver.solve_cards` reads them: the closed forms (none, possibly),
+            and the bets priced by the enumeration (None: no such bet).
         """
-        forms = [(b, f) for b, f in self._first_four.items() if b in where]
-        first = np.cumsum([0, *[len(f.multisets) for _, f in forms]]).astype(np.int64)
-        first_four = FirstFourTables(
-            _read_only(np.array([f.card_class for _, f in forms], np.int64).reshape(len(forms), N_CARD_IDS)),
-            _read_only(first),
-            _read_only(np.concatenate([f.multisets for _, f in forms]) if forms else np.zeros((0, 4), np.int64)),
-            _read_only(np.concatenate([f.row for _, f in forms]) if forms else np.zeros(0, np.int64)),
-            _read_only(np.array([f.scale for _, f in forms], np.int64)),
-            _read_only(np.array([where[b] for b, _ in forms], np.int64)))
+        first_four = _first_four_tables([(b, f) for b, f in self._first_four.items() if b in where], where)
         group = self._group_tables(0, where) if any(b in self._group_of for b in where) else None
-        return (first_four if forms else None), group
+        return first_four, group
 
     def weights(self, shoe) -> dict[str, dict[Fraction, int]]:
         """Exact weight of each net result of each bet (ordered draws of the cards its kind reads)."""

@@ -108,7 +108,7 @@ class _Resolved:
     card_level: tuple[str, ...]  # played bets that read cards
     skipped: tuple[str, ...]  # bets "*" left out (perfect play of a pay table with no closed form)
     priced: tuple[str, ...]  # card-level bets priced by their group's enumeration every round they are needed
-    card_solver: tuple | None  # their tables and the first-four closed forms' (kernels.card_solver); None: none
+    card_solver: tuple | None  # (FirstFourTables, GroupTables or None): kernels.card_solver; None: no card detail
 
 
 def _kinds(rules: Rules) -> dict[str, str]:

@@ -18,6 +18,9 @@ with the same round numbers.
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 
 from .columns import CARD_MACRO, allowed_sql, ident, quote, typed_sql, value_sql
@@ -35,7 +38,8 @@ class NeedsChecking(Exception):
     """The file cannot be added by the bulk path as it is; the checked path must take it."""
 
 
-def bulk_add(connection, reader: str, source_types: dict[str, str], file_format: FileFormat, rule_bets) -> int:
+def bulk_add(connection, reader: str, source_types: dict[str, str], file_format: FileFormat, rule_bets,
+             text_file: bool = False) -> int:
     """Add every row of a file in one pass (the caller holds a transaction); returns the rows added.
 
     Parameters
@@ -49,6 +53,9 @@ def bulk_add(connection, reader: str, source_types: dict[str, str], file_format:
         The file's kind (rounds or bets; table results are small and always checked).
     rule_bets : dict of str to tuple of str, or callable
         As :func:`~baccarat_sim.audit_store.importing.import_file` takes it.
+    text_file : bool
+        The file is text (CSV): a bet log is parsed and checked in parallel into a temporary Parquet file first,
+        as the statement that looks up the bets' rounds runs on one thread.
 
     Raises
     ------
@@ -64,12 +71,23 @@ def bulk_add(connection, reader: str, source_types: dict[str, str], file_format:
     try:
         if file_format.kind == "rounds":
             return _add_rounds(connection, reader, source_types, file_format, rule_bets)
-        return _add_bets(connection, reader, source_types, file_format, rule_bets)
+        if not text_file:
+            return _add_bets(connection, reader, source_types, file_format, rule_bets)
+        with tempfile.TemporaryDirectory(prefix="baccarat-audit-") as folder:
+            staged = str(Path(folder) / "bets.parquet")
+            checked = f"CASE WHEN ok THEN \"table\" ELSE {_stop('a bad row')} END AS \"table\""
+            names = ", ".join(ident(name) for name in file_format.names if name != "table")
+            rows = _typed_rows(reader, source_types, file_format, numbered=False)
+            connection.execute(f"COPY (SELECT {checked}, {names} FROM ({rows})) TO {quote(staged)} "
+                               "(FORMAT parquet, COMPRESSION snappy)")
+            reader = f"read_parquet({quote(staged)})"
+            source_types = dict(row[:2] for row in connection.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall())
+            return _add_bets(connection, reader, source_types, file_format, rule_bets)
     except duckdb.Error as error:  # a row's check said no (error()), or the file does not read
         raise NeedsChecking(str(error).splitlines()[0]) from None
 
 
-def _typed_rows(reader: str, source_types: dict[str, str], file_format: FileFormat) -> str:
+def _typed_rows(reader: str, source_types: dict[str, str], file_format: FileFormat, numbered: bool = True) -> str:
     """SQL: the file's rows typed, in the file's order, with ``ok`` true where every column's value is allowed.
 
     In three steps (text, typed, checked) so that no value is computed twice; numbered by ``row_number()``, which
@@ -80,8 +98,8 @@ def _typed_rows(reader: str, source_types: dict[str, str], file_format: FileForm
     typed = ", ".join(f"{typed_sql(c, ident('v_' + c.name), source_types.get(c.name))} AS {ident(c.name)}"
                       for c in columns)
     ok = " AND ".join(allowed_sql(c, ident("v_" + c.name), ident(c.name)) for c in columns)
-    return (f"SELECT row_number() OVER () AS line_no, *, {ok} AS ok FROM (SELECT *, {typed} FROM (SELECT {text} "
-            f"FROM {reader}))")
+    line_no = "row_number() OVER () AS line_no, " if numbered else ""
+    return f"SELECT {line_no}*, {ok} AS ok FROM (SELECT *, {typed} FROM (SELECT {text} FROM {reader}))"
 
 
 def _stop(what: str) -> str:
@@ -90,7 +108,6 @@ def _stop(what: str) -> str:
 
 def _add_rounds(connection, reader, source_types, file_format, rule_bets) -> int:
     start = connection.execute("SELECT coalesce(max(rid), 0) FROM rounds").fetchone()[0]
-    stored = connection.execute("SELECT count(*) FROM (SELECT 1 FROM rounds LIMIT 1)").fetchone()[0]
     # The check sits in the round number's expression: a column inserted is never pruned, and a filter could be.
     added = connection.execute(
         f"INSERT INTO rounds SELECT CASE WHEN ok THEN {start} + line_no ELSE {_stop('a bad row')} END, "
@@ -102,10 +119,14 @@ def _add_rounds(connection, reader, source_types, file_format, rule_bets) -> int
     if any(name not in known for name in names):
         raise NeedsChecking("a rule set nobody knows")
     # The stored rounds' keys are unique (every import keeps them so): a key seen twice is a round repeated in the
-    # file or one already stored.
-    where = "" if stored else f"WHERE rid > {start}"
-    if connection.execute(f"SELECT 1 FROM rounds {where} GROUP BY table_id, shoe, round HAVING count(*) > 1 "
-                          "LIMIT 1").fetchone():
+    # file or one already stored. A shoe whose rounds are numbered as the database numbers them (round = rid - c,
+    # as many rounds as its first to its last) cannot repeat one, as no two rounds share a rid: only the rounds
+    # of other shoes are grouped.
+    if connection.execute(
+            "WITH odd AS (SELECT table_id, shoe FROM rounds GROUP BY table_id, shoe HAVING NOT (count(*) = "
+            "max(round) - min(round) + 1 AND min(rid - round) = max(rid - round))) "
+            "SELECT 1 FROM rounds r SEMI JOIN odd o ON o.table_id = r.table_id AND o.shoe = r.shoe "
+            "GROUP BY r.table_id, r.shoe, r.round HAVING count(*) > 1 LIMIT 1").fetchone():
         raise NeedsChecking("a round repeated or already stored")
     return added
 

@@ -119,7 +119,7 @@ def import_file(connection, path, rule_bets: dict[str, tuple[str, ...]], kind: s
         return ImportResult(str(path), file_format.kind, before[0], 0, True)
     connection.execute("BEGIN TRANSACTION")
     try:
-        added = bulk_add(connection, reader, source_types, file_format, rule_bets)
+        added = bulk_add(connection, reader, source_types, file_format, rule_bets, text_file=row_word == "line")
         _record(connection, sha, path, file_format.kind, added, added)
         return ImportResult(str(path), file_format.kind, added, added, False)
     except NeedsChecking:

@@ -119,7 +119,7 @@ def import_file(connection, path, rule_bets: dict[str, tuple[str, ...]], kind: s
         return ImportResult(str(path), file_format.kind, before[0], 0, True)
     connection.execute("BEGIN TRANSACTION")
     try:
-        added = bulk_add(connection, reader, source_types, file_format, rule_bets, text_file=row_word == "line")
+        added = bulk_add(connection, reader, source_types, file_format, rule_bets)
         _record(connection, sha, path, file_format.kind, added, added)
         return ImportResult(str(path), file_format.kind, added, added, False)
     except NeedsChecking:
@@ -133,7 +133,7 @@ def import_file(connection, path, rule_bets: dict[str, tuple[str, ...]], kind: s
 def _record(connection, sha: str, path: Path, kind: str, rows_read: int, added: int) -> None:
     """Record the file imported, drop what the import staged, and commit."""
     connection.execute("INSERT INTO imports VALUES (?, ?, ?, ?, ?, now())", [sha, str(path), kind, rows_read, added])
-    for name in ("staged_checked", "staged", "bet_ids", "bet_lists", "bulk_shoes", "bulk_rounds"):
+    for name in ("staged_checked", "staged", "bet_ids", "bet_lists", "bulk_odd_shoes"):
         kind_of_object = connection.execute(
             "SELECT table_type FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()
         if kind_of_object is not None:

@@ -183,3 +183,18 @@ def test_a_month_made_in_chunks_is_the_same_whatever_their_size(tmp_path):
     write_logs(tmp_path / "whole", whole)
     for kind in KINDS:
         assert (tmp_path / "chunked" / f"{kind}.csv").read_bytes() == (tmp_path / "whole" / f"{kind}.csv").read_bytes()
+
+
+@pytest.mark.parametrize("stake, taken", [("10", ["rounds", "bets"]), (" +1e1 ", ["rounds", "bets"]),
+                                          ("\u00a010", ["rounds"]), ("1e1", ["rounds", "bets"])])
+def test_csv_numbers_parsed_by_the_reader_read_as_their_text(tmp_path, monkeypatch, stake, taken):
+    # The bulk path lets DuckDB's CSV reader parse a number; where only the checked path's trimming reads it (a
+    # no-break space), the reader refuses it and the file takes the checked path: the same rows either way.
+    rounds = _write(tmp_path / "rounds.csv", GOOD_ROUNDS)
+    bets = _write(tmp_path / "bets.csv", BETS + f"T1,1, 2 ,+3,,banker,\"{stake}\",-10\nT1,1,3,1,,tie,5,4e1\n")
+    bulk = _bulk_spy(monkeypatch)
+    refused, fast = _import(tmp_path / "fast.duckdb", [rounds, bets])
+    assert refused is None and bulk == taken
+    _checked_only(monkeypatch)
+    _, slow = _import(tmp_path / "slow.duckdb", [rounds, bets])
+    assert fast == slow and fast["bets"][0][1:] == (3, None, "banker", 10.0, -10.0)

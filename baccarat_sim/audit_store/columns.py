@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from ..model.cards import N_SUITS
 from .cards import SPELLINGS
-from .formats import Column
+from .formats import Column, FileFormat
 
-__all__ = ["CARD_MACRO", "allowed_sql", "ident", "problem_sql", "quote", "typed_sql", "value_sql"]
+__all__ = ["CARD_MACRO", "allowed_sql", "csv_types", "ident", "problem_sql", "quote", "typed_sql", "value_sql"]
 
 #: Parquet types read as they are, by column type (a round trip through text gives the same value for these).
 _NATIVE = {
@@ -29,6 +29,19 @@ _NATIVE_AS = {"integer": "BIGINT", "date": "DATE", "amount": "DOUBLE", "amount>0
 CARD_MACRO = ("CREATE OR REPLACE TEMP MACRO card_of(v) AS MAP {"
               + ", ".join(f"'{text}': {card}" for text, card in SPELLINGS.items()) + "}[v]")
 assert max(SPELLINGS.values()) < 13 * N_SUITS
+
+
+def csv_types(file_format: FileFormat, names: list[str]) -> dict[str, str]:
+    """The DuckDB type each column of a CSV file is parsed as by the bulk path.
+
+    Integers and amounts are parsed by DuckDB's CSV reader itself, which converts a field as ``CAST`` does: the
+    value the text path gives (``TRY_CAST`` of the trimmed text) wherever that is one, and an error where it is
+    not (or where only the text path's wider trimming, of non-ASCII spaces, would read it): the error sends the
+    file to the checked path, which says what is wrong. Every other column is text (a shoe ``01`` stays
+    ``01``; a date is read by the column's own rule, not by a format the reader guesses).
+    """
+    parsed = {"integer": "BIGINT", "amount": "DOUBLE", "amount>0": "DOUBLE", "amount>=0": "DOUBLE"}
+    return {name: parsed.get(file_format.column(name).type, "VARCHAR") for name in names}
 
 
 def quote(text: str) -> str:

@@ -15,7 +15,7 @@ import hashlib
 from pathlib import Path
 
 from .bulk import NeedsChecking, bulk_add
-from .columns import CARD_MACRO, ident, problem_sql, quote, typed_sql, value_sql
+from .columns import CARD_MACRO, csv_types, ident, problem_sql, quote, typed_sql, value_sql
 from .formats import FORMATS, FileFormat, kind_of
 
 __all__ = ["MAX_ERROR_LINES", "BadFile", "ImportResult", "import_file"]
@@ -117,9 +117,14 @@ def import_file(connection, path, rule_bets: dict[str, tuple[str, ...]], kind: s
     before = connection.execute("SELECT rows_read FROM imports WHERE sha256 = ?", [sha]).fetchone()
     if before is not None:
         return ImportResult(str(path), file_format.kind, before[0], 0, True)
+    bulk_reader, bulk_types = reader, source_types
+    if row_word == "line":  # numbers parsed by the CSV reader (columns.csv_types), every other column text
+        bulk_types = csv_types(file_format, list(source_types))
+        types = ", ".join(f"{quote(name)}: {quote(kind)}" for name, kind in bulk_types.items())
+        bulk_reader = f"read_csv({quote(str(path))}, header = true, types = {{{types}}})"
     connection.execute("BEGIN TRANSACTION")
     try:
-        added = bulk_add(connection, reader, source_types, file_format, rule_bets)
+        added = bulk_add(connection, bulk_reader, bulk_types, file_format, rule_bets)
         _record(connection, sha, path, file_format.kind, added, added)
         return ImportResult(str(path), file_format.kind, added, added, False)
     except NeedsChecking:

@@ -37,10 +37,13 @@ class RoundLookup:
     def __init__(self, connection, rule_sets: list[str]):
         rule_code = ("CASE rule_set " + " ".join(f"WHEN '{name.replace(chr(39), chr(39) * 2)}' THEN {k}"
                                                   for k, name in enumerate(rule_sets)) + " ELSE -1 END")
+        connection.execute(
+            "CREATE OR REPLACE TEMP TABLE bulk_shoes AS SELECT row_number() OVER () - 1 AS k, * FROM ("
+            f"SELECT table_id, shoe, min(round) AS lo, max(round) AS hi, min(rid - round) AS base, min({rule_code}) "
+            f"AS rule, count(*) = max(round) - min(round) + 1 AND min(rid - round) = max(rid - round) AND "
+            f"min({rule_code}) = max({rule_code}) AS regular FROM rounds GROUP BY table_id, shoe)")
         shoes = connection.execute(
-            f"SELECT table_id, shoe, min(round), max(round), min(rid - round), min({rule_code}), "
-            f"count(*) = max(round) - min(round) + 1 AND min(rid - round) = max(rid - round) AND "
-            f"min({rule_code}) = max({rule_code}) FROM rounds GROUP BY table_id, shoe").fetchall()
+            "SELECT table_id, shoe, lo, hi, base, rule, regular FROM bulk_shoes ORDER BY k").fetchall()
         self.index = {(table, shoe): k for k, (table, shoe, *_) in enumerate(shoes)}
         self.lo, self.hi, self.base, self.rule = (np.array([row[j] for row in shoes], np.int64) for j in range(2, 6))
         self.regular = np.array([bool(row[6]) for row in shoes], bool)
@@ -52,15 +55,13 @@ class RoundLookup:
         self.dense_rid = np.full(int(sizes.sum()), -1, np.int64)
         self.dense_rule = np.full(int(sizes.sum()), -1, np.int64)
         if len(odd):
-            connection.execute("CREATE OR REPLACE TEMP TABLE bulk_odd_shoes (table_id VARCHAR, shoe VARCHAR)")
-            connection.executemany("INSERT INTO bulk_odd_shoes VALUES (?, ?)", [shoes[k][:2] for k in odd])
             rows = connection.execute(
-                f"SELECT r.table_id, r.shoe, r.round, r.rid, {rule_code} FROM rounds r SEMI JOIN bulk_odd_shoes o "
-                "ON o.table_id = r.table_id AND o.shoe = r.shoe").fetchall()
-            for table, shoe, round_no, rid, rule in rows:
-                k = self.index[(table, shoe)]
-                self.dense_rid[self.offset[k] + round_no - self.lo[k]] = rid
-                self.dense_rule[self.offset[k] + round_no - self.lo[k]] = rule
+                f"SELECT s.k, r.round, r.rid, {rule_code} AS rule FROM rounds r JOIN bulk_shoes s "
+                "ON s.table_id = r.table_id AND s.shoe = r.shoe WHERE NOT s.regular").fetchnumpy()
+            k = np.asarray(rows["k"], np.int64)
+            position = self.offset[k] + np.asarray(rows["round"], np.int64) - self.lo[k]
+            self.dense_rid[position] = np.asarray(rows["rid"], np.int64)
+            self.dense_rule[position] = np.asarray(rows["rule"], np.int64)
 
     def shoes(self, tables, shoes) -> np.ndarray:
         """Each row's shoe (an index of this lookup; -1 where none is stored), from Arrow text columns."""

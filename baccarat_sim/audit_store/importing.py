@@ -138,7 +138,7 @@ def import_file(connection, path, rule_bets: dict[str, tuple[str, ...]], kind: s
 def _record(connection, sha: str, path: Path, kind: str, rows_read: int, added: int) -> None:
     """Record the file imported, drop what the import staged, and commit."""
     connection.execute("INSERT INTO imports VALUES (?, ?, ?, ?, ?, now())", [sha, str(path), kind, rows_read, added])
-    for name in ("staged_checked", "staged", "bet_ids", "bet_lists", "bulk_odd_shoes"):
+    for name in ("staged_checked", "staged", "bet_ids", "bet_lists", "bulk_shoes"):
         kind_of_object = connection.execute(
             "SELECT table_type FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()
         if kind_of_object is not None:

@@ -6,6 +6,11 @@ bad row naming the file, the line (the row of a Parquet file), each column at fa
 nothing of it is imported. A good file is added in one transaction. The file's SHA-256 is recorded: importing the
 same bytes again adds nothing; a round, bet or result already in the database (the same key from another file)
 is not added twice.
+
+Two paths, one outcome. A file is first offered to the bulk path (:mod:`~baccarat_sim.audit_store.bulk`), which
+adds a good round or bet log in one streaming pass and gives up, rolling back, at the first thing it cannot add
+whole; the checked path below then stages the file, spells out every bad row's problems or adds the rows not yet
+stored. The bulk path never refuses a file itself, so every refusal reads the same.
 """
 
 from __future__ import annotations

@@ -198,3 +198,13 @@ def test_csv_numbers_parsed_by_the_reader_read_as_their_text(tmp_path, monkeypat
     _checked_only(monkeypatch)
     _, slow = _import(tmp_path / "slow.duckdb", [rounds, bets])
     assert fast == slow and fast["bets"][0][1:] == (3, None, "banker", 10.0, -10.0)
+
+
+def test_an_anomaly_no_table_can_hold_is_bad_input(tmp_path, capsys):
+    from baccarat_sim.cli.audit import main
+
+    assert main(["simulate", "--rules", "ez-baccarat", "--tables", "1", "--days", "1", "--anomalies", "commission",
+                 "--out", str(tmp_path / "logs")]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "--anomalies: a short-paid commission needs a table whose rule set takes commission")
+    assert not any((tmp_path / "logs").iterdir()) if (tmp_path / "logs").exists() else True

@@ -34,8 +34,8 @@ from .audit_counts import best_count, counts_before_rounds
 from .audit_rounds import resolve_rounds
 from .audit_settle import expected_nets, settles_on_codes
 
-__all__ = ["ANOMALIES", "CHUNK_ROUNDS", "MonthChunk", "SimulatedMonth", "month_chunks", "simulate_month",
-           "sort_anomalies"]
+__all__ = ["ANOMALIES", "CHUNK_ROUNDS", "AnomalyRefused", "MonthChunk", "SimulatedMonth", "month_chunks",
+           "simulate_month", "sort_anomalies"]
 
 #: The anomalies :func:`simulate_month` can inject, with what each is.
 ANOMALIES = {
@@ -65,6 +65,10 @@ _ROUNDS_PER_SHOE_KEY = 1024
 _STREAMS = {"seated": 1, "main": 2, "stake": 3, "tie": 4, "side": 5, "side_pick": 6}
 #: The slug of a stacked shoe: its rounds 11 to 26.
 _SLUG = (10, 26)
+
+
+class AnomalyRefused(ValueError):
+    """An anomaly asked for that the month's tables or days cannot hold (one line: which and why)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,14 +161,14 @@ def _place(rng, kinds: set, rules_of_table: list[Rules], days: int) -> list[_Pla
             continue
         if kind in ("counter", "team"):
             if not countable:
-                raise ValueError("a counter or a team needs a table whose rule set has a countable side bet")
+                raise AnomalyRefused("a counter or a team needs a table whose rule set has a countable side bet")
             span = max(1, min(5, days // 2))
             table = countable[(kind == "team") % len(countable)]
             placements.append(_Placement(kind, table, int(rng.integers(0, days - span + 1)), 0.0, span))
             continue
         eligible = commission if kind == "commission" else list(tables)
         if not eligible:
-            raise ValueError("a short-paid commission needs a table whose rule set takes commission")
+            raise AnomalyRefused("a short-paid commission needs a table whose rule set takes commission")
         placements.append(_Placement(kind, eligible[int(rng.integers(0, len(eligible)))],
                                      int(rng.integers(0, days)), float(rng.random())))
     return placements
@@ -180,8 +184,9 @@ def month_chunks(rules_list: list[Rules], tables: int, days: int, rounds_per_day
 
     Raises
     ------
-    ValueError
-        An anomaly that no table or day of the month can hold (after the last chunk).
+    AnomalyRefused
+        An anomaly that no table of the rule sets can hold (at the first chunk), or no day of its table (after
+        the last).
     """
     rng = np.random.default_rng([seed, 40])
     rules_of_table = [rules_list[t % len(rules_list)] for t in range(tables)]
@@ -196,10 +201,10 @@ def month_chunks(rules_list: list[Rules], tables: int, days: int, rounds_per_day
             yield _chunk(t, rules, per_day[t], shoe_base, first_day, last_day, seed, start, churn,
                          [p for p in placements if p.table == t], bet_names)
         shoe_base += per_day[t] * days
-    missing = [p.kind for p in placements if not p.done]
+    missing = [p for p in placements if not p.done]
     if missing:
-        raise ValueError(f"no gaming day of table T{placements[0].table + 1:02d} could hold the {missing[0]} anomaly; "
-                         "simulate more rounds per day or more days")
+        raise AnomalyRefused(f"no gaming day of table T{missing[0].table + 1:02d} from day {missing[0].day + 1} on "
+                             f"could hold the {missing[0].kind} anomaly; simulate more rounds per day or more days")
 
 
 def simulate_month(rules_list: list[Rules], tables: int, days: int, rounds_per_day: int, seed: int,

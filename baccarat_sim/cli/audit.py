@@ -129,7 +129,7 @@ def _rules_list(text: str):
 
 
 def _run_simulate(args) -> int:
-    from ..analysis.audit_simulate import ANOMALIES, month_chunks, sort_anomalies
+    from ..analysis.audit_simulate import ANOMALIES, AnomalyRefused, month_chunks, sort_anomalies
     from ..audit_store.files import write_log_chunks
 
     kinds = list(ANOMALIES) if args.anomalies == "all" else [k.strip() for k in args.anomalies.split(",") if k.strip()]
@@ -150,8 +150,11 @@ def _run_simulate(args) -> int:
             anomalies.extend(chunk.anomalies)
             yield logs
 
-    paths = write_log_chunks(out, ["rounds", "bets", "results"], chunks(), args.format,
-                             {"anomalies.json": lambda: sort_anomalies(anomalies)})
+    try:
+        paths = write_log_chunks(out, ["rounds", "bets", "results"], chunks(), args.format,
+                                 {"anomalies.json": lambda: sort_anomalies(anomalies)})
+    except AnomalyRefused as error:
+        raise UsageError(f"--anomalies: {error}") from None
     print(f"wrote {counted['rounds']:,} rounds, {counted['bets']:,} bets and {counted['results']:,} table results "
           f"to {args.out} ({', '.join(p.name for p in paths)})")
     return EXIT_OK

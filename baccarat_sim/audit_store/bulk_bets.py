@@ -9,6 +9,10 @@ rows are read in order (a plain scan keeps it) as Arrow batches, each bet's roun
 
 from __future__ import annotations
 
+import contextlib
+import queue
+import threading
+
 import numpy as np
 
 __all__ = ["BATCH_ROWS", "RoundLookup", "append_bets"]
@@ -122,6 +126,44 @@ class _RepeatCheck:
         self.carried = keys[(keys >> (_SEAT_BITS + self.bet_bits)) == self.last_round]
 
 
+class _ReadAhead:
+    """A query's Arrow batches, read by a second thread up to ``depth`` batches ahead of their use.
+
+    DuckDB reads and types the next batches (releasing the GIL) while this thread looks up and appends the last
+    one: the two halves of a bet log's import overlap on two cores.
+    """
+
+    def __init__(self, cursor, sql: str, depth: int = 2):
+        self.queue, self.stop = queue.Queue(maxsize=depth), threading.Event()
+        self.thread = threading.Thread(target=self._read, args=(cursor, sql), daemon=True)
+        self.thread.start()
+
+    def _read(self, cursor, sql: str) -> None:
+        try:
+            for batch in cursor.sql(sql).to_arrow_reader(BATCH_ROWS):
+                if self.stop.is_set():
+                    break
+                self.queue.put(batch)
+        except BaseException as error:  # handed to the reading thread's consumer, raised there
+            self.queue.put(error)
+        finally:
+            self.queue.put(None)
+
+    def __iter__(self):
+        while (item := self.queue.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    def close(self) -> None:
+        """Stop reading (a batch being read is finished first) and wait for the reading thread."""
+        self.stop.set()
+        while self.thread.is_alive():
+            with contextlib.suppress(queue.Empty):
+                self.queue.get(timeout=0.05)
+        self.thread.join()
+
+
 def append_bets(connection, typed_rows: str, rule_sets: list[str], bets_of: dict, newest: int) -> int | None:
     """Append the checked bets of ``typed_rows`` (SQL) to ``bets`` in order; returns how many, or None.
 
@@ -137,10 +179,10 @@ def append_bets(connection, typed_rows: str, rule_sets: list[str], bets_of: dict
     lookup = RoundLookup(connection, rule_sets)
     repeats = _RepeatCheck(max(1, (len(bet_ids) - 1).bit_length()))
     reading = connection.cursor()  # this connection reads the file while the other appends
+    batches = _ReadAhead(reading, f"SELECT \"table\", shoe, round, seat, player, bet, stake, net, ok "
+                                  f"FROM ({typed_rows})")
     added = 0
     try:
-        batches = reading.sql(f"SELECT \"table\", shoe, round, seat, player, bet, stake, net, ok FROM ({typed_rows})"
-                              ).to_arrow_reader(BATCH_ROWS)
         for batch in batches:
             if not len(batch):
                 continue
@@ -164,6 +206,7 @@ def append_bets(connection, typed_rows: str, rule_sets: list[str], bets_of: dict
             })).insert_into("bets")
             added += len(batch)
     finally:
+        batches.close()
         reading.close()
     if not repeats.in_order and connection.execute(
             f"SELECT 1 FROM bets WHERE rid > {newest} GROUP BY rid, seat, bet HAVING count(*) > 1 LIMIT 1").fetchone():

@@ -4,6 +4,8 @@
 for row and in the same order, from CSV and Parquet; a bad file refused with the same lines. ``audit simulate``
 made a chunk at a time: the same month whatever the chunk size, and the same files as written whole."""
 
+import datetime
+
 import numpy as np
 import pytest
 
@@ -136,8 +138,6 @@ def test_shoes_out_of_order_with_gaps_and_a_second_overlapping_log(tmp_path, mon
 def test_parquet_columns_of_their_own_types_read_as_their_text(tmp_path, monkeypatch):
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
-    import datetime
-
     rounds = tmp_path / "rounds.parquet"
     pq.write_table(pa.table({
         "table": ["T1", "T1"], "shoe": ["1", "1"], "round": pa.array([1, 2], pa.int16()),
@@ -208,3 +208,20 @@ def test_an_anomaly_no_table_can_hold_is_bad_input(tmp_path, capsys):
     assert capsys.readouterr().err.strip().endswith(
         "--anomalies: a short-paid commission needs a table whose rule set takes commission")
     assert not any((tmp_path / "logs").iterdir()) if (tmp_path / "logs").exists() else True
+
+
+def test_a_second_month_added_to_a_database_takes_the_bulk_path(tmp_path, monkeypatch):
+    rules = [load_rules(name) for name in RULES]
+    paths = []
+    for k, start in enumerate(("2026-01-01", "2026-02-01")):
+        month = simulate_month(rules, 2, 2, 120, 30 + k, [], datetime.date.fromisoformat(start))
+        for kind in ("rounds", "bets"):  # the second month's shoes are other shoes
+            getattr(month, kind)["shoe"] = np.char.add(f"m{k + 1}-", getattr(month, kind)["shoe"].astype(str))
+        write_logs(tmp_path / f"m{k}", {"rounds": month.rounds, "bets": month.bets, "results": month.results})
+        paths += [tmp_path / f"m{k}" / f"{kind}.csv" for kind in KINDS]
+    taken = _bulk_spy(monkeypatch)
+    refused, fast = _import(tmp_path / "fast.duckdb", paths)
+    assert refused is None and taken == ["rounds", "bets"] * 2
+    _checked_only(monkeypatch)
+    _, slow = _import(tmp_path / "slow.duckdb", paths)
+    assert fast == slow

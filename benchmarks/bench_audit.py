@@ -2,6 +2,7 @@
 
     python benchmarks/bench_audit.py                     # 1e6 rounds (25 tables x 40 days x 1000 rounds)
     python benchmarks/bench_audit.py --days 4            # 1e5 rounds, quick
+    python benchmarks/bench_audit.py --days 400 --stages simulate,import --out results/bench_audit_import.json
 
 Each stage runs in its own process (``python -m baccarat_sim.audit ...``, Parquet logs), timed by wall clock and
 CPU (user + system of the process and its threads) with its peak resident memory (``getrusage`` of the child).
@@ -49,17 +50,33 @@ def main() -> int:
     parser.add_argument("--days", type=int, default=40)
     parser.add_argument("--rounds-per-day", type=int, default=1000)
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_audit.json"))
+    parser.add_argument("--stages", default="simulate,import,report", metavar="STAGE[,...]",
+                        help="stages run, in order (simulate is always run: the others read its files)")
+    parser.add_argument("--format", choices=("parquet", "csv"), default="parquet", help="the logs' format")
     options = parser.parse_args()
+    wanted = set(options.stages.split(","))
     load_at_start = os.getloadavg()
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         stages = {"simulate": _stage(["simulate", "--tables", str(options.tables), "--days", str(options.days),
                                       "--rounds-per-day", str(options.rounds_per_day), "--anomalies", "all",
-                                      "--format", "parquet", "--out", "logs"], work)}
+                                      "--format", options.format, "--out", "logs"], work)}
         rounds = int(stages["simulate"]["said"][0].split()[1].replace(",", ""))
-        stages["import"] = _stage(["import", "--db", "audit.duckdb", "logs/rounds.parquet", "logs/bets.parquet",
-                                   "logs/results.parquet"], work)
-        stages["report"] = _stage(["report", "--db", "audit.duckdb", "--out", "report", "--no-plots"], work)
+        if wanted & {"import", "report"}:
+            stages["import"] = _stage(["import", "--db", "audit.duckdb",
+                                       *(f"logs/{kind}.{options.format}" for kind in ("rounds", "bets", "results"))],
+                                      work)
+        if "report" in wanted:
+            stages["report"] = _stage(["report", "--db", "audit.duckdb", "--out", "report", "--no-plots"], work)
+    if "report" not in stages:  # simulate and import only
+        figures = {"rounds": rounds, "format": options.format, "stages": stages,
+                   "peak_rss_mb": max(s["peak_rss_mb"] for s in stages.values()),
+                   "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
+                               "python": platform.python_version(), "load_average_start": load_at_start,
+                               "load_average_end": os.getloadavg()}}
+        Path(options.out).write_text(json.dumps(figures, indent=2) + "\n")
+        print(json.dumps(figures, indent=2))
+        return 0
     import_and_audit = stages["import"]["wall_s"] + stages["report"]["wall_s"]
     scale = 1e7 / rounds
     figures = {

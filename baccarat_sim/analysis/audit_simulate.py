@@ -7,14 +7,22 @@ then, stakes from the table's minimum up. Every net result is the pay table's (:
 results are each table's gaming day: handle the stakes, win the house's result, drop the handle over the table's
 chip churn (how many times a chip is bet before it is lost or cashed).
 
-Anomalies (:data:`ANOMALIES`) are injected into the logs, each recorded where it was put, so that the audit's
-findings can be checked against them.
+The month is made a chunk at a time (:func:`month_chunks`: a table's run of gaming days, at most
+:data:`CHUNK_ROUNDS` rounds), so that a year of 25 tables is written in bounded memory. Nothing depends on where
+the chunks end: shoe ``k`` is dealt from its own generator, and every other random choice is a counter-based
+uniform of the seed and what it is drawn for (the shoe and seat, the round), not a draw from a stream that
+chunks would share out differently.
+
+Anomalies (:data:`ANOMALIES`) are placed before any round is dealt (a table and a gaming day each, from the
+seed), put into the logs in the chunk that holds their day (or the next day that can hold them), and recorded
+where they were put, so that the audit's findings can be checked against them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -26,7 +34,8 @@ from .audit_counts import best_count, counts_before_rounds
 from .audit_rounds import resolve_rounds
 from .audit_settle import expected_nets, settles_on_codes
 
-__all__ = ["ANOMALIES", "SimulatedMonth", "simulate_month"]
+__all__ = ["ANOMALIES", "CHUNK_ROUNDS", "AnomalyRefused", "MonthChunk", "SimulatedMonth", "month_chunks",
+           "simulate_month", "sort_anomalies"]
 
 #: The anomalies :func:`simulate_month` can inject, with what each is.
 ANOMALIES = {
@@ -48,6 +57,18 @@ STAKE_MULTIPLES, STAKE_WEIGHTS = (1, 2, 3, 5, 10), (0.4, 0.25, 0.15, 0.12, 0.08)
 TABLE_MINIMUMS = (10, 25, 100)
 #: Maximum bet of a counter (and of a team, shared), in table minimums.
 COUNTER_MAX = 20
+#: Most rounds a chunk holds (a table's whole gaming days, at least one): what bounds the memory.
+CHUNK_ROUNDS = 250_000
+#: Most rounds a shoe's key leaves room for (a round's key is its shoe's times this, plus its number).
+_ROUNDS_PER_SHOE_KEY = 1024
+#: The counter-based uniforms' streams: what each random choice is for.
+_STREAMS = {"seated": 1, "main": 2, "stake": 3, "tie": 4, "side": 5, "side_pick": 6}
+#: The slug of a stacked shoe: its rounds 11 to 26.
+_SLUG = (10, 26)
+
+
+class AnomalyRefused(ValueError):
+    """An anomaly asked for that the month's tables or days cannot hold (one line: which and why)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,15 +90,127 @@ class SimulatedMonth:
     anomalies: list
 
 
+@dataclasses.dataclass(frozen=True)
+class MonthChunk:
+    """A chunk of a simulated month: one table's run of gaming days (columns as :class:`SimulatedMonth`'s).
+
+    ``anomalies`` lists those put into this chunk.
+    """
+
+    rounds: dict
+    bets: dict
+    results: dict
+    anomalies: list
+
+
+@dataclasses.dataclass
+class _Placement:
+    """Where an anomaly goes: a table, its first gaming day, and a uniform that picks among the day's candidates."""
+
+    kind: str
+    table: int
+    day: int
+    pick: float
+    span: int = 1
+    done: bool = False
+
+
 def _expected_rounds_per_shoe(rules: Rules) -> float:
     n_cards = rules.shoe.decks * 52
     return max(1.0, (n_cards - rules.shoe.cut_card.mean - rules.shoe.cards_before_first_round()[1]) / 4.94)
 
 
+def _mix(values: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: a bijective scramble of 64-bit integers."""
+    z = values + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _uniform(seed: int, stream: str, keys: np.ndarray, seat: int = 0) -> np.ndarray:
+    """Uniforms in [0, 1), one per key: a function of the seed, the stream, the seat and the key alone."""
+    with np.errstate(over="ignore"):
+        head = _mix(np.array([seed % 2**64], np.uint64))
+        head = _mix(head ^ np.uint64(_STREAMS[stream] * 64 + seat))
+        values = _mix(head ^ np.asarray(keys).astype(np.uint64))
+    return (values >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
+def _side_bets(rules: Rules) -> list[str]:
+    return [b.id for b in rules.bets if b.group != "main" and settles_on_codes(rules, b.id) and b.jackpot is None]
+
+
+def _counted_bet(rules: Rules) -> str | None:
+    sides = _side_bets(rules)
+    if "dragon_7" in sides:
+        return "dragon_7"
+    return next((b for b in sides if best_count(rules, b) is not None), None)
+
+
+def _place(rng, kinds: set, rules_of_table: list[Rules], days: int) -> list[_Placement]:
+    """Each anomaly's table and first day, in :data:`ANOMALIES`'s order, from the seed."""
+    tables = range(len(rules_of_table))
+    countable = sorted((t for t in tables if _counted_bet(rules_of_table[t])),
+                       key=lambda t: _counted_bet(rules_of_table[t]) != "dragon_7")  # a Dragon 7 table first
+    commission = [t for t in tables if rules_of_table[t].commission.rate > 0 and any(
+        case.commission for bet in rules_of_table[t].bets for case in bet.cases)]
+    placements = []
+    for kind in ANOMALIES:
+        if kind not in kinds:
+            continue
+        if kind in ("counter", "team"):
+            if not countable:
+                raise AnomalyRefused("a counter or a team needs a table whose rule set has a countable side bet")
+            span = max(1, min(5, days // 2))
+            table = countable[(kind == "team") % len(countable)]
+            placements.append(_Placement(kind, table, int(rng.integers(0, days - span + 1)), 0.0, span))
+            continue
+        eligible = commission if kind == "commission" else list(tables)
+        if not eligible:
+            raise AnomalyRefused("a short-paid commission needs a table whose rule set takes commission")
+        placements.append(_Placement(kind, eligible[int(rng.integers(0, len(eligible)))],
+                                     int(rng.integers(0, days)), float(rng.random())))
+    return placements
+
+
+def month_chunks(rules_list: list[Rules], tables: int, days: int, rounds_per_day: int, seed: int, anomalies=(),
+                 start: datetime.date = datetime.date(2026, 1, 1), churn: float = 2.2,
+                 chunk_rounds: int = CHUNK_ROUNDS) -> Iterator[MonthChunk]:
+    """Simulate ``tables`` tables over ``days`` gaming days, a chunk at a time (a table's days, in order).
+
+    Parameters as :func:`simulate_month`; ``chunk_rounds``: most rounds a chunk holds (whole gaming days, at
+    least one). The chunks do not depend on ``chunk_rounds`` but for where they end.
+
+    Raises
+    ------
+    AnomalyRefused
+        An anomaly that no table of the rule sets can hold (at the first chunk), or no day of its table (after
+        the last).
+    """
+    rng = np.random.default_rng([seed, 40])
+    rules_of_table = [rules_list[t % len(rules_list)] for t in range(tables)]
+    per_day = [max(1, round(rounds_per_day / _expected_rounds_per_shoe(rules))) for rules in rules_of_table]
+    placements = _place(rng, set(anomalies), rules_of_table, days)
+    bet_names = sorted({bet for rules in rules_list for bet in rules.bet_ids})
+    shoe_base = 0
+    for t, rules in enumerate(rules_of_table):
+        days_per_chunk = max(1, chunk_rounds // max(1, round(per_day[t] * _expected_rounds_per_shoe(rules))))
+        for first_day in range(0, days, days_per_chunk):
+            last_day = min(days, first_day + days_per_chunk)
+            yield _chunk(t, rules, per_day[t], shoe_base, first_day, last_day, seed, start, churn,
+                         [p for p in placements if p.table == t], bet_names)
+        shoe_base += per_day[t] * days
+    missing = [p for p in placements if not p.done]
+    if missing:
+        raise AnomalyRefused(f"no gaming day of table T{missing[0].table + 1:02d} from day {missing[0].day + 1} on "
+                             f"could hold the {missing[0].kind} anomaly; simulate more rounds per day or more days")
+
+
 def simulate_month(rules_list: list[Rules], tables: int, days: int, rounds_per_day: int, seed: int,
                    anomalies=(), start: datetime.date = datetime.date(2026, 1, 1), churn: float = 2.2
                    ) -> SimulatedMonth:
-    """Simulate ``tables`` tables over ``days`` gaming days.
+    """Simulate ``tables`` tables over ``days`` gaming days, whole (the chunks of :func:`month_chunks` joined).
 
     Parameters
     ----------
@@ -93,49 +226,64 @@ def simulate_month(rules_list: list[Rules], tables: int, days: int, rounds_per_d
     churn : float
         Handle over drop at every table.
     """
-    rng = np.random.default_rng([seed, 40])
-    parts, shoe_base = [], 0
-    for t in range(tables):
-        rules = rules_list[t % len(rules_list)]
-        per_day = max(1, round(rounds_per_day / _expected_rounds_per_shoe(rules)))
-        n_shoes = per_day * days
-        logs = deal_shoes(rules, seed, shoe_base, n_shoes)
-        shoe_base += n_shoes
-        parts.append(_table_rounds(t, rules, logs, per_day, start))
-    rounds = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
-    rounds["rule_index"] = rounds["table_index"] % len(rules_list)
-    rule_of = {r.id: r for r in rules_list}
+    chunks = list(month_chunks(rules_list, tables, days, rounds_per_day, seed, anomalies, start, churn))
+    joined = {kind: {key: np.concatenate([getattr(c, kind)[key] for c in chunks]) for key in getattr(chunks[0], kind)}
+              for kind in ("rounds", "bets", "results")}
+    return SimulatedMonth(joined["rounds"], joined["bets"], joined["results"],
+                          sort_anomalies([a for c in chunks for a in c.anomalies]))
+
+
+def sort_anomalies(anomalies: list[dict]) -> list[dict]:
+    """The anomalies in :data:`ANOMALIES`'s order (as a month's record lists them)."""
+    order = list(ANOMALIES)
+    return sorted(anomalies, key=lambda a: order.index(a["kind"]))
+
+
+def _chunk(t: int, rules: Rules, per_day: int, shoe_base: int, first_day: int, last_day: int, seed: int, start,
+           churn: float, placements: list[_Placement], bet_names: list[str]) -> MonthChunk:
+    first_shoe = shoe_base + first_day * per_day
+    logs = deal_shoes(rules, seed, first_shoe, (last_day - first_day) * per_day)
+    rounds = _table_rounds(t, rules, logs, per_day, first_day, first_shoe, start)
     injected: list[dict] = []
-    cards = rounds["cards"]
-    _inject_cards(rng, rounds, rule_of, set(anomalies), injected)
-    bets = _bets(rng, rounds, rule_of, set(anomalies), injected)
+    # An anomaly of a round or a day goes into the first day from its own that can hold it; a counter or a team
+    # plays every day of its span.
+    here = [p for p in placements if not p.done and p.day < last_day]
+    players = [p for p in placements if p.kind in ("counter", "team") and p.day < last_day
+               and p.day + p.span > first_day]
+    _inject_cards(rounds, [p for p in here if p.kind in ("misdeal", "stacked", "late-cut", "bad-burn")], injected)
+    bets = _bets(seed, t, rounds, rules, bet_names, players, injected)
+    _inject_payouts(rounds, rules, bets, [p for p in here if p.kind in ("payout", "commission")], injected)
     results = _results(rounds, bets, churn)
     i = bets.pop("index")
     bets = {"table": rounds["table"][i], "shoe": rounds["shoe"][i], "round": rounds["round"][i], **bets}
-    internal = ("cards", "table_index", "shoe_index", "rule_index")
+    internal = ("cards", "shoe_index", "shoe_key", "day_index")
     spelled = {key: value for key, value in rounds.items() if key not in internal}
     names = np.array([card_name(c) for c in range(13 * N_SUITS)] + [""], dtype=object)
     for k, column in enumerate(("p1", "b1", "p2", "b2", "p3", "b3")):
-        spelled[column] = names[np.where(cards[:, k] >= 0, cards[:, k], 13 * N_SUITS)]
+        spelled[column] = names[np.where(rounds["cards"][:, k] >= 0, rounds["cards"][:, k], 13 * N_SUITS)]
     spelled["turned"] = names[np.where(rounds["turned"] >= 0, rounds["turned"], 13 * N_SUITS)]
-    return SimulatedMonth(spelled, bets, results, injected)
+    return MonthChunk(spelled, bets, results, injected)
 
 
-def _table_rounds(t: int, rules: Rules, logs: ShoeLogs, per_day: int, start) -> dict:
+def _table_rounds(t: int, rules: Rules, logs: ShoeLogs, per_day: int, first_day: int, first_shoe: int,
+                  start) -> dict:
     n_shoes, most = logs.cards.shape[:2]
+    if most >= _ROUNDS_PER_SHOE_KEY:
+        raise ValueError(f"a shoe of {most} rounds is more than the simulation numbers")
     dealt = np.arange(most)[None, :] < logs.rounds[:, None]
     shoe_of = np.broadcast_to(np.arange(n_shoes)[:, None], dealt.shape)[dealt]
     round_no = np.broadcast_to(np.arange(1, most + 1)[None, :], dealt.shape)[dealt]
     first = round_no == 1
-    day = np.array([np.datetime64(start) + np.timedelta64(d, "D") for d in range(n_shoes // per_day)])
+    day_index = first_day + shoe_of // per_day
     n = int(dealt.sum())
     return {
         "table": np.full(n, f"T{t + 1:02d}", dtype=object),
-        "table_index": np.full(n, t),
-        "shoe": np.char.mod("%d", shoe_of + 1).astype(object),
+        "shoe": np.char.mod("%d", first_day * per_day + shoe_of + 1).astype(object),
         "shoe_index": shoe_of,
+        "shoe_key": first_shoe + shoe_of,  # the shoe's number in the month: the uniforms' key
         "round": round_no,
-        "day": day[shoe_of // per_day],
+        "day_index": day_index,
+        "day": np.datetime64(start) + day_index.astype("timedelta64[D]"),
         "rule_set": np.full(n, rules.id, dtype=object),
         "cards": logs.cards[dealt].astype(np.int64),
         # A card is turned (and seen) only where the burn is set by one.
@@ -145,93 +293,90 @@ def _table_rounds(t: int, rules: Rules, logs: ShoeLogs, per_day: int, start) -> 
     }
 
 
-def _pick_round(rng, mask: np.ndarray) -> int:
-    candidates = np.flatnonzero(mask)
-    return int(rng.choice(candidates))
-
-
 def _where(rounds: dict, i: int) -> dict:
     return {"table": str(rounds["table"][i]), "shoe": str(rounds["shoe"][i]), "round": int(rounds["round"][i]),
             "day": str(rounds["day"][i])}
 
 
-def _inject_cards(rng, rounds: dict, rule_of: dict, wanted: set, injected: list) -> None:
+def _first_day_with(placement: _Placement, day_index: np.ndarray, candidates: np.ndarray) -> int | None:
+    """The candidate the placement picks: on its day, or the first later day of the chunk with a candidate."""
+    for day in np.unique(day_index[candidates]):
+        if day >= placement.day:
+            on_day = candidates[day_index[candidates] == day]
+            placement.done = True
+            return int(on_day[min(len(on_day) - 1, int(placement.pick * len(on_day)))])
+    return None
+
+
+def _inject_cards(rounds: dict, placements: list[_Placement], injected: list) -> None:
     """The anomalies that change the cards or the shoe's record: misdeal, stacked, late-cut, bad-burn."""
     cards = rounds["cards"]
-    middle = (rounds["round"] > 5) & np.roll(rounds["round"] > 5, -5)
-    if "misdeal" in wanted:
-        resolved = resolve_rounds(cards)
-        stood = middle & ~resolved.player_should_draw & (cards[:, 4] < 0) & (resolved.misdeal == 0)
-        fields = decode(resolved.code)  # the Player stood on 6 or 7 and so did the Banker: no natural
-        stood &= np.isin(fields["player_score"], (6, 7)) & np.isin(fields["banker_score"], (6, 7)) & (cards[:, 5] < 0)
-        i = _pick_round(rng, stood)
-        cards[i, 4] = int(rng.integers(0, 52))
-        injected.append({"kind": "misdeal", **_where(rounds, i), "what": ANOMALIES["misdeal"]})
-    if "stacked" in wanted:
-        starts = np.flatnonzero(rounds["round"] == 1)
-        k = int(rng.integers(0, len(starts)))
-        first = starts[k]
-        slug = np.arange(first + 10, first + 26)
-        # The same four cards again and again: a Player natural 9 (9s 10s) against a Banker 2 (2h Kh).
-        cards[slug, :4] = [card for _, card in parse_cards("9s,2h,10s,Kh")]
-        cards[slug, 4:] = -1
-        injected.append({"kind": "stacked", **_where(rounds, first), "round": None, "what": ANOMALIES["stacked"]})
-    for kind, column, change in (("late-cut", "cut", 40), ("bad-burn", "burned", 2)):
-        if kind in wanted:
+    shoe_rounds = np.bincount(rounds["shoe_index"])[rounds["shoe_index"]]
+    for placement in placements:
+        kind = placement.kind
+        if kind == "misdeal":
+            middle = (rounds["round"] > 5) & (rounds["round"] <= shoe_rounds - 5)
+            resolved = resolve_rounds(cards)
+            stood = middle & ~resolved.player_should_draw & (cards[:, 4] < 0) & (resolved.misdeal == 0)
+            fields = decode(resolved.code)  # the Player stood on 6 or 7 and so did the Banker: no natural
+            stood &= np.isin(fields["player_score"], (6, 7)) & np.isin(fields["banker_score"], (6, 7))
+            i = _first_day_with(placement, rounds["day_index"], np.flatnonzero(stood & (cards[:, 5] < 0)))
+            if i is not None:
+                cards[i, 4] = int(placement.pick * 2**20) % 52
+                injected.append({"kind": "misdeal", **_where(rounds, i), "what": ANOMALIES["misdeal"]})
+        elif kind == "stacked":
+            starts = np.flatnonzero((rounds["round"] == 1) & (shoe_rounds >= _SLUG[1]))
+            first = _first_day_with(placement, rounds["day_index"], starts)
+            if first is not None:
+                slug = np.arange(first + _SLUG[0], first + _SLUG[1])
+                # The same four cards again and again: a Player natural 9 (9s 10s) against a Banker 2 (2h Kh).
+                cards[slug, :4] = [card for _, card in parse_cards("9s,2h,10s,Kh")]
+                cards[slug, 4:] = -1
+                injected.append({"kind": "stacked", **_where(rounds, first), "round": None,
+                                 "what": ANOMALIES["stacked"]})
+        else:
+            column, change = {"late-cut": ("cut", 40), "bad-burn": ("burned", 2)}[kind]
             starts = np.flatnonzero((rounds["round"] == 1) & (rounds["burned"] >= 0))
-            i = int(rng.choice(starts))
-            rounds[column][i] += change
-            injected.append({"kind": kind, **_where(rounds, i), "round": None, "what": ANOMALIES[kind]})
+            i = _first_day_with(placement, rounds["day_index"], starts)
+            if i is not None:
+                rounds[column][i] += change
+                injected.append({"kind": kind, **_where(rounds, i), "round": None, "what": ANOMALIES[kind]})
 
 
-def _side_bets(rules: Rules) -> list[str]:
-    return [b.id for b in rules.bets if b.group != "main" and settles_on_codes(rules, b.id) and b.jackpot is None]
-
-
-def _counted_bet(rules: Rules) -> str | None:
-    sides = _side_bets(rules)
-    if "dragon_7" in sides:
-        return "dragon_7"
-    return next((b for b in sides if best_count(rules, b) is not None), None)
-
-
-def _bets(rng, rounds: dict, rule_of: dict, wanted: set, injected: list) -> dict:
+def _bets(seed: int, t: int, rounds: dict, rules: Rules, bet_names: list[str], players_placed: list[_Placement],
+          injected: list) -> dict:
     """Every seat's bets, vectorised over the rounds: bets and players as integer codes until the end."""
     n = len(rounds["round"])
     resolved = resolve_rounds(rounds["cards"])
-    shoe_key = rounds["table_index"] * 10**7 + rounds["shoe_index"]
-    start = np.r_[True, shoe_key[1:] != shoe_key[:-1]]
-    shoe_no = np.cumsum(start) - 1
-    seated = rng.random((int(shoe_no[-1]) + 1, SEATS)) < SEATED
-    rule_list = list(rule_of.values())
-    bet_names = sorted({bet for rules in rule_list for bet in rules.bet_ids})
+    start = rounds["round"] == 1
+    shoe_key = rounds["shoe_key"]
+    round_key = shoe_key * _ROUNDS_PER_SHOE_KEY + rounds["round"]
     code_of = {bet: k for k, bet in enumerate(bet_names)}
-    rule_index = rounds["rule_index"]
     rows = []  # (round index, seat, player code (-1: not known to the table), bet code, stake)
-    minimum = np.array(TABLE_MINIMUMS)[rounds["table_index"] % len(TABLE_MINIMUMS)].astype(float)
+    minimum = np.full(n, float(TABLE_MINIMUMS[t % len(TABLE_MINIMUMS)]))
+    sides = _side_bets(rules)
+    weights = np.cumsum(STAKE_WEIGHTS) / np.sum(STAKE_WEIGHTS)
     for seat in range(SEATS):
-        taken = seated[shoe_no, seat]
-        u = rng.random(n)
+        taken = _uniform(seed, "seated", shoe_key, seat) < SEATED
+        u = _uniform(seed, "main", round_key, seat)
         main = np.where(u < BANKER, 0, np.where(u < BANKER + PLAYER, 1, 2))
-        stakes = minimum * rng.choice(STAKE_MULTIPLES, size=n, p=STAKE_WEIGHTS)
+        multiple = np.asarray(STAKE_MULTIPLES)[np.minimum(np.searchsorted(
+            weights, _uniform(seed, "stake", round_key, seat), side="right"), len(STAKE_MULTIPLES) - 1)]
+        stakes = minimum * multiple
         for code, bet_id in ((0, "banker"), (1, "player")):
             at = np.flatnonzero(taken & (main == code))
             rows.append((at, seat + 1, -1, code_of[bet_id], stakes[at]))
-        tie = np.flatnonzero(taken & (main < 2) & (rng.random(n) < TIE))
+        tie = np.flatnonzero(taken & (main < 2) & (_uniform(seed, "tie", round_key, seat) < TIE))
         rows.append((tie, seat + 1, -1, code_of["tie"], minimum[tie]))
-        side = np.flatnonzero(taken & (main < 2) & (rng.random(n) < SIDE))
-        pick = rng.random(len(side))
-        for r, rules in enumerate(rule_list):
-            sides = _side_bets(rules)
-            if not sides:
-                continue
-            choice = np.minimum((pick * len(sides)).astype(np.int64), len(sides) - 1)
-            mine = rule_index[side] == r
+        if sides:
+            side = np.flatnonzero(taken & (main < 2) & (_uniform(seed, "side", round_key, seat) < SIDE))
+            choice = np.minimum((_uniform(seed, "side_pick", round_key[side], seat) * len(sides)).astype(np.int64),
+                                len(sides) - 1)
             for k, bet_id in enumerate(sides):
                 limit = rules.bet(bet_id).max_round or 10**9
-                at = side[mine & (choice == k) & (rounds["round"][side] <= limit)]
+                at = side[(choice == k) & (rounds["round"][side] <= limit)]
                 rows.append((at, seat + 1, -1, code_of[bet_id], minimum[at]))
-    players = _advantage_players(rng, rounds, rule_of, wanted, injected, start, rows, minimum, code_of)
+    players = _advantage_players(rounds, rules, players_placed, injected, start, rows, minimum, code_of)
     columns = {
         "index": np.concatenate([r[0] for r in rows]),
         "seat": np.concatenate([np.full(len(r[0]), r[1]) for r in rows]),
@@ -242,16 +387,13 @@ def _bets(rng, rounds: dict, rule_of: dict, wanted: set, injected: list) -> dict
     _drop_repeats(columns)
     net = np.zeros(len(columns["index"]))
     codes = resolved.code[columns["index"]]
-    rule_of_bet = rule_index[columns["index"]]
-    for r, rules in enumerate(rule_list):
-        for bet_id in rules.bet_ids:
-            chosen = np.flatnonzero((rule_of_bet == r) & (columns["bet_code"] == code_of[bet_id]))
-            if chosen.size:
-                net[chosen] = expected_nets(rules, bet_id, codes[chosen], columns["stake"][chosen])[1]
+    for bet_id in rules.bet_ids:
+        chosen = np.flatnonzero(columns["bet_code"] == code_of[bet_id])
+        if chosen.size:
+            net[chosen] = expected_nets(rules, bet_id, codes[chosen], columns["stake"][chosen])[1]
     columns["net"] = np.round(net, 6)
     columns["bet"] = np.array(bet_names, dtype=object)[columns.pop("bet_code")]
     columns["player"] = np.array([*players, ""], dtype=object)[columns.pop("player_code")]
-    _inject_payouts(rng, rounds, rule_of, wanted, injected, columns)
     return columns
 
 
@@ -269,34 +411,21 @@ def _drop_repeats(columns: dict) -> None:
         columns[name] = columns[name][keep]
 
 
-def _advantage_players(rng, rounds, rule_of, wanted, injected, start, rows, minimum, code_of) -> list[str]:
-    """A counter and a team, each on a table whose rule set has a countable side bet, for a few days.
+def _advantage_players(rounds, rules, placements, injected, start, rows, minimum, code_of) -> list[str]:
+    """A counter and a team at their tables for their days (those of this chunk).
 
     Their rows go first (they keep their seats); returns their player ids, by player code.
     """
     players: list[str] = []
-    if not wanted & {"counter", "team"}:
-        return players
-    candidates = [t for t in np.unique(rounds["table_index"])
-                  if _counted_bet(rule_of[rounds["rule_set"][np.flatnonzero(rounds["table_index"] == t)[0]]])]
-    def rules_at(t):
-        return rule_of[rounds["rule_set"][np.flatnonzero(rounds["table_index"] == t)[0]]]
-
-    candidates.sort(key=lambda t: _counted_bet(rules_at(t)) != "dragon_7")  # a Dragon 7 table first
-    if not candidates:
-        raise ValueError("a counter or a team needs a table whose rule set has a countable side bet")
-    days = np.unique(rounds["day"])
-    span = max(1, min(5, len(days) // 2))
-    for k, (kind, seats) in enumerate((("counter", (7,)), ("team", (1, 2, 3)))):
-        if kind not in wanted:
+    for placement in placements:
+        kind = placement.kind
+        seats = (7,) if kind == "counter" else (1, 2, 3)
+        days = rounds["day_index"]
+        here = np.flatnonzero((days >= placement.day) & (days < placement.day + placement.span))
+        if not len(here):
             continue
-        table = candidates[k % len(candidates)]
-        at_table = rounds["table_index"] == table
-        rules = rule_of[rounds["rule_set"][np.flatnonzero(at_table)[0]]]
         bet_id = _counted_bet(rules)
         count = best_count(rules, bet_id)
-        first_day = days[int(rng.integers(0, len(days) - span + 1))]
-        here = np.flatnonzero(at_table & (rounds["day"] >= first_day) & (rounds["day"] < first_day + span))
         _, true = counts_before_rounds(rounds["cards"][here], start[here], count.tags, rules.shoe.decks * 52,
                                        rounds["turned"][here])
         hot = here[true >= count.break_even_true_count]
@@ -305,41 +434,42 @@ def _advantage_players(rng, rounds, rule_of, wanted, injected, start, rows, mini
             players.append(player)
             rows.insert(0, (here, seat, len(players) - 1, code_of["banker"], minimum[here]))
             rows.insert(0, (hot, seat, len(players) - 1, code_of[bet_id], minimum[hot] * COUNTER_MAX / len(seats)))
-        injected.append({"kind": kind, "table": str(rounds["table"][here[0]]), "day": str(first_day), "days": span,
-                         "seats": list(seats), "players": ids, "bet": bet_id, "what": ANOMALIES[kind]})
+        if not placement.done:  # the first chunk of its days records it
+            placement.done = True
+            first_day = np.datetime64(str(rounds["day"][here[0]])) - np.timedelta64(
+                int(days[here[0]]) - placement.day, "D")
+            injected.append({"kind": kind, "table": str(rounds["table"][here[0]]), "day": str(first_day),
+                             "days": placement.span, "seats": list(seats), "players": ids, "bet": bet_id,
+                             "what": ANOMALIES[kind]})
     return players
 
 
-def _inject_payouts(rng, rounds, rule_of, wanted, injected, columns) -> None:
+def _inject_payouts(rounds, rules, columns, placements, injected) -> None:
     rid = columns["index"]
-    if "payout" in wanted:
-        won = np.flatnonzero(columns["net"] > 0)
-        j = int(rng.choice(won))
-        columns["net"][j] = columns["net"][j] * 2
-        injected.append({"kind": "payout", **_where(rounds, rid[j]), "seat": int(columns["seat"][j]),
-                         "bet": str(columns["bet"][j]), "what": ANOMALIES["payout"]})
-    if "commission" in wanted:
-        commission_bets = {(rules.id, bet.id) for rules in rule_of.values() for bet in rules.bets
-                           if rules.commission.rate > 0 and any(case.commission for case in bet.cases)}
-        eligible = np.zeros(len(rid), bool)
-        for rules_id, bet_id in commission_bets:
-            eligible |= (rounds["rule_set"][rid] == rules_id) & (columns["bet"] == bet_id)
-        won = eligible & (columns["net"] > 0)
-        if not won.any():
-            raise ValueError("a short-paid commission needs a table whose rule set takes commission")
-        j = int(rng.choice(np.flatnonzero(won)))
-        table, day = rounds["table"][rid[j]], rounds["day"][rid[j]]
-        chosen = won & (rounds["table"][rid] == table) & (rounds["day"][rid] == day)
-        columns["net"][chosen] = columns["stake"][chosen]
-        injected.append({"kind": "commission", "table": str(table), "day": str(day),
-                         "rounds": int(chosen.sum()), "what": ANOMALIES["commission"]})
+    for placement in placements:
+        if placement.kind == "payout":
+            j = _first_day_with(placement, rounds["day_index"][rid], np.flatnonzero(columns["net"] > 0))
+            if j is not None:
+                columns["net"][j] = columns["net"][j] * 2
+                injected.append({"kind": "payout", **_where(rounds, rid[j]), "seat": int(columns["seat"][j]),
+                                 "bet": str(columns["bet"][j]), "what": ANOMALIES["payout"]})
+            continue
+        commission_bets = [bet.id for bet in rules.bets if any(case.commission for case in bet.cases)]
+        won = np.isin(columns["bet"], commission_bets) & (columns["net"] > 0)
+        j = _first_day_with(placement, rounds["day_index"][rid], np.flatnonzero(won))
+        if j is not None:
+            day = rounds["day_index"][rid[j]]
+            chosen = won & (rounds["day_index"][rid] == day)
+            columns["net"][chosen] = columns["stake"][chosen]
+            injected.append({"kind": "commission", "table": str(rounds["table"][rid[j]]),
+                             "day": str(rounds["day"][rid[j]]), "rounds": int(chosen.sum()),
+                             "what": ANOMALIES["commission"]})
 
 
 def _results(rounds: dict, bets: dict, churn: float) -> dict:
-    """Each table's gaming days: handle (the stakes), win (the house's result), drop (handle over churn)."""
+    """Each gaming day of the chunk's table: handle (the stakes), win (the house's result), drop (handle / churn)."""
     index = bets["index"]
-    day_no = (rounds["day"] - rounds["day"].min()).astype(np.int64)
-    key = rounds["table_index"][index] * 100_000 + day_no[index]
+    key = rounds["day_index"][index]
     pairs, first, where = np.unique(key, return_index=True, return_inverse=True)
     handle = np.bincount(where, weights=bets["stake"])
     win = -np.bincount(where, weights=bets["net"])

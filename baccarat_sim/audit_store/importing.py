@@ -6,6 +6,11 @@ bad row naming the file, the line (the row of a Parquet file), each column at fa
 nothing of it is imported. A good file is added in one transaction. The file's SHA-256 is recorded: importing the
 same bytes again adds nothing; a round, bet or result already in the database (the same key from another file)
 is not added twice.
+
+Two paths, one outcome. A file is first offered to the bulk path (:mod:`~baccarat_sim.audit_store.bulk`), which
+adds a good round or bet log in one streaming pass and gives up, rolling back, at the first thing it cannot add
+whole; the checked path below then stages the file, spells out every bad row's problems or adds the rows not yet
+stored. The bulk path never refuses a file itself, so every refusal reads the same.
 """
 
 from __future__ import annotations
@@ -14,9 +19,9 @@ import dataclasses
 import hashlib
 from pathlib import Path
 
-from ..model.cards import N_SUITS
-from .cards import RANK_SPELLINGS, SUIT_SPELLINGS
-from .formats import FORMATS, Column, FileFormat, kind_of
+from .bulk import NeedsChecking, bulk_add
+from .columns import CARD_MACRO, csv_types, ident, problem_sql, quote, typed_sql, value_sql
+from .formats import FORMATS, FileFormat, kind_of
 
 __all__ = ["MAX_ERROR_LINES", "BadFile", "ImportResult", "import_file"]
 
@@ -46,14 +51,6 @@ class ImportResult:
     already: bool
 
 
-def _quote(text: str) -> str:
-    return "'" + str(text).replace("'", "''") + "'"
-
-
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def file_sha256(path: Path) -> str:
     """The SHA-256 of a file's bytes, read in blocks."""
     digest = hashlib.sha256()
@@ -66,9 +63,9 @@ def file_sha256(path: Path) -> str:
 def _reader(path: Path) -> tuple[str, str]:
     """The DuckDB table function that reads the file, and what its rows are called in messages."""
     if path.suffix.lower() in (".parquet", ".pq"):
-        return f"read_parquet({_quote(str(path))})", "row"
+        return f"read_parquet({quote(str(path))})", "row"
     if path.suffix.lower() in (".csv", ".txt"):
-        return f"read_csv({_quote(str(path))}, all_varchar = true, header = true)", "line"
+        return f"read_csv({quote(str(path))}, all_varchar = true, header = true)", "line"
     raise BadFile([f"{path}: cannot tell the file's format from its name; give a .csv or a .parquet file"])
 
 
@@ -89,47 +86,6 @@ def _check_columns(path: Path, names: list[str], kind: str | None) -> FileFormat
         raise BadFile([f"{path}: column {missing[0]!r} missing; a {kind} file needs "
                        f"{', '.join(c.name for c in file_format.columns if c.required)}"])
     return file_format
-
-
-def _value(column: Column, present: bool) -> str:
-    """The column's value as trimmed text (NULL when empty or absent)."""
-    return f"NULLIF(trim(CAST({_ident(column.name)} AS VARCHAR)), '')" if present else "CAST(NULL AS VARCHAR)"
-
-
-def _typed(column: Column, value: str) -> str:
-    """The SQL that turns a checked value into its stored type."""
-    return {
-        "text": value,
-        "integer": f"TRY_CAST({value} AS BIGINT)",
-        "date": f"TRY_CAST({value} AS DATE)",
-        "card": f"card_of(upper({value}))",
-        "amount": f"TRY_CAST({value} AS DOUBLE)",
-        "amount>0": f"TRY_CAST({value} AS DOUBLE)",
-        "amount>=0": f"TRY_CAST({value} AS DOUBLE)",
-    }[column.type]
-
-
-def _valid(column: Column, typed: str) -> str:
-    """SQL that is true where a present value is allowed."""
-    return {
-        "text": "true",  # length is checked beside it
-        "integer": f"{typed} >= {column.low} AND {typed} < 32768",
-        "date": f"{typed} IS NOT NULL",
-        "card": f"{typed} IS NOT NULL",
-        "amount": f"isfinite({typed})",
-        "amount>0": f"isfinite({typed}) AND {typed} > 0",
-        "amount>=0": f"isfinite({typed}) AND {typed} >= 0",
-    }[column.type]
-
-
-def _problem(column: Column, value: str, typed: str) -> str:
-    """SQL giving the column's problem in a row as text (NULL where there is none)."""
-    allowed = _quote(f"column {column.name}: ")
-    missing = (f"WHEN {value} IS NULL THEN {allowed} || 'missing; allowed: ' || {_quote(column.allowed)} "
-               if column.required else f"WHEN {value} IS NULL THEN NULL ")
-    long = f"WHEN length({value}) > 64 THEN {allowed} || 'longer than 64 characters' " if column.type == "text" else ""
-    return (f"CASE {missing}{long}WHEN NOT coalesce({_valid(column, typed)}, false) THEN {allowed} || 'got ' || "
-            f"{value} || '; allowed: ' || {_quote(column.allowed)} END")
 
 
 def import_file(connection, path, rule_bets: dict[str, tuple[str, ...]], kind: str | None = None) -> ImportResult:
@@ -157,28 +113,59 @@ def import_file(connection, path, rule_bets: dict[str, tuple[str, ...]], kind: s
         raise BadFile([f"{path}: no such file"])
     reader, row_word = _reader(path)
     try:
-        names = [row[0] for row in connection.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall()]
+        source_types = dict(row[:2] for row in connection.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall())
     except Exception as error:  # duckdb.Error, without importing duckdb here for the message's sake
         raise BadFile([f"{path}: cannot be read as {'Parquet' if row_word == 'row' else 'CSV'}: "
                        f"{str(error).splitlines()[0]}"]) from None
-    file_format = _check_columns(path, names, kind)
+    file_format = _check_columns(path, list(source_types), kind)
     sha = file_sha256(path)
+    before = connection.execute("SELECT rows_read FROM imports WHERE sha256 = ?", [sha]).fetchone()
+    if before is not None:
+        return ImportResult(str(path), file_format.kind, before[0], 0, True)
+    bulk_reader, bulk_types = reader, source_types
+    if row_word == "line":  # numbers parsed by the CSV reader (columns.csv_types), every other column text
+        bulk_types = csv_types(file_format, list(source_types))
+        types = ", ".join(f"{quote(name)}: {quote(kind)}" for name, kind in bulk_types.items())
+        bulk_reader = f"read_csv({quote(str(path))}, header = true, types = {{{types}}})"
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        added = bulk_add(connection, bulk_reader, bulk_types, file_format, rule_bets)
+        _record(connection, sha, path, file_format.kind, added, added)
+        return ImportResult(str(path), file_format.kind, added, added, False)
+    except NeedsChecking:
+        connection.execute("ROLLBACK")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    return _checked_import(connection, path, reader, row_word, source_types, file_format, rule_bets, sha)
+
+
+def _record(connection, sha: str, path: Path, kind: str, rows_read: int, added: int) -> None:
+    """Record the file imported, drop what the import staged, and commit."""
+    connection.execute("INSERT INTO imports VALUES (?, ?, ?, ?, ?, now())", [sha, str(path), kind, rows_read, added])
+    for name in ("staged_checked", "staged", "bet_ids", "bet_lists", "bulk_shoes"):
+        kind_of_object = connection.execute(
+            "SELECT table_type FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()
+        if kind_of_object is not None:
+            connection.execute(f"DROP {'VIEW' if kind_of_object[0] == 'VIEW' else 'TABLE'} {name}")
+    connection.execute("COMMIT")
+
+
+def _checked_import(connection, path: Path, reader: str, row_word: str, source_types: dict, file_format: FileFormat,
+                    rule_bets, sha: str) -> ImportResult:
+    """Stage the whole file, spell out every bad row's problems (:class:`BadFile`), or add the rows not stored."""
     rows_read = connection.execute(f"SELECT count(*) FROM {reader}").fetchone()[0]
-    if connection.execute("SELECT count(*) FROM imports WHERE sha256 = ?", [sha]).fetchone()[0]:
-        return ImportResult(str(path), file_format.kind, rows_read, 0, True)
-    ranks = " ".join(f"WHEN {_quote(text)} THEN {rank}" for text, rank in RANK_SPELLINGS.items())
-    suits = " ".join(f"WHEN {_quote(text)} THEN {suit}" for text, suit in SUIT_SPELLINGS.items())
-    card_of = (f"(CASE left(v, length(v) - 1) {ranks} END) * {N_SUITS} + (CASE right(v, 1) {suits} END)")
-    values = {c.name: _value(c, c.name in names) for c in file_format.columns}
-    typed = {c.name: _typed(c, values[c.name]) for c in file_format.columns}
+    # Every value through its text, as the messages show it.
+    values = {c.name: value_sql(c, "VARCHAR" if c.name in source_types else None) for c in file_format.columns}
+    typed = {c.name: typed_sql(c, values[c.name], "VARCHAR") for c in file_format.columns}
     first_line = 2 if row_word == "line" else 1
-    checks = [_problem(c, values[c.name], typed[c.name]) for c in file_format.columns]
+    checks = [problem_sql(c, values[c.name], typed[c.name]) for c in file_format.columns]
     staged = (f"SELECT row_number() OVER () - 1 + {first_line} AS line_no, "
-              + ", ".join(f"{typed[name]} AS {_ident(name)}" for name in file_format.names)
+              + ", ".join(f"{typed[name]} AS {ident(name)}" for name in file_format.names)
               + f", concat_ws('; ', {', '.join(checks)}) AS problem FROM {reader}")
     connection.execute("BEGIN TRANSACTION")
     try:
-        connection.execute(f"CREATE OR REPLACE TEMP MACRO card_of(v) AS {card_of}")
+        connection.execute(CARD_MACRO)
         connection.execute(f"CREATE OR REPLACE TEMP TABLE staged AS {staged}")
         if callable(rule_bets):
             source = "staged" if file_format.kind == "rounds" else "rounds"
@@ -195,13 +182,7 @@ def import_file(connection, path, rule_bets: dict[str, tuple[str, ...]], kind: s
             more = f"... and {len(bad) - MAX_ERROR_LINES:,} more" if len(bad) > MAX_ERROR_LINES else f"{len(bad):,}"
             raise BadFile(lines + [f"{path}: {more} bad rows; nothing was imported"])
         added = _add(connection, file_format.kind)
-        connection.execute("INSERT INTO imports VALUES (?, ?, ?, ?, ?, now())",
-                           [sha, str(path), file_format.kind, rows_read, added])
-        connection.execute("DROP VIEW IF EXISTS staged_checked" if file_format.kind != "bets" else
-                           "DROP TABLE IF EXISTS staged_checked")
-        for name in ("staged", "bet_ids", "bet_lists"):
-            connection.execute(f"DROP TABLE IF EXISTS {name}")
-        connection.execute("COMMIT")
+        _record(connection, sha, path, file_format.kind, rows_read, added)
     except BaseException:
         connection.execute("ROLLBACK")
         raise
@@ -215,13 +196,13 @@ def _cross_row_problems(connection, kind: str, rule_bets: dict, row_word: str) -
     cards. A bet log: a round not imported, a bet that is not a bet of its round's rule set, a bet repeated.
     Table results: a table and day (and shift) repeated in the file.
     """
-    known = ", ".join(_quote(r) for r in rule_bets) or "NULL"
+    known = ", ".join(quote(r) for r in rule_bets) or "NULL"
     listed = ", ".join(rule_bets) or "none"
     if kind == "rounds":
         connection.execute(
             "CREATE OR REPLACE TEMP VIEW staged_checked AS SELECT s.*, "
             f"CASE WHEN s.rule_set IS NOT NULL AND s.rule_set NOT IN ({known}) THEN 'column rule_set: got ' || "
-            f"s.rule_set || {_quote('; allowed: a rule set given with --rules or shipped: ' + listed)} END AS unknown,"
+            f"s.rule_set || {quote('; allowed: a rule set given with --rules or shipped: ' + listed)} END AS unknown,"
             f" {_repeated('columns table, shoe, round: the round is repeated', row_word)} AS repeated, "
             "CASE WHEN r.rid IS NOT NULL AND (r.p1, r.b1, r.p2, r.b2, coalesce(r.p3, -1), coalesce(r.b3, -1)) <> "
             "(s.p1, s.b1, s.p2, s.b2, coalesce(s.p3, -1), coalesce(s.b3, -1)) THEN 'columns p1-b3: the round is "
@@ -230,9 +211,9 @@ def _cross_row_problems(connection, kind: str, rule_bets: dict, row_word: str) -
             f"{_repeats_join(('table', 'shoe', 'round'))}")
         return "unknown, repeated, conflict"
     if kind == "bets":
-        pairs = ", ".join(f"({_quote(r)}, {_quote(b)})" for r, bets in rule_bets.items() for b in bets) or \
+        pairs = ", ".join(f"({quote(r)}, {quote(b)})" for r, bets in rule_bets.items() for b in bets) or \
             "(NULL, NULL)"
-        lists = ", ".join(f"({_quote(r)}, {_quote(', '.join(bets))})" for r, bets in rule_bets.items()) or \
+        lists = ", ".join(f"({quote(r)}, {quote(', '.join(bets))})" for r, bets in rule_bets.items()) or \
             "(NULL, NULL)"
         connection.execute(f"CREATE OR REPLACE TEMP TABLE bet_ids AS SELECT * FROM (VALUES {pairs}) v(rule_set, bet)")
         connection.execute(f"CREATE OR REPLACE TEMP TABLE bet_lists AS SELECT * FROM (VALUES {lists}) v(rule_set, ids)")
@@ -257,14 +238,14 @@ def _cross_row_problems(connection, kind: str, rule_bets: dict, row_word: str) -
 
 def _repeated(what: str, row_word: str) -> str:
     """SQL: the problem of a row whose key an earlier row of the file has (``d``: :func:`_repeats_join`)."""
-    return (f"CASE WHEN d.first_line IS NOT NULL AND s.line_no <> d.first_line THEN {_quote(what + ' (first at ')} "
-            f"|| {_quote(row_word + ' ')} || d.first_line || ')' END")
+    return (f"CASE WHEN d.first_line IS NOT NULL AND s.line_no <> d.first_line THEN {quote(what + ' (first at ')} "
+            f"|| {quote(row_word + ' ')} || d.first_line || ')' END")
 
 
 def _repeats_join(keys) -> str:
     """SQL: the keys found more than once in the file, with their first line, joined as ``d`` (a hash join)."""
-    columns = ", ".join(_ident(k) for k in keys)
-    match = " AND ".join(f"s.{_ident(k)} IS NOT DISTINCT FROM d.{_ident(k)}" for k in keys)
+    columns = ", ".join(ident(k) for k in keys)
+    match = " AND ".join(f"s.{ident(k)} IS NOT DISTINCT FROM d.{ident(k)}" for k in keys)
     return (f"LEFT JOIN (SELECT {columns}, min(line_no) AS first_line FROM staged GROUP BY {columns} "
             f"HAVING count(*) > 1) d ON {match}")
 

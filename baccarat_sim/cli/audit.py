@@ -129,20 +129,34 @@ def _rules_list(text: str):
 
 
 def _run_simulate(args) -> int:
-    from ..analysis.audit_simulate import ANOMALIES, simulate_month
-    from ..audit_store.files import write_logs
+    from ..analysis.audit_simulate import ANOMALIES, AnomalyRefused, month_chunks, sort_anomalies
+    from ..audit_store.files import write_log_chunks
 
     kinds = list(ANOMALIES) if args.anomalies == "all" else [k.strip() for k in args.anomalies.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in ANOMALIES]
     if unknown:
         raise UsageError(f"--anomalies: got {unknown[0]!r}; allowed: {', '.join(ANOMALIES)} or all")
     out = check_out_dir(args.out)
-    month = simulate_month(_rules_list(args.rules), args.tables, args.days, args.rounds_per_day, args.seed, kinds,
-                           args.start, args.churn)
-    paths = write_logs(out, {"rounds": month.rounds, "bets": month.bets, "results": month.results}, args.format,
-                       {"anomalies.json": month.anomalies})
-    print(f"wrote {len(month.rounds['round']):,} rounds, {len(month.bets['bet']):,} bets and "
-          f"{len(month.results['day']):,} table results to {args.out} ({', '.join(p.name for p in paths)})")
+    # A chunk at a time (a table's run of days): a year of 25 tables never sits in memory whole.
+    counted = {"rounds": 0, "bets": 0, "results": 0}
+    anomalies: list[dict] = []
+
+    def chunks():
+        for chunk in month_chunks(_rules_list(args.rules), args.tables, args.days, args.rounds_per_day, args.seed,
+                                  kinds, args.start, args.churn):
+            logs = {"rounds": chunk.rounds, "bets": chunk.bets, "results": chunk.results}
+            for kind, columns in logs.items():
+                counted[kind] += len(columns["table"])
+            anomalies.extend(chunk.anomalies)
+            yield logs
+
+    try:
+        paths = write_log_chunks(out, ["rounds", "bets", "results"], chunks(), args.format,
+                                 {"anomalies.json": lambda: sort_anomalies(anomalies)})
+    except AnomalyRefused as error:
+        raise UsageError(f"--anomalies: {error}") from None
+    print(f"wrote {counted['rounds']:,} rounds, {counted['bets']:,} bets and {counted['results']:,} table results "
+          f"to {args.out} ({', '.join(p.name for p in paths)})")
     return EXIT_OK
 
 

@@ -66,6 +66,9 @@ def deal_logged_shoes(seed, first_shoe, encoded_shoe, shoe_params, cards, rounds
     n_cards = shoe.shape[0]
     most = cards.shape[1]
     for s in range(rounds.shape[0]):
+        # Every shoe is shuffled from the same order: its cards are its generator's alone, whichever shoe a call
+        # starts at (a shuffle of the last shoe's order would tie each shoe to the one before it).
+        shoe[:] = encoded_shoe
         state = block_state(seed, first_shoe + s, STREAM_DEAL, 0)
         position, cut_index, stop, more, state = open_shoe(shoe, state, shoe_params)
         turned[s] = shoe[0] >> POINT_BITS

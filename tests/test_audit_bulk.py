@@ -103,6 +103,8 @@ GOOD_ROUNDS = (ROUNDS + "T1,1,1,2026-01-01,ez-baccarat,9s,5h,K♥,A♣,,\n"
     (GOOD_ROUNDS, BETS + "T1,1,1,1,,banker,10,-10\nT1,1,1,1,,banker,10,-10\n"),  # a bet repeated
     (GOOD_ROUNDS, BETS + "T1,1,1,1,,dragon_7,10,-10\nT1,1,2,1,,no_such_bet,10,-10\n"),
     (GOOD_ROUNDS, BETS + "T1,1,1,1,,banker,0,0\nT1,1,2,1,,banker,10,nan\n"),
+    (ROUNDS + "T1,1,2.5,2026-01-01,ez-baccarat,9s,5h,K♥,A♣,,\n", None),  # a cast would round it to 3
+    (GOOD_ROUNDS, BETS + "T1,1,1,1.5,,banker,10,-10\n"),
 ])
 def test_a_bad_file_is_refused_with_the_same_lines_either_way(tmp_path, monkeypatch, rounds, bets):
     paths = [_write(tmp_path / "rounds.csv", rounds)] + ([_write(tmp_path / "bets.csv", bets)] if bets else [])
@@ -154,6 +156,26 @@ def test_parquet_columns_of_their_own_types_read_as_their_text(tmp_path, monkeyp
     _checked_only(monkeypatch)
     _, slow = _import(tmp_path / "slow.duckdb", [rounds, bets])
     assert refused is None and fast == slow and fast["bets"][1][:2] == (2, 2)
+
+
+def test_an_integer_column_holds_whole_numbers_only(tmp_path, monkeypatch):
+    # "2.0" is round 2 (as written by a spreadsheet); 2.5 is refused in a CSV file and in a Parquet column of
+    # doubles alike, naming the column, where DuckDB's cast to an integer would round it.
+    whole = _write(tmp_path / "whole.csv", ROUNDS + "T1,1,2.0,2026-01-01,ez-baccarat,9s,5h,K♥,A♣,,\n")
+    refused, stored = _import(tmp_path / "whole.duckdb", [whole])
+    assert refused is None and stored["rounds"][0][3] == 2
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    fractional = tmp_path / "rounds.parquet"
+    pq.write_table(pa.table({
+        "table": ["T1", "T1"], "shoe": ["1", "1"], "round": [1.0, 2.5], "day": [datetime.date(2026, 1, 1)] * 2,
+        "rule_set": ["ez-baccarat"] * 2, "p1": ["9s", "13H"], "b1": ["5h", "2d"], "p2": ["K♥", "3c"],
+        "b2": ["A♣", "4s"], "p3": [None, "5d"], "b3": [None, None]}), fractional)
+    refused, fast = _import(tmp_path / "fast.duckdb", [fractional])
+    _checked_only(monkeypatch)
+    refused_slow, _ = _import(tmp_path / "slow.duckdb", [fractional])
+    assert refused == refused_slow and len(refused) == 2 and "round" in refused[0] and "2.5" in refused[0]
+    assert fast["rounds"] == []
 
 
 def test_a_shoe_is_dealt_the_same_whichever_shoe_a_call_starts_at():

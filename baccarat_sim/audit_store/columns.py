@@ -5,7 +5,8 @@ imported: the checked path of :mod:`~baccarat_sim.audit_store.importing` (every 
 the bulk path of :mod:`~baccarat_sim.audit_store.bulk` (one yes or no per row, no text built). A value is the
 column as trimmed text, NULL when empty or absent, and typed from that text; a Parquet column already of the
 column's type (a date column of dates, an integer column of integers, an amount column of doubles) is read as it
-is, which is the same value the text would give without the round trip through text.
+is, which is the same value the text would give without the round trip through text. An integer column holds
+whole numbers only: ``2.0`` is 2, ``2.5`` is refused (DuckDB's cast would round it to 3).
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ __all__ = ["CARD_MACRO", "allowed_sql", "csv_types", "ident", "problem_sql", "qu
 
 #: Parquet types read as they are, by column type (a round trip through text gives the same value for these).
 _NATIVE = {
-    "integer": {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER"},
+    "integer": {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "DOUBLE", "FLOAT"},
     "date": {"DATE"},
     "amount": {"DOUBLE", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER"},
 }
 _NATIVE["amount>0"] = _NATIVE["amount>=0"] = _NATIVE["amount"]
+#: Types of numbers with fractions: an integer column read from one holds the whole ones only.
+_FRACTIONAL = {"DOUBLE", "FLOAT"}
 _NATIVE_AS = {"integer": "BIGINT", "date": "DATE", "amount": "DOUBLE", "amount>0": "DOUBLE", "amount>=0": "DOUBLE"}
 #: A DuckDB macro ``card_of(v)``: the card id of an upper-cased spelling, NULL where it is none of
 #: :data:`~baccarat_sim.audit_store.cards.SPELLINGS` (one map lookup, not a parse).
@@ -34,13 +37,14 @@ assert max(SPELLINGS.values()) < 13 * N_SUITS
 def csv_types(file_format: FileFormat, names: list[str]) -> dict[str, str]:
     """The DuckDB type each column of a CSV file is parsed as by the bulk path.
 
-    Integers and amounts are parsed by DuckDB's CSV reader itself, which converts a field as ``CAST`` does: the
-    value the text path gives (``TRY_CAST`` of the trimmed text) wherever that is one, and an error where it is
-    not (or where only the text path's wider trimming, of non-ASCII spaces, would read it): the error sends the
-    file to the checked path, which says what is wrong. Every other column is text (a shoe ``01`` stays
-    ``01``; a date is read by the column's own rule, not by a format the reader guesses).
+    Integers (as doubles, of which :func:`typed_sql` keeps the whole ones) and amounts are parsed by DuckDB's CSV
+    reader itself, which converts a field as ``CAST`` does: the value the text path gives (``TRY_CAST`` of the
+    trimmed text) wherever that is one, and an error where it is not (or where only the text path's wider trimming,
+    of non-ASCII spaces, would read it): the error sends the file to the checked path, which says what is wrong.
+    Every other column is text (a shoe ``01`` stays ``01``; a date is read by the column's own rule, not by a
+    format the reader guesses).
     """
-    parsed = {"integer": "BIGINT", "amount": "DOUBLE", "amount>0": "DOUBLE", "amount>=0": "DOUBLE"}
+    parsed = {"integer": "DOUBLE", "amount": "DOUBLE", "amount>0": "DOUBLE", "amount>=0": "DOUBLE"}
     return {name: parsed.get(file_format.column(name).type, "VARCHAR") for name in names}
 
 
@@ -73,10 +77,14 @@ def value_sql(column: Column, source_type: str | None) -> str:
 def typed_sql(column: Column, value: str, source_type: str | None) -> str:
     """The SQL that turns a value into its stored type (NULL where the text is not of the type)."""
     if _native(column, source_type):
+        if column.type == "integer" and source_type in _FRACTIONAL:
+            return f"CASE WHEN {value} = trunc({value}) THEN TRY_CAST({value} AS BIGINT) END"
         return f"CAST({value} AS {_NATIVE_AS[column.type]})"
     return {
         "text": value,
-        "integer": f"TRY_CAST({value} AS BIGINT)",
+        # A cast to BIGINT rounds "2.5" to 3: only text whose number is whole is an integer.
+        "integer": (f"CASE WHEN TRY_CAST({value} AS DOUBLE) = TRY_CAST({value} AS BIGINT) "
+                    f"THEN TRY_CAST({value} AS BIGINT) END"),
         "date": f"TRY_CAST({value} AS DATE)",
         "card": f"card_of(upper({value}))",
         "amount": f"TRY_CAST({value} AS DOUBLE)",

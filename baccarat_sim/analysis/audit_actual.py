@@ -35,12 +35,13 @@ from ..model.cards import N_SUITS
 from ..model.codes import decode
 from ..model.rules import Rules
 from .audit_data import AuditData, unique_inverse
-from .audit_stats import FDR, benjamini_hochberg, chi_square_sf, runs_test
+from .audit_stats import FDR, Runs, benjamini_hochberg, chi_square_sf
 from .hold import sum_distribution
 from .one_round import one_round
 from .settlement import settle_bet
 
-__all__ = ["LATTICE_MAX_BETS", "actual_vs_theoretical", "stake_band", "theoretical"]
+__all__ = ["LATTICE_MAX_BETS", "ActualSums", "actual_vs_theoretical", "flagged_shoes", "shoe_rank_tests",
+           "stake_band", "theoretical"]
 
 #: Fewest cards of a rank a chi-square cell must expect.
 MIN_EXPECTED = 5
@@ -93,51 +94,78 @@ def _two_sided(law, n: int, observed: float, mean: float, sd: float) -> tuple[fl
 
 
 def _groups(data: AuditData, rows: np.ndarray, stakes: np.ndarray):
-    """(by, group names, group of each of ``rows``) of every breakdown."""
-    yield "all", np.array(["all"]), np.zeros(len(rows), np.int64)
+    """(by, group keys, group of each of ``rows``) of every breakdown; a key sorts as the group's rows are listed."""
+    yield "all", [("all", "all")], np.zeros(len(rows), np.int64)
     months = data.rounds["day"][rows].astype("datetime64[M]")
     names, where = np.unique(months, return_inverse=True)
-    yield "month", names.astype(str), where
+    yield "month", [(str(m), str(m)) for m in names.astype(str)], where
     numbers, where = unique_inverse(data.rounds["table_code"][rows])
-    yield "table", data.rounds["table_names"][numbers], where
+    yield "table", [(str(t), str(t)) for t in data.rounds["table_names"][numbers]], where
     names, where = np.unique(stake_band(stakes), return_inverse=True)
-    yield "stake", np.array([f"{band:g}" for band in names]), where
+    yield "stake", [(float(band), f"{band:g}") for band in names], where
 
 
-def _bet_rows(data: AuditData, rules: Rules, rule_id: str) -> list[dict]:
-    theory = theoretical(rules)["bets"]
+#: The sums a bet row is made of, in this order: bets, rounds (the independent units), staked, net, the rounds'
+#: results per unit staked, rounds won.
+_BET_SUMS = ("bets", "rounds", "staked", "net", "units", "hits")
+
+
+def _bet_sums(data: AuditData, rules: Rules, rule_id: str, into: dict) -> None:
+    """Add a batch's sums of every bet, breakdown and group of rule set ``rule_id`` to ``into``.
+
+    ``into[(rule_id, bet_id)][by][key]``: an array of :data:`_BET_SUMS` (rounds of a batch are its own: the sums of
+    the batches add up).
+    """
     bets = data.bets
-    rows_out = []
-    for bet_id, figures in theory.items():
+    for bet_id in theoretical(rules)["bets"]:
         chosen = data.bets_on(rule_id, bet_id)
         if not chosen.size:
             continue
         stakes, nets = bets["stake"][chosen], bets["net"][chosen]
         units = nets / stakes
-        law = figures["law"]
         rounds_of = bets["row"][chosen]
-        for by, names, group in _groups(data, rounds_of, stakes):
+        by_breakdown = into.setdefault((rule_id, bet_id), {})
+        for by, keys, group in _groups(data, rounds_of, stakes):
             # The round is the unit that is independent: the bets on one bet in one round share its outcome. A
             # (group, round) pair is one unit of the group; its result the mean of its bets' results per unit staked.
             pairs, where = unique_inverse(group * np.int64(data.n_rounds + 1) + rounds_of)
             per_round = np.bincount(where, weights=units) / np.bincount(where)
             group_of_pair = pairs // (data.n_rounds + 1)
-            size = len(names)
-            n_rounds = np.bincount(group_of_pair, minlength=size)
-            sums = np.bincount(group_of_pair, weights=per_round, minlength=size)
-            hit_counts = np.bincount(group_of_pair, weights=per_round > 0, minlength=size)
-            n_bets = np.bincount(group, minlength=size)
-            staked = np.bincount(group, weights=stakes, minlength=size)
-            net = np.bincount(group, weights=nets, minlength=size)
-            hit_law = figures["hit_law"]
-            for g, name in enumerate(names):
-                n, hits = int(n_rounds[g]), int(hit_counts[g])
-                p_rtp, method = _two_sided(law, n, float(sums[g]), figures["ev"], figures["sd"])
+            size = len(keys)
+            sums = np.stack([np.bincount(group, minlength=size), np.bincount(group_of_pair, minlength=size),
+                             np.bincount(group, weights=stakes, minlength=size),
+                             np.bincount(group, weights=nets, minlength=size),
+                             np.bincount(group_of_pair, weights=per_round, minlength=size),
+                             np.bincount(group_of_pair, weights=per_round > 0, minlength=size)], axis=1)
+            found = by_breakdown.setdefault(by, {})
+            starts = np.searchsorted(group_of_pair, np.arange(size + 1))
+            for g, key in enumerate(keys):
+                if key not in found:
+                    found[key] = sums[g].astype(float)
+                    continue
+                earlier = found[key][4]
+                found[key] = found[key] + sums[g]
+                # The rounds' results go on from the earlier batches' sum, one by one as np.bincount adds them: the
+                # normal-law p-value of a large group cancels most of the sum's digits.
+                found[key][4] = np.add.accumulate(np.r_[earlier, per_round[starts[g]:starts[g + 1]]])[-1]
+
+
+def _bet_rows(rules: Rules, rule_id: str, sums: dict) -> list[dict]:
+    """The rows of rule set ``rule_id``'s bets from their sums (:func:`_bet_sums`): figures and p-values."""
+    rows_out = []
+    for bet_id, figures in theoretical(rules)["bets"].items():
+        if (rule_id, bet_id) not in sums:
+            continue
+        law, hit_law = figures["law"], figures["hit_law"]
+        for by in ("all", "month", "table", "stake"):
+            for (_, name), (n_bets, n, staked, net, total, hits) in sorted(sums[(rule_id, bet_id)][by].items()):
+                n, hits = int(n), int(hits)
+                p_rtp, method = _two_sided(law, n, float(total), figures["ev"], figures["sd"])
                 p_hit = _two_sided(hit_law, n, hits, figures["hit"],
                                    math.sqrt(figures["hit"] * (1 - figures["hit"])))[0] if hit_law is not None else 1.0
-                rows_out.append({"rule_set": rule_id, "bet": bet_id, "by": by, "group": str(name),
-                                 "bets": int(n_bets[g]), "rounds": n, "staked": float(staked[g]),
-                                 "net": float(net[g]), "actual_rtp": 1 + float(net[g] / staked[g]),
+                rows_out.append({"rule_set": rule_id, "bet": bet_id, "by": by, "group": name,
+                                 "bets": int(n_bets), "rounds": n, "staked": float(staked),
+                                 "net": float(net), "actual_rtp": 1 + float(net / staked),
                                  "theoretical_rtp": figures["rtp"], "hits": hits, "actual_hit": hits / n,
                                  "theoretical_hit": figures["hit"], "p_rtp": p_rtp, "p_hit": p_hit,
                                  "method": method})
@@ -172,47 +200,71 @@ def _card_counts(cards: np.ndarray, rows: np.ndarray, block: int = 1 << 20) -> n
     return counts
 
 
-def _round_tests(data: AuditData, rules: Rules, rule_id: str) -> list[dict]:
+def _round_sums(data: AuditData, rules: Rules, rule_id: str, into: dict) -> None:
+    """Add a batch's counts of rule set ``rule_id``'s legal rounds to ``into[rule_id]``.
+
+    Per group ("all" and each month) the rounds, outcome classes, cards and runs (:class:`~.audit_stats.Runs`), and
+    the cards used and shoes (the share of a shoe dealt).
+    """
     mine = np.flatnonzero(data.of_rule(rule_id) & (data.resolved.misdeal == 0))
     if not mine.size:
+        return
+    sums = into.setdefault(rule_id, {"cards_used": 0, "shoes": 0, "groups": {}})
+    sums["cards_used"] += int(data.resolved.cards_used[mine].sum())
+    sums["shoes"] += int(data.shoe_start[mine].sum())
+    classes = _outcome_classes(data.resolved.code[mine])
+    months = data.rounds["day"][mine].astype("datetime64[M]").astype(str)
+    for group in ["all", *np.unique(months)]:
+        chosen = np.ones(len(mine), bool) if group == "all" else months == group
+        rows = mine[chosen]
+        found = sums["groups"].setdefault(str(group), {"rounds": 0, "classes": np.zeros(12, np.int64),
+                                                       "cards": np.zeros(13 * N_SUITS, np.int64), "runs": Runs()})
+        found["rounds"] += int(chosen.sum())
+        found["classes"] += np.bincount(classes[chosen], minlength=12)
+        found["cards"] += _card_counts(data.rounds["cards"], rows)
+        fields = decode(data.resolved.code[rows])
+        decided = fields["banker_score"] != fields["player_score"]
+        found["runs"].add((fields["banker_score"] > fields["player_score"])[decided], data.shoe_start[rows][decided])
+
+
+def _round_tests(rules: Rules, rule_id: str, sums: dict) -> list[dict]:
+    """The outcome, rank, suit and runs tests of rule set ``rule_id`` from its counts (:func:`_round_sums`)."""
+    if rule_id not in sums:
         return []
+    sums = sums[rule_id]
     hist = theoretical(rules)["hist"]
     class_probabilities = np.bincount(_outcome_classes(np.arange(hist.code_counts.size)),
                                       weights=hist.code_counts.astype(float), minlength=12)
     class_probabilities /= class_probabilities.sum()
-    classes = _outcome_classes(data.resolved.code[mine])
-    months = data.rounds["day"][mine].astype("datetime64[M]").astype(str)
     n_cards = rules.shoe.decks * 52
-    dealt_share = min(0.99, float(data.resolved.cards_used[mine].sum()) / (max(1, data.shoe_start[mine].sum())
-                                                                           * n_cards))
+    dealt_share = min(0.99, float(sums["cards_used"]) / (max(1, sums["shoes"]) * n_cards))
     out = []
-    for group in ["all", *np.unique(months)]:
-        chosen = np.ones(len(mine), bool) if group == "all" else months == group
-        rows = mine[chosen]
-        statistic, dof, p = _chi_square(np.bincount(classes[chosen], minlength=12).astype(float), class_probabilities)
-        out.append({"rule_set": rule_id, "test": "outcomes", "by": "all" if group == "all" else "month",
-                    "group": group, "rounds": int(chosen.sum()), "statistic": statistic, "dof": dof, "p": p})
-        by_card = _card_counts(data.rounds["cards"], rows).reshape(13, N_SUITS)  # card id: rank * 4 + suit
+    groups = sums["groups"]
+    for group in ["all", *sorted(g for g in groups if g != "all")]:
+        found = groups[group]
+        by = "all" if group == "all" else "month"
+        statistic, dof, p = _chi_square(found["classes"].astype(float), class_probabilities)
+        out.append({"rule_set": rule_id, "test": "outcomes", "by": by, "group": group, "rounds": found["rounds"],
+                    "statistic": statistic, "dof": dof, "p": p})
+        by_card = found["cards"].reshape(13, N_SUITS)  # card id: rank * 4 + suit
         for test, counted, size in (("ranks", by_card.sum(axis=1), 13), ("suits", by_card.sum(axis=0), N_SUITS)):
             statistic, dof, p = _chi_square(counted.astype(float), np.full(size, 1 / size), 1 - dealt_share)
-            out.append({"rule_set": rule_id, "test": test, "by": "all" if group == "all" else "month",
-                        "group": group, "rounds": int(chosen.sum()), "statistic": statistic, "dof": dof, "p": p})
-        fields = decode(data.resolved.code[rows])
-        decided = fields["banker_score"] != fields["player_score"]
-        banker = (fields["banker_score"] > fields["player_score"])[decided]
-        starts = data.shoe_start[rows][decided] if decided.any() else np.zeros(0, bool)
-        if banker.size > 2:
-            starts = starts.copy()
-            starts[0] = True
-            runs, expected, z = runs_test(banker, starts)
-            out.append({"rule_set": rule_id, "test": "runs", "by": "all" if group == "all" else "month",
-                        "group": group, "rounds": int(banker.size), "statistic": z, "dof": 0,
-                        "p": math.erfc(abs(z) / math.sqrt(2)), "runs": runs, "expected_runs": expected})
+            out.append({"rule_set": rule_id, "test": test, "by": by, "group": group, "rounds": found["rounds"],
+                        "statistic": statistic, "dof": dof, "p": p})
+        runs = found["runs"]
+        decided = runs.elements
+        if decided > 2:
+            count, expected, z = runs.result()
+            out.append({"rule_set": rule_id, "test": "runs", "by": by, "group": group, "rounds": decided,
+                        "statistic": z, "dof": 0, "p": math.erfc(abs(z) / math.sqrt(2)), "runs": count,
+                        "expected_runs": expected})
     return out
 
 
 def shoe_rank_tests(data: AuditData) -> list[dict]:
-    """The shoes whose ranks fail their composition (chi-square, 12 degrees of freedom, BH at 5% over the shoes).
+    """Every shoe whose ranks are tested (the chi-square holds), with its statistic and p-value (12 dof).
+
+    :func:`flagged_shoes` keeps those Benjamini-Hochberg at 5% over all the shoes flags.
 
     The statistic is corrected for dealing without replacement (``(N - 1) / (N - n)``, ``n`` of the shoe's ``N``
     cards dealt).
@@ -240,24 +292,54 @@ def shoe_rank_tests(data: AuditData) -> list[dict]:
         / size[tested]
     half = statistic / 2  # 12 degrees of freedom: the tail is exp(-x/2) * sum_{k<6} (x/2)^k / k!
     p = np.exp(-half) * sum(half ** k / math.factorial(k) for k in range(6))
-    flagged = benjamini_hochberg(p, FDR)
     return [{"table": data.table(first_rows[s]), "shoe": data.shoe(first_rows[s]),
              "round": None, "day": str(data.rounds["day"][first_rows[s]]), "statistic": float(statistic[k]),
-             "p": float(p[k])} for k, s in zip(np.flatnonzero(flagged), tested[flagged])]
+             "p": float(p[k])} for k, s in enumerate(tested)]
+
+
+def flagged_shoes(tested: list[dict]) -> list[dict]:
+    """The shoes of ``tested`` (:func:`shoe_rank_tests` of every batch) that Benjamini-Hochberg at 5% flags."""
+    flagged = benjamini_hochberg([shoe["p"] for shoe in tested], FDR)
+    return [shoe for shoe, flag in zip(tested, flagged) if flag]
+
+
+class ActualSums:
+    """Actual against theoretical, a batch of tables at a time: :meth:`add` each batch, then :meth:`finish`."""
+
+    def __init__(self):
+        self.rules: dict = {}
+        self.bets: dict = {}
+        self.rounds: dict = {}
+        self.shoes: list = []
+
+    def add(self, data: AuditData) -> None:
+        """Add a batch's bets, rounds and shoes."""
+        for rule_id, rules in data.rules.items():
+            self.rules[rule_id] = rules
+            _bet_sums(data, rules, rule_id, self.bets)
+            _round_sums(data, rules, rule_id, self.rounds)
+        self.shoes += shoe_rank_tests(data)
+
+    def finish(self) -> dict:
+        """Bet rows, round-test rows (each with ``flag``), the shoes whose ranks fail, and the method stated."""
+        bets, tests = [], []
+        for rule_id in sorted(self.rules):
+            bets += _bet_rows(self.rules[rule_id], rule_id, self.bets)
+            tests += _round_tests(self.rules[rule_id], rule_id, self.rounds)
+        p_values = [row["p_rtp"] for row in bets] + [row["p_hit"] for row in bets] + [row["p"] for row in tests]
+        flagged = benjamini_hochberg(p_values, FDR)
+        for k, row in enumerate(bets):
+            row["flag"] = bool(flagged[k] or flagged[len(bets) + k])
+        for k, row in enumerate(tests):
+            row["flag"] = bool(flagged[2 * len(bets) + k])
+        return {"bets": bets, "tests": tests, "shoes": flagged_shoes(self.shoes),
+                "multiple_testing": f"Benjamini-Hochberg at a false discovery rate of {FDR:g} over the "
+                                    f"{len(p_values)} p-values of the bets and round tests; the shoes' rank tests "
+                                    "as a family of their own"}
 
 
 def actual_vs_theoretical(data: AuditData) -> dict:
-    """Bet rows, round-test rows (each with ``flag``), the shoes whose ranks fail, and the method stated."""
-    bets, tests = [], []
-    for rule_id, rules in data.rules.items():
-        bets += _bet_rows(data, rules, rule_id)
-        tests += _round_tests(data, rules, rule_id)
-    p_values = [row["p_rtp"] for row in bets] + [row["p_hit"] for row in bets] + [row["p"] for row in tests]
-    flagged = benjamini_hochberg(p_values, FDR)
-    for k, row in enumerate(bets):
-        row["flag"] = bool(flagged[k] or flagged[len(bets) + k])
-    for k, row in enumerate(tests):
-        row["flag"] = bool(flagged[2 * len(bets) + k])
-    return {"bets": bets, "tests": tests, "shoes": shoe_rank_tests(data),
-            "multiple_testing": f"Benjamini-Hochberg at a false discovery rate of {FDR:g} over the {len(p_values)} "
-                                "p-values of the bets and round tests; the shoes' rank tests as a family of their own"}
+    """Actual against theoretical of one batch holding every table (:class:`ActualSums`)."""
+    sums = ActualSums()
+    sums.add(data)
+    return sums.finish()

@@ -27,7 +27,7 @@ from .audit_counts import best_count, counts_before_rounds
 from .audit_data import AuditData, unique_inverse
 from .audit_stats import FDR, benjamini_hochberg
 
-__all__ = ["PERMUTATIONS", "SCREEN", "advantage_flags"]
+__all__ = ["PERMUTATIONS", "SCREEN", "AdvantageSums", "advantage_flags"]
 
 #: Permutations of a permutation p-value.
 PERMUTATIONS = 199
@@ -35,11 +35,6 @@ PERMUTATIONS = 199
 SCREEN = 0.01
 #: Fewest bets on a side bet before a player's correlation is tested.
 MIN_BETS = 5
-
-
-def _players(data: AuditData) -> tuple[np.ndarray, np.ndarray]:
-    """The players' names and each bet's player code (the logged id, else the table and seat)."""
-    return data.bets["player_names"], data.bets["player_code"]
 
 
 def _countable(data: AuditData) -> dict:
@@ -63,15 +58,26 @@ def _countable(data: AuditData) -> dict:
     return found
 
 
-def _correlation(x, y, group, n_groups):
-    n = np.bincount(group, minlength=n_groups).astype(float)
-    sx, sy = np.bincount(group, x, n_groups), np.bincount(group, y, n_groups)
-    sxx, syy, sxy = (np.bincount(group, x * x, n_groups), np.bincount(group, y * y, n_groups),
-                     np.bincount(group, x * y, n_groups))
+def _moments(x, y, group, n_groups) -> np.ndarray:
+    """Per group: n and the sums of x, y, x², y², xy (a row each; the sums of two sets of rounds add)."""
+    return np.stack([np.bincount(group, minlength=n_groups).astype(float), np.bincount(group, x, n_groups),
+                     np.bincount(group, y, n_groups), np.bincount(group, x * x, n_groups),
+                     np.bincount(group, y * y, n_groups), np.bincount(group, x * y, n_groups)])
+
+
+def _correlation(moments: np.ndarray) -> np.ndarray:
+    """The correlation of x and y from their :func:`_moments` (0 where either is constant)."""
+    n, sx, sy, sxx, syy, sxy = moments
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = sxy - sx * sy / n
         r = cov / np.sqrt((sxx - sx * sx / n) * (syy - sy * sy / n))
-    return np.nan_to_num(r), n
+    return np.nan_to_num(r)
+
+
+def _p_normal(r: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """One-sided normal-law p-value of correlations ``r`` over ``n`` rounds."""
+    z = r * np.sqrt(np.maximum(n - 2, 1))
+    return np.array([0.5 * math.erfc(v / math.sqrt(2)) for v in z])
 
 
 def _permutation_p(x, y, shoe, rng) -> float:
@@ -97,18 +103,30 @@ def _permutation_p(x, y, shoe, rng) -> float:
     return 0.5 * math.erfc((observed - permuted.mean()) / sd / math.sqrt(2))
 
 
-def _count_flags(data: AuditData, countable: dict, players: np.ndarray, rng) -> list[dict]:
+def _count_sums(data: AuditData, countable: dict, batch: tuple[int, int], into: dict, keep=None) -> None:
+    """Add a batch's part of every (rule set, countable bet, player) correlation to ``into``.
+
+    ``into[(rule_id, bet_id)][player]``: a list of one record per batch the player bet in: the bets on the bet,
+    the :func:`_moments` of the amount on it against the true count over the rounds the player played, the amounts
+    and money at stake, where and when; and the rounds' ``(amount, true count, shoe)`` where the batch's own
+    correlation is below :data:`SCREEN` or ``(rule_id, bet_id, player)`` is in ``keep`` (the permutation test reads
+    them). With ``keep``, only those records are made. ``batch``: the batch's number and the shoes of the batches
+    before it.
+    """
     bets = data.bets
-    tests = []
-    shoe = np.cumsum(data.shoe_start) - 1
-    keys, player_index = players
+    shoe = np.cumsum(data.shoe_start) - 1 + batch[1]
+    keys, player_index = data.bets["player_names"], data.bets["player_code"]
     for rule_id, by_bet in countable.items():
         of_rule = data.of_rule(rule_id)[bets["row"]]
         for bet_id, (count, true) in by_bet.items():
             on_bet = np.zeros(len(bets["row"]), bool)
             on_bet[data.bets_on(rule_id, bet_id)] = True
             per_player = np.bincount(player_index[on_bet], minlength=len(keys))
-            bettors = np.flatnonzero(per_player >= MIN_BETS)
+            # Every player of the rule set's rounds: whether one bet the bet at least MIN_BETS times is known only
+            # from every batch, and the correlation runs over all the rounds they played.
+            bettors = np.flatnonzero(np.bincount(player_index[of_rule], minlength=len(keys)))
+            if keep is not None:
+                bettors = np.array([k for k in bettors if (rule_id, bet_id, str(keys[k])) in keep], np.int64)
             if not bettors.size:
                 continue
             is_bettor = np.zeros(len(keys), bool)
@@ -120,35 +138,48 @@ def _count_flags(data: AuditData, countable: dict, players: np.ndarray, rng) -> 
                                       + bets["row"][on_bet & active])
             amount = np.bincount(on_pair, weights=bets["stake"][on_bet & active], minlength=len(pair))
             local = np.searchsorted(bettors, who)  # pairs are sorted by player: each player's pairs are a slice
-            r, n = _correlation(amount, true[row], local, len(bettors))
-            z = r * np.sqrt(np.maximum(n - 2, 1))
-            p_normal = 0.5 * np.vectorize(math.erfc)(z / math.sqrt(2))
+            moments = _moments(amount, true[row], local, len(bettors))
+            p_local = _p_normal(_correlation(moments), moments[0])
             bounds = np.searchsorted(local, np.arange(len(bettors) + 1))
+            found = into.setdefault((rule_id, bet_id), {})
             for k, player in enumerate(bettors):
                 mine = slice(bounds[k], bounds[k + 1])
-                p, method = float(p_normal[k]), "normal"
-                if p < SCREEN:
-                    p, method = _permutation_p(amount[mine], true[row[mine]], shoe[row[mine]], rng), "permutation"
-                edge = count.edge(true[row[mine]])
                 staked = amount[mine]
-                tests.append({"kind": "count", "player": str(keys[player]), "rule_set": rule_id, "bet": bet_id,
-                              "table": data.table(row[mine][0]),
-                              "rounds": int(bounds[k + 1] - bounds[k]),
-                              "bets": int((staked > 0).sum()), "correlation": float(r[k]), "p": p, "method": method,
-                              "amount_bet": float(staked.sum()), "money_at_stake": float((staked * edge).sum()),
-                              "count_tags": list(count.tags), "betting_correlation": count.betting_correlation,
-                              "first_day": str(data.rounds["day"][row[mine]].min()),
-                              "last_day": str(data.rounds["day"][row[mine]].max())})
-    return tests
+                record = {"batch": batch[0], "on_bets": int(per_player[player]), "moments": moments[:, k],
+                          "rounds": int(bounds[k + 1] - bounds[k]), "bets": int((staked > 0).sum()),
+                          "amount_bet": float(staked.sum()),
+                          "money_at_stake": float((staked * count.edge(true[row[mine]])).sum()),
+                          "table": data.table(row[mine][0]), "first_day": data.rounds["day"][row[mine]].min(),
+                          "last_day": data.rounds["day"][row[mine]].max(), "count": count}
+                if keep is not None or p_local[k] < SCREEN:
+                    record["rounds_of"] = (staked, true[row[mine]], shoe[row[mine]])
+                found.setdefault(str(keys[player]), []).append(record)
 
 
-def _late_flags(data: AuditData, players: np.ndarray) -> list[dict]:
-    """Rounds of a player's maximum bets in the last third of the shoe against the rounds they played there."""
+def _count_test(rule_id: str, bet_id: str, player: str, records: list) -> dict:
+    """A player's count test from their records of every batch (:func:`_count_sums`), its p-value normal."""
+    moments = np.sum([r["moments"] for r in records], axis=0)[:, None]
+    r = float(_correlation(moments)[0])
+    count = records[0]["count"]
+    return {"kind": "count", "player": player, "rule_set": rule_id, "bet": bet_id, "table": records[0]["table"],
+            "rounds": sum(x["rounds"] for x in records), "bets": sum(x["bets"] for x in records), "correlation": r,
+            "p": float(_p_normal(np.array([r]), moments[0])[0]), "method": "normal",
+            "amount_bet": float(sum(x["amount_bet"] for x in records)),
+            "money_at_stake": float(sum(x["money_at_stake"] for x in records)),
+            "count_tags": list(count.tags), "betting_correlation": count.betting_correlation,
+            "first_day": str(min(x["first_day"] for x in records)),
+            "last_day": str(max(x["last_day"] for x in records))}
+
+
+def _late_sums(data: AuditData, into: dict) -> None:
+    """Add a batch's part of every player's maximum bets (at the batch's own largest stake) to ``into[player]``."""
     bets = data.bets
+    if not len(bets["row"]):
+        return
     shoe = np.cumsum(data.shoe_start) - 1
     length = np.bincount(shoe)
     late_round = data.rounds["round"] / length[shoe] > 2 / 3
-    keys, who = players
+    keys, who = data.bets["player_names"], data.bets["player_code"]
     top = np.zeros(len(keys))
     np.maximum.at(top, who, bets["stake"])
     is_max = bets["stake"] >= top[who]
@@ -158,19 +189,34 @@ def _late_flags(data: AuditData, players: np.ndarray) -> list[dict]:
     played = unique_inverse(who.astype(np.int64) * n + bets["row"])[0]
     maxed = unique_inverse(who[is_max].astype(np.int64) * n + bets["row"][is_max])[0]
     n_played = np.bincount(played // n, minlength=len(keys))
-    share = np.bincount(played // n, late_round[played % n], len(keys)) / np.maximum(n_played, 1)
+    late_played = np.bincount(played // n, late_round[played % n], len(keys))
     n_max = np.bincount(maxed // n, minlength=len(keys))
-    late_max = np.bincount(maxed // n, late_round[maxed % n], len(keys)).astype(np.int64)
+    late_max = np.bincount(maxed // n, late_round[maxed % n], len(keys))
     first_bet = np.zeros(len(keys), np.int64)
     first_bet[who[::-1]] = np.arange(len(who))[::-1]
     amount = np.bincount(who, bets["stake"] * is_max, len(keys))
+    for k, name in enumerate(keys):
+        into.setdefault(str(name), []).append(
+            {"top": float(top[k]), "played": int(n_played[k]), "late_played": int(late_played[k]),
+             "max": int(n_max[k]), "late_max": int(late_max[k]), "amount": float(amount[k]),
+             "first": int(bets["position"][first_bet[k]]), "table": data.table(bets["row"][first_bet[k]])})
+
+
+def _late_flags(sums: dict) -> list[dict]:
+    """Rounds of a player's maximum bets in the last third of the shoe against the rounds they played there."""
     tests = []
-    for k in np.flatnonzero((n_max >= MIN_BETS) & (n_max < n_played)):
-        p = _binomial_upper(int(late_max[k]), int(n_max[k]), float(share[k]))
-        tests.append({"kind": "late_max_bets", "player": str(keys[k]), "max_stake": float(top[k]),
-                      "max_bets": int(n_max[k]), "late_max_bets": int(late_max[k]), "late_share_of_rounds":
-                      float(share[k]), "p": p, "amount_bet": float(amount[k]),
-                      "money_at_stake": None, "table": data.table(bets["row"][first_bet[k]])})
+    for name, records in sorted(sums.items(), key=lambda item: min(r["first"] for r in item[1])):
+        top = max(r["top"] for r in records)
+        at_top = [r for r in records if r["top"] == top]
+        n_max, late_max = sum(r["max"] for r in at_top), sum(r["late_max"] for r in at_top)
+        n_played = sum(r["played"] for r in records)
+        share = sum(r["late_played"] for r in records) / max(n_played, 1)
+        if not MIN_BETS <= n_max < n_played:
+            continue
+        tests.append({"kind": "late_max_bets", "player": name, "max_stake": top, "max_bets": n_max,
+                      "late_max_bets": late_max, "late_share_of_rounds": share,
+                      "p": _binomial_upper(late_max, n_max, share), "amount_bet": sum(r["amount"] for r in at_top),
+                      "money_at_stake": None, "table": min(records, key=lambda r: r["first"])["table"]})
     return tests
 
 
@@ -201,16 +247,23 @@ def _hypergeometric_upper(both: int, n: int, a: int, b: int) -> float:
     return min(1.0, math.exp(peak) * sum(math.exp(t - peak) for t in terms))
 
 
-def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> tuple[list[dict], int]:
-    """The seat pairs tested (those that bet a side bet together more than chance) and how many others there were."""
+def _together_flags(data: AuditData, countable: dict, seat_sums: dict) -> tuple[list[dict], int, int]:
+    """The seat pairs tested (those that bet a side bet together more than chance), and how many others there were.
+
+    Also how many pairs each side bet that the batch has no bets on would have had.
+
+    ``seat_sums[(table, day, bet, seat)]`` gets each tested pair's seats' amount on the bet that day and the money at
+    stake (each bet times the count's edge): a group's figures are the sums over its seats.
+    """
     bets = data.bets
     tests = []
-    untested = 0
+    untested = pairs = 0
     day_of = data.rounds["day"][bets["row"]]
     # Sorted: a set of text is iterated in an order that changes from one process to the next (hash seeds).
     side_ids = sorted({bet for by_bet in countable.values() for bet in by_bet})
-    if not side_ids:
-        return tests, 0
+    if not len(bets["row"]):
+        return tests, 0, 0
+    players = (bets["player_names"], bets["player_code"])
     code_of = {str(name): k for k, name in enumerate(bets["bet_names"])}
     group = data.rounds["table_code"][bets["row"]] * 1_000_000 + (day_of - day_of.min()).astype(np.int64)
     order = np.argsort(group, kind="stable")
@@ -220,6 +273,7 @@ def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> tu
         seats = np.unique(bets["seat"][chosen])
         if len(seats) < 2:
             continue
+        pairs += len(seats) * (len(seats) - 1) // 2
         rows, row_index = np.unique(bets["row"][chosen], return_inverse=True)
         seat_index = np.searchsorted(seats, bets["seat"][chosen])
         active = np.zeros((len(rows), len(seats)), bool)
@@ -246,13 +300,30 @@ def _together_flags(data: AuditData, countable: dict, players: np.ndarray) -> tu
                 together = np.isin(bets["row"][chosen], rows[placed[:, i] & placed[:, j]])
                 staked = float(bets["stake"][chosen][on & np.isin(bets["seat"][chosen], (seats[i], seats[j]))
                                                      & together].sum())
-                tests.append({"kind": "together", "table": data.table(bets["row"][chosen[0]]),
-                              "day": str(day_of[chosen][0]),
+                table, day = data.table(bets["row"][chosen[0]]), str(day_of[chosen][0])
+                tests.append({"kind": "together", "table": table, "day": day,
                               "bet": bet_id, "seats": [int(seats[i]), int(seats[j])],
                               "players": [name[seats[i]], name[seats[j]]], "rounds": n, "both": both,
                               "expected_both": a * b / max(n, 1), "p": p, "amount_bet": staked,
                               "money_at_stake": None})
-    return tests, untested
+                for seat in (seats[i], seats[j]):
+                    if (table, day, bet_id, int(seat)) not in seat_sums:
+                        seat_sums[(table, day, bet_id, int(seat))] = _seat_stakes(
+                            data, countable, chosen[on & (bets["seat"][chosen] == seat)], bet_id)
+    return tests, untested, pairs
+
+
+def _seat_stakes(data: AuditData, countable: dict, chosen: np.ndarray, bet_id: str) -> tuple[float, float]:
+    """The amount of bets ``chosen`` (on ``bet_id``) and the money at stake: each bet times the count's edge."""
+    bets = data.bets
+    rows = bets["row"]
+    money = 0.0
+    for rule_id, by_bet in countable.items():
+        if bet_id in by_bet:
+            count, true = by_bet[bet_id]
+            mine = chosen[data.of_rule(rule_id)[rows[chosen]]]
+            money += float((bets["stake"][mine] * count.edge(true[rows[mine]])).sum())
+    return float(bets["stake"][chosen].sum()), money
 
 
 def _main_player(players, bets_at_seat: np.ndarray) -> str:
@@ -279,44 +350,119 @@ def _groups(flagged_pairs: list[dict]) -> list[dict]:
             for (table, day, bet), sets in groups.items() for g in sets]
 
 
-def _group_stakes(data: AuditData, countable: dict, group: dict) -> dict:
-    """A group's amount on its bet that day at its seats, and the money at stake: each bet times the count's edge."""
-    bets = data.bets
-    rows = bets["row"]
-    table_names = list(data.rounds["table_names"])
-    code = list(bets["bet_names"]).index(group["bet"])
-    chosen = np.flatnonzero((bets["bet_code"] == code) & np.isin(bets["seat"], group["seats"])
-                            & (data.rounds["table_code"][rows] == table_names.index(group["table"]))
-                            & (data.rounds["day"][rows] == np.datetime64(group["day"])))
-    money = 0.0
-    for rule_id, by_bet in countable.items():
-        if group["bet"] in by_bet:
-            count, true = by_bet[group["bet"]]
-            mine = chosen[data.of_rule(rule_id)[rows[chosen]]]
-            money += float((bets["stake"][mine] * count.edge(true[rows[mine]])).sum())
-    return {**group, "amount_bet": float(bets["stake"][chosen].sum()), "money_at_stake": money}
+def _group_stakes(seat_sums: dict, group: dict) -> dict:
+    """A group's amount on its bet that day at its seats, and the money at stake (sums over its seats)."""
+    found = [seat_sums[(group["table"], group["day"], group["bet"], seat)] for seat in group["seats"]]
+    return {**group, "amount_bet": float(sum(a for a, _ in found)), "money_at_stake": float(sum(m for _, m in found))}
+
+
+class AdvantageSums:
+    """Advantage play, a batch of tables at a time.
+
+    :meth:`add` each batch; :meth:`wanted` says which batches hold rounds of players whose correlation needs its
+    permutation test but who bet in more than one batch; :meth:`add_rounds` those batches again; then
+    :meth:`finish`.
+    """
+
+    def __init__(self):
+        self.rules: dict = {}
+        self.countable: dict = {}  # rule set -> bet -> BetCount, as a batch found them
+        self.shoes = 0
+        self.shoe_offsets: list = []  # per batch: the shoes of the batches before it
+        self.count: dict = {}
+        self.late: dict = {}
+        self.together: list = []
+        self.untested = 0
+        self.pairs: list = []  # per batch: its seat pairs, and the side bets it tested
+        self.seat_sums: dict = {}
+        self.bets = 0
+
+    def add(self, data: AuditData) -> None:
+        """Add a batch (batches in the order of their tables)."""
+        self.rules.update(data.rules)
+        countable = _countable(data)
+        for rule_id, by_bet in countable.items():
+            self.countable.setdefault(rule_id, {}).update({bet: count for bet, (count, _) in by_bet.items()})
+        self.shoe_offsets.append(self.shoes)
+        _count_sums(data, countable, (len(self.shoe_offsets) - 1, self.shoes), self.count)
+        _late_sums(data, self.late)
+        tests, untested, pairs = _together_flags(data, countable, self.seat_sums)
+        self.together += tests
+        self.untested += untested
+        self.pairs.append((pairs, {bet for by_bet in countable.values() for bet in by_bet}))
+        self.shoes += int(data.shoe_start.sum())
+        self.bets += len(data.bets["row"])
+
+    def _screened(self):
+        """Each test of the count family (in the report's order), its player's records, and whether it is screened."""
+        first = {player: min(r["first"] for r in records) for player, records in self.late.items()}
+        for rule_id in sorted(self.countable):
+            for bet in self.rules[rule_id].bets:
+                found = self.count.get((rule_id, bet.id), {})
+                for player in sorted(found, key=first.__getitem__):
+                    records = found[player]
+                    if sum(r["on_bets"] for r in records) < MIN_BETS:
+                        continue
+                    test = _count_test(rule_id, bet.id, player, records)
+                    yield test, records, test["p"] < SCREEN
+
+    def wanted(self) -> dict:
+        """Batch number to the (rule set, bet, player) whose permutation test needs that batch's rounds again.
+
+        A player who bet in more than one batch, whose rounds a batch did not keep.
+        """
+        wanted: dict = {}
+        for test, records, screened in self._screened():
+            for record in records if screened else ():
+                if "rounds_of" not in record:
+                    wanted.setdefault(record["batch"], set()).add((test["rule_set"], test["bet"], test["player"]))
+        return wanted
+
+    def add_rounds(self, data: AuditData, batch: int, wanted: set) -> None:
+        """Read batch number ``batch`` again for the rounds of the ``wanted`` players (:meth:`wanted`)."""
+        again: dict = {}
+        _count_sums(data, _countable(data), (batch, self.shoe_offsets[batch]), again, keep=wanted)
+        for key, by_player in again.items():
+            for player, (record,) in by_player.items():
+                records = self.count[key][player]
+                records[[r["batch"] for r in records].index(batch)] = record
+
+    def finish(self, seed: int = 0) -> dict:
+        """Every advantage-play test and its flag (BH at 5% per family), the groups of seats, and the counts used."""
+        if not self.bets:
+            return {"count": [], "late_max_bets": [], "together": [], "groups": [], "counts": {}}
+        rng = np.random.default_rng(seed)
+        count_tests = []
+        for test, records, screened in self._screened():
+            if screened:
+                amount, true, shoe = (np.concatenate(part) for part in zip(*(r["rounds_of"] for r in records)))
+                test["p"], test["method"] = _permutation_p(amount, true, shoe, rng), "permutation"
+            count_tests.append(test)
+        side_ids = {bet for by_bet in self.countable.values() for bet in by_bet}
+        # A side bet a batch has no bets on leaves all of that batch's seat pairs untested.
+        untested = self.untested + sum(pairs * len(side_ids - tested) for pairs, tested in self.pairs)
+        families = {"count": count_tests, "late_max_bets": _late_flags(self.late), "together": self.together}
+        for name, tests in families.items():
+            # The pairs that bet together no more than chance are in the family too (p-value 1): leaving them out
+            # would loosen Benjamini-Hochberg's thresholds.
+            padding = [1.0] * (untested if name == "together" else 0)
+            for test, flag in zip(tests, benjamini_hochberg([t["p"] for t in tests] + padding, FDR)):
+                test["flag"] = bool(flag)
+        flagged = [t for t in families["together"] if t["flag"]]
+        groups = [_group_stakes(self.seat_sums, group) for group in _groups(flagged)]
+        counts = {rule_id: {bet.id: _count_figures(self.countable[rule_id][bet.id]) for bet in self.rules[rule_id].bets
+                            if bet.id in self.countable[rule_id]} for rule_id in sorted(self.rules)}
+        return {**families, "groups": groups, "counts": counts}
+
+
+def _count_figures(c) -> dict:
+    return {"tags": list(c.tags), "level": c.level, "betting_correlation": c.betting_correlation,
+            "break_even_true_count": c.break_even_true_count, "base_ev": c.base_ev,
+            "ev_per_true_count": c.ev_per_true_count}
 
 
 def advantage_flags(data: AuditData, seed: int = 0) -> dict:
-    """Every advantage-play test and its flag (BH at 5% per family), the groups of seats, and the counts used."""
-    if not len(data.bets["row"]):
-        return {"count": [], "late_max_bets": [], "together": [], "groups": [], "counts": {}}
-    rng = np.random.default_rng(seed)
-    players = _players(data)
-    countable = _countable(data)
-    together, untested = _together_flags(data, countable, players)
-    families = {"count": _count_flags(data, countable, players, rng), "late_max_bets": _late_flags(data, players),
-                "together": together}
-    for name, tests in families.items():
-        # The pairs that bet together no more than chance are in the family too (p-value 1): leaving them out
-        # would loosen Benjamini-Hochberg's thresholds.
-        padding = [1.0] * (untested if name == "together" else 0)
-        for test, flag in zip(tests, benjamini_hochberg([t["p"] for t in tests] + padding, FDR)):
-            test["flag"] = bool(flag)
-    flagged = [t for t in families["together"] if t["flag"]]
-    groups = [_group_stakes(data, countable, group) for group in _groups(flagged)]
-    counts = {rule_id: {bet: {"tags": list(c.tags), "level": c.level, "betting_correlation": c.betting_correlation,
-                              "break_even_true_count": c.break_even_true_count, "base_ev": c.base_ev,
-                              "ev_per_true_count": c.ev_per_true_count} for bet, (c, _) in by_bet.items()}
-              for rule_id, by_bet in countable.items()}
-    return {**families, "groups": groups, "counts": counts}
+    """Advantage play of one batch holding every table (:class:`AdvantageSums`)."""
+    sums = AdvantageSums()
+    sums.add(data)
+    return sums.finish(seed)

@@ -28,7 +28,7 @@ def month(tmp_path_factory):
                  str(logs / "results.csv")]) == 0
     connection = open_database(db)
     rules = {r: load_rules(r) for r in ("live-8deck-side-bets", "ez-baccarat")}
-    report = run_audit(connection, rules, seed=1)
+    report = run_audit(connection, rules)
     connection.close()
     return folder, json.loads((logs / "anomalies.json").read_text()), report
 
@@ -212,8 +212,8 @@ def _same(one, other, where: str = "") -> list[str]:
 @pytest.mark.slow
 def test_a_report_a_table_at_a_time_equals_one_batch(month, tmp_path):
     # The audit reads whole tables a batch at a time and adds each batch to its sums. A logged player who plays at
-    # two tables (the counter, given a seat at a second table here) is in two batches: their correlation's
-    # permutation test reads both batches' rounds again, their maximum bets take the largest stake of both.
+    # two tables (the counter, given a seat at a second table here) is in two batches: their correlation and its
+    # permutation test add both batches' sums, their maximum bets take the largest stake of both.
     from baccarat_sim.analysis.audit_data import plan_batches
     from baccarat_sim.report.audit_report import audit_json
 
@@ -228,7 +228,7 @@ def test_a_report_a_table_at_a_time_equals_one_batch(month, tmp_path):
                        "table_id = ?)", [counter["players"][0], other])
     rules = {r: load_rules(r) for r in ("live-8deck-side-bets", "ez-baccarat")}
     assert len(plan_batches(connection, batch_rounds=1)) == 4
-    whole, by_table = (json.loads(json.dumps(audit_json(run_audit(connection, rules, seed=1, batch_rounds=size))))
+    whole, by_table = (json.loads(json.dumps(audit_json(run_audit(connection, rules, batch_rounds=size))))
                        for size in (10**9, 1))
     connection.close()
     assert _same(whole, by_table) == []

@@ -61,14 +61,13 @@ def _where(finding: dict) -> str:
     return text + (f" round {finding['round']}" if finding.get("round") is not None else "")
 
 
-def run_audit(connection, rules_of: dict, *, since=None, until=None, mix=None, churn=None, seed: int = 0,
+def run_audit(connection, rules_of: dict, *, since=None, until=None, mix=None, churn=None,
               batch_rounds: int = BATCH_ROUNDS) -> AuditReport:
     """Audit the database's rounds, bets and table results (days ``since`` to ``until``, None: all).
 
     Whole tables at a time, about ``batch_rounds`` rounds a batch (:func:`~.audit_data.plan_batches`): each part
     adds a batch to its sums, and the report is made of the sums; the batches change nothing in it (beyond the
-    round-off of sums added in another order). A batch is read a second time only for a player whose correlation
-    with the count gets its permutation test and who played in more than one batch.
+    round-off of sums added in another order).
     """
     started = time.perf_counter()
     results = read_results(connection, since, until)
@@ -93,9 +92,6 @@ def run_audit(connection, rules_of: dict, *, since=None, until=None, mix=None, c
         hold.add(data)
         advantage.add(data)
         del data
-    for batch, wanted in sorted(advantage.wanted().items()):
-        advantage.add_rounds(read_audit_data(connection, rules_of, since, until, batches[batch], results), batch,
-                             wanted)
     scope["tables"], scope["rule_sets"] = sorted(scope["tables"]), sorted(scope["rule_sets"])
     return AuditReport(scope, sort_findings(integrity), actual.finish(), hold.finish(mix, churn),
-                       advantage.finish(seed), time.perf_counter() - started)
+                       advantage.finish(), time.perf_counter() - started)

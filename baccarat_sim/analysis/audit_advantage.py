@@ -3,9 +3,9 @@
 * **count**: for each player (the logged player id, else the table and seat) and each countable side bet of the
   rule set (one whose best count, :func:`~.audit_counts.best_count`, exists), the correlation over the rounds the
   player played of the amount on that bet with the true count before the round. Its p-value is a permutation
-  p-value within shoes (the amounts shuffled among the rounds of each shoe, :data:`PERMUTATIONS` times, so that a
-  shoe's count path is kept; the p-value from the observed correlation's z-score in that permutation law)
-  for every player whose normal-law p-value is below :data:`SCREEN`; the others keep
+  p-value within shoes (the amounts shuffled among the rounds of each shoe, so that a shoe's count path is kept:
+  the observed correlation's z-score in that permutation law, whose mean and variance are exact,
+  :func:`_permutation_moments`) for every player whose normal-law p-value is below :data:`SCREEN`; the others keep
   the normal-law p-value, which is larger.
 * **late max bets**: the rounds of a player's maximum bets (their largest stake, on any bet) in the last third of
   the shoe against the share of the rounds they played there (one-sided binomial).
@@ -27,10 +27,8 @@ from .audit_counts import best_count, counts_before_rounds
 from .audit_data import AuditData, unique_inverse
 from .audit_stats import FDR, benjamini_hochberg
 
-__all__ = ["PERMUTATIONS", "SCREEN", "AdvantageSums", "advantage_flags"]
+__all__ = ["SCREEN", "AdvantageSums", "advantage_flags"]
 
-#: Permutations of a permutation p-value.
-PERMUTATIONS = 199
 #: Normal-law p-value below which a correlation gets its permutation p-value.
 SCREEN = 0.01
 #: Fewest bets on a side bet before a player's correlation is tested.
@@ -80,41 +78,39 @@ def _p_normal(r: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.array([0.5 * math.erfc(v / math.sqrt(2)) for v in z])
 
 
-def _permutation_p(x, y, shoe, rng) -> float:
-    """One-sided p-value of the correlation against its permutation law within shoes.
+def _permutation_moments(x, y, player, shoe, n_players) -> tuple[np.ndarray, np.ndarray]:
+    """Each player's observed correlation against its permutation law within shoes: the z-score's numerator, variance.
 
-    The amounts are shuffled among the rounds of each shoe :data:`PERMUTATIONS` times; the observed correlation's
-    z-score against the permuted correlations' mean and standard deviation gives the p-value (the count of permuted
-    correlations at least as large cannot go below ``1 / (PERMUTATIONS + 1)``, too coarse for a family of many
-    players under Benjamini-Hochberg).
+    Sums over the shoes (the sums of two sets of shoes add). The amounts ``x`` are shuffled among the rounds of each
+    shoe (``player`` and ``shoe`` of each round, the rounds of one player's shoe consecutive); the true counts ``y``
+    stay. The correlation moves with ``T = sum x y`` alone
+    (the amounts' mean and spread do not change), and within a shoe of ``n`` rounds ``T`` has mean
+    ``n mean(x) mean(y)`` and variance ``SSx SSy / (n - 1)`` (``SS``: sum of squared deviations from the shoe's
+    mean), shoes independent. So ``z = sum x (y - mean_shoe(y)) / sqrt(sum SSx SSy / (n - 1))``: the exact moments
+    that drawing permutations estimates, at no drawing's cost.
     """
-    observed = np.corrcoef(x, y)[0, 1]
-    shoe_sorted = np.argsort(shoe, kind="stable")
-    permuted = np.empty(PERMUTATIONS)
-    for k in range(PERMUTATIONS):
-        order = shoe_sorted[np.lexsort((rng.random(len(x)), shoe[shoe_sorted]))]
-        shuffled = np.empty_like(x)
-        shuffled[shoe_sorted] = x[order]
-        permuted[k] = np.corrcoef(shuffled, y)[0, 1]
-    permuted = np.nan_to_num(permuted)
-    sd = permuted.std()
-    if sd == 0:
-        return 1.0
-    return 0.5 * math.erfc((observed - permuted.mean()) / sd / math.sqrt(2))
+    if not len(x):
+        return np.zeros(n_players), np.zeros(n_players)
+    segment = np.cumsum(np.r_[True, (player[1:] != player[:-1]) | (shoe[1:] != shoe[:-1])]) - 1
+    n = np.bincount(segment).astype(float)
+    centred_y = y - (np.bincount(segment, y) / n)[segment]
+    centred_x = x - (np.bincount(segment, x) / n)[segment]
+    owner = player[np.r_[0, np.flatnonzero(np.diff(segment)) + 1]]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        spread = np.where(n > 1, np.bincount(segment, centred_x * centred_x)
+                          * np.bincount(segment, centred_y * centred_y) / (n - 1), 0.0)
+    return (np.bincount(player, x * centred_y, n_players), np.bincount(owner, spread, n_players))
 
 
-def _count_sums(data: AuditData, countable: dict, batch: tuple[int, int], into: dict, keep=None) -> None:
+def _count_sums(data: AuditData, countable: dict, into: dict) -> None:
     """Add a batch's part of every (rule set, countable bet, player) correlation to ``into``.
 
     ``into[(rule_id, bet_id)][player]``: a list of one record per batch the player bet in: the bets on the bet,
-    the :func:`_moments` of the amount on it against the true count over the rounds the player played, the amounts
-    and money at stake, where and when; and the rounds' ``(amount, true count, shoe)`` where the batch's own
-    correlation is below :data:`SCREEN` or ``(rule_id, bet_id, player)`` is in ``keep`` (the permutation test reads
-    them). With ``keep``, only those records are made. ``batch``: the batch's number and the shoes of the batches
-    before it.
+    the :func:`_moments` of the amount on it against the true count over the rounds the player played, the
+    :func:`_permutation_moments` of the same, the amounts and money at stake, where and when.
     """
     bets = data.bets
-    shoe = np.cumsum(data.shoe_start) - 1 + batch[1]
+    shoe = np.cumsum(data.shoe_start) - 1
     keys, player_index = data.bets["player_names"], data.bets["player_code"]
     for rule_id, by_bet in countable.items():
         of_rule = data.of_rule(rule_id)[bets["row"]]
@@ -125,8 +121,6 @@ def _count_sums(data: AuditData, countable: dict, batch: tuple[int, int], into: 
             # Every player of the rule set's rounds: whether one bet the bet at least MIN_BETS times is known only
             # from every batch, and the correlation runs over all the rounds they played.
             bettors = np.flatnonzero(np.bincount(player_index[of_rule], minlength=len(keys)))
-            if keep is not None:
-                bettors = np.array([k for k in bettors if (rule_id, bet_id, str(keys[k])) in keep], np.int64)
             if not bettors.size:
                 continue
             is_bettor = np.zeros(len(keys), bool)
@@ -139,20 +133,19 @@ def _count_sums(data: AuditData, countable: dict, batch: tuple[int, int], into: 
             amount = np.bincount(on_pair, weights=bets["stake"][on_bet & active], minlength=len(pair))
             local = np.searchsorted(bettors, who)  # pairs are sorted by player: each player's pairs are a slice
             moments = _moments(amount, true[row], local, len(bettors))
-            p_local = _p_normal(_correlation(moments), moments[0])
+            shifted, spread = _permutation_moments(amount, true[row], local, shoe[row], len(bettors))
             bounds = np.searchsorted(local, np.arange(len(bettors) + 1))
             found = into.setdefault((rule_id, bet_id), {})
             for k, player in enumerate(bettors):
                 mine = slice(bounds[k], bounds[k + 1])
                 staked = amount[mine]
-                record = {"batch": batch[0], "on_bets": int(per_player[player]), "moments": moments[:, k],
+                record = {"on_bets": int(per_player[player]), "moments": moments[:, k],
+                          "permutation": (float(shifted[k]), float(spread[k])),
                           "rounds": int(bounds[k + 1] - bounds[k]), "bets": int((staked > 0).sum()),
                           "amount_bet": float(staked.sum()),
                           "money_at_stake": float((staked * count.edge(true[row[mine]])).sum()),
                           "table": data.table(row[mine][0]), "first_day": data.rounds["day"][row[mine]].min(),
                           "last_day": data.rounds["day"][row[mine]].max(), "count": count}
-                if keep is not None or p_local[k] < SCREEN:
-                    record["rounds_of"] = (staked, true[row[mine]], shoe[row[mine]])
                 found.setdefault(str(keys[player]), []).append(record)
 
 
@@ -357,18 +350,11 @@ def _group_stakes(seat_sums: dict, group: dict) -> dict:
 
 
 class AdvantageSums:
-    """Advantage play, a batch of tables at a time.
-
-    :meth:`add` each batch; :meth:`wanted` says which batches hold rounds of players whose correlation needs its
-    permutation test but who bet in more than one batch; :meth:`add_rounds` those batches again; then
-    :meth:`finish`.
-    """
+    """Advantage play, a batch of tables at a time: :meth:`add` each batch, then :meth:`finish`."""
 
     def __init__(self):
         self.rules: dict = {}
         self.countable: dict = {}  # rule set -> bet -> BetCount, as a batch found them
-        self.shoes = 0
-        self.shoe_offsets: list = []  # per batch: the shoes of the batches before it
         self.count: dict = {}
         self.late: dict = {}
         self.together: list = []
@@ -383,14 +369,12 @@ class AdvantageSums:
         countable = _countable(data)
         for rule_id, by_bet in countable.items():
             self.countable.setdefault(rule_id, {}).update({bet: count for bet, (count, _) in by_bet.items()})
-        self.shoe_offsets.append(self.shoes)
-        _count_sums(data, countable, (len(self.shoe_offsets) - 1, self.shoes), self.count)
+        _count_sums(data, countable, self.count)
         _late_sums(data, self.late)
         tests, untested, pairs = _together_flags(data, countable, self.seat_sums)
         self.together += tests
         self.untested += untested
         self.pairs.append((pairs, {bet for by_bet in countable.values() for bet in by_bet}))
-        self.shoes += int(data.shoe_start.sum())
         self.bets += len(data.bets["row"])
 
     def _screened(self):
@@ -406,37 +390,16 @@ class AdvantageSums:
                     test = _count_test(rule_id, bet.id, player, records)
                     yield test, records, test["p"] < SCREEN
 
-    def wanted(self) -> dict:
-        """Batch number to the (rule set, bet, player) whose permutation test needs that batch's rounds again.
-
-        A player who bet in more than one batch, whose rounds a batch did not keep.
-        """
-        wanted: dict = {}
-        for test, records, screened in self._screened():
-            for record in records if screened else ():
-                if "rounds_of" not in record:
-                    wanted.setdefault(record["batch"], set()).add((test["rule_set"], test["bet"], test["player"]))
-        return wanted
-
-    def add_rounds(self, data: AuditData, batch: int, wanted: set) -> None:
-        """Read batch number ``batch`` again for the rounds of the ``wanted`` players (:meth:`wanted`)."""
-        again: dict = {}
-        _count_sums(data, _countable(data), (batch, self.shoe_offsets[batch]), again, keep=wanted)
-        for key, by_player in again.items():
-            for player, (record,) in by_player.items():
-                records = self.count[key][player]
-                records[[r["batch"] for r in records].index(batch)] = record
-
-    def finish(self, seed: int = 0) -> dict:
+    def finish(self) -> dict:
         """Every advantage-play test and its flag (BH at 5% per family), the groups of seats, and the counts used."""
         if not self.bets:
             return {"count": [], "late_max_bets": [], "together": [], "groups": [], "counts": {}}
-        rng = np.random.default_rng(seed)
         count_tests = []
         for test, records, screened in self._screened():
             if screened:
-                amount, true, shoe = (np.concatenate(part) for part in zip(*(r["rounds_of"] for r in records)))
-                test["p"], test["method"] = _permutation_p(amount, true, shoe, rng), "permutation"
+                shifted, spread = (sum(part) for part in zip(*(r["permutation"] for r in records)))
+                test["p"] = 0.5 * math.erfc(shifted / math.sqrt(spread) / math.sqrt(2)) if spread > 0 else 1.0
+                test["method"] = "permutation"
             count_tests.append(test)
         side_ids = {bet for by_bet in self.countable.values() for bet in by_bet}
         # A side bet a batch has no bets on leaves all of that batch's seat pairs untested.
@@ -461,8 +424,8 @@ def _count_figures(c) -> dict:
             "ev_per_true_count": c.ev_per_true_count}
 
 
-def advantage_flags(data: AuditData, seed: int = 0) -> dict:
+def advantage_flags(data: AuditData) -> dict:
     """Advantage play of one batch holding every table (:class:`AdvantageSums`)."""
     sums = AdvantageSums()
     sums.add(data)
-    return sums.finish(seed)
+    return sums.finish()

@@ -93,16 +93,21 @@ def _two_sided(law, n: int, observed: float, mean: float, sd: float) -> tuple[fl
     return min(1.0, math.erfc(abs(z) / math.sqrt(2))), "normal"
 
 
-def _groups(data: AuditData, rows: np.ndarray, stakes: np.ndarray):
-    """(by, group keys, group of each of ``rows``) of every breakdown; a key sorts as the group's rows are listed."""
-    yield "all", [("all", "all")], np.zeros(len(rows), np.int64)
-    months = data.rounds["day"][rows].astype("datetime64[M]")
-    names, where = np.unique(months, return_inverse=True)
-    yield "month", [(str(m), str(m)) for m in names.astype(str)], where
-    numbers, where = unique_inverse(data.rounds["table_code"][rows])
-    yield "table", [(str(t), str(t)) for t in data.rounds["table_names"][numbers]], where
-    names, where = np.unique(stake_band(stakes), return_inverse=True)
-    yield "stake", [(float(band), f"{band:g}") for band in names], where
+def _round_groups(data: AuditData) -> list:
+    """(by, group keys, group of each round) of the breakdowns a round belongs to as a whole: all, month, table.
+
+    A key sorts as the groups are listed. Made once per batch.
+    """
+    if "round_groups" not in data.cache:
+        months = data.rounds["day"].astype("datetime64[M]")
+        first = months.min()
+        month = (months - first).astype(np.int64)
+        names = (first + np.arange(int(month.max()) + 1)).astype(str)
+        data.cache["round_groups"] = [
+            ("all", [("all", "all")], np.zeros(data.n_rounds, np.int64)),
+            ("month", [(str(m), str(m)) for m in names], month),
+            ("table", [(str(t), str(t)) for t in data.rounds["table_names"]], data.rounds["table_code"])]
+    return data.cache["round_groups"]
 
 
 #: The sums a bet row is made of, in this order: bets, rounds (the independent units), staked, net, the rounds'
@@ -110,11 +115,40 @@ def _groups(data: AuditData, rows: np.ndarray, stakes: np.ndarray):
 _BET_SUMS = ("bets", "rounds", "staked", "net", "units", "hits")
 
 
+def _add_sums(found: dict, keys: list, group: np.ndarray, group_of_pair: np.ndarray, stakes: np.ndarray,
+              nets: np.ndarray, per_round: np.ndarray) -> None:
+    """Add one breakdown's groups to ``found`` (key: :data:`_BET_SUMS`).
+
+    ``group`` of each bet, ``group_of_pair`` and ``per_round`` of each (group, round) pair, the pairs of a group in
+    the order of their rounds.
+    """
+    size = len(keys)
+    sums = np.stack([np.bincount(group, minlength=size), np.bincount(group_of_pair, minlength=size),
+                     np.bincount(group, weights=stakes, minlength=size),
+                     np.bincount(group, weights=nets, minlength=size),
+                     np.bincount(group_of_pair, weights=per_round, minlength=size),
+                     np.bincount(group_of_pair, weights=per_round > 0, minlength=size)], axis=1)
+    for g in np.flatnonzero(sums[:, 0]):
+        key = keys[g]
+        if key not in found:
+            found[key] = sums[g].astype(float)
+            continue
+        earlier = found[key][4]
+        found[key] = found[key] + sums[g]
+        # The rounds' results go on from the earlier batches' sum, one by one as np.bincount adds them: the
+        # normal-law p-value of a large group cancels most of the sum's digits.
+        found[key][4] = np.add.accumulate(np.r_[earlier, per_round[group_of_pair == g]])[-1]
+
+
 def _bet_sums(data: AuditData, rules: Rules, rule_id: str, into: dict) -> None:
     """Add a batch's sums of every bet, breakdown and group of rule set ``rule_id`` to ``into``.
 
     ``into[(rule_id, bet_id)][by][key]``: an array of :data:`_BET_SUMS` (rounds of a batch are its own: the sums of
     the batches add up).
+
+    The round is the unit that is independent: the bets on one bet in one round share its outcome. A (group,
+    round) pair is one unit of the group; its result the mean of its bets' results per unit staked. A round is in
+    one month and at one table: its pairs there are its own; its bets' stakes fall in several bands.
     """
     bets = data.bets
     for bet_id in theoretical(rules)["bets"]:
@@ -125,29 +159,16 @@ def _bet_sums(data: AuditData, rules: Rules, rule_id: str, into: dict) -> None:
         units = nets / stakes
         rounds_of = bets["row"][chosen]
         by_breakdown = into.setdefault((rule_id, bet_id), {})
-        for by, keys, group in _groups(data, rounds_of, stakes):
-            # The round is the unit that is independent: the bets on one bet in one round share its outcome. A
-            # (group, round) pair is one unit of the group; its result the mean of its bets' results per unit staked.
-            pairs, where = unique_inverse(group * np.int64(data.n_rounds + 1) + rounds_of)
-            per_round = np.bincount(where, weights=units) / np.bincount(where)
-            group_of_pair = pairs // (data.n_rounds + 1)
-            size = len(keys)
-            sums = np.stack([np.bincount(group, minlength=size), np.bincount(group_of_pair, minlength=size),
-                             np.bincount(group, weights=stakes, minlength=size),
-                             np.bincount(group, weights=nets, minlength=size),
-                             np.bincount(group_of_pair, weights=per_round, minlength=size),
-                             np.bincount(group_of_pair, weights=per_round > 0, minlength=size)], axis=1)
-            found = by_breakdown.setdefault(by, {})
-            starts = np.searchsorted(group_of_pair, np.arange(size + 1))
-            for g, key in enumerate(keys):
-                if key not in found:
-                    found[key] = sums[g].astype(float)
-                    continue
-                earlier = found[key][4]
-                found[key] = found[key] + sums[g]
-                # The rounds' results go on from the earlier batches' sum, one by one as np.bincount adds them: the
-                # normal-law p-value of a large group cancels most of the sum's digits.
-                found[key][4] = np.add.accumulate(np.r_[earlier, per_round[starts[g]:starts[g + 1]]])[-1]
+        bets_in_round = np.bincount(rounds_of, minlength=data.n_rounds)
+        played = np.flatnonzero(bets_in_round)
+        per_round = np.bincount(rounds_of, weights=units, minlength=data.n_rounds)[played] / bets_in_round[played]
+        for by, keys, of_round in _round_groups(data):
+            _add_sums(by_breakdown.setdefault(by, {}), keys, of_round[rounds_of], of_round[played], stakes, nets,
+                      per_round)
+        names, group = np.unique(stake_band(stakes), return_inverse=True)
+        pairs, where = unique_inverse(group * np.int64(data.n_rounds + 1) + rounds_of)
+        _add_sums(by_breakdown.setdefault("stake", {}), [(float(band), f"{band:g}") for band in names], group,
+                  pairs // (data.n_rounds + 1), stakes, nets, np.bincount(where, weights=units) / np.bincount(where))
 
 
 def _bet_rows(rules: Rules, rule_id: str, sums: dict) -> list[dict]:

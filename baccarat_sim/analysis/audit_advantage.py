@@ -111,41 +111,40 @@ def _count_sums(data: AuditData, countable: dict, into: dict) -> None:
     """
     bets = data.bets
     shoe = np.cumsum(data.shoe_start) - 1
-    keys, player_index = data.bets["player_names"], data.bets["player_code"]
+    keys = data.bets["player_names"]
     for rule_id, by_bet in countable.items():
-        of_rule = data.of_rule(rule_id)[bets["row"]]
+        # Every player of the rule set's rounds, on every bet: whether one bet a bet at least MIN_BETS times is
+        # known only from every batch, and the correlation runs over all the rounds they played.
+        active = np.flatnonzero(data.of_rule(rule_id)[bets["row"]])
+        if not active.size or not by_bet:
+            continue
+        player_index, codes = bets["player_code"][active], bets["bet_code"][active]
+        pair, pair_of_bet = unique_inverse(player_index * np.int64(data.n_rounds) + bets["row"][active])
+        who, row = pair // data.n_rounds, pair % data.n_rounds
+        bettors = np.unique(who)
+        local = np.searchsorted(bettors, who)  # pairs are sorted by player: each player's pairs are a slice
+        bounds = np.searchsorted(local, np.arange(len(bettors) + 1))
+        stakes = bets["stake"][active]
+        code_of = {str(name): k for k, name in enumerate(bets["bet_names"])}
         for bet_id, (count, true) in by_bet.items():
-            on_bet = np.zeros(len(bets["row"]), bool)
-            on_bet[data.bets_on(rule_id, bet_id)] = True
+            on_bet = codes == code_of[bet_id]
             per_player = np.bincount(player_index[on_bet], minlength=len(keys))
-            # Every player of the rule set's rounds: whether one bet the bet at least MIN_BETS times is known only
-            # from every batch, and the correlation runs over all the rounds they played.
-            bettors = np.flatnonzero(np.bincount(player_index[of_rule], minlength=len(keys)))
-            if not bettors.size:
-                continue
-            is_bettor = np.zeros(len(keys), bool)
-            is_bettor[bettors] = True
-            active = of_rule & is_bettor[player_index]
-            pair = unique_inverse(player_index[active] * np.int64(data.n_rounds) + bets["row"][active])[0]
-            who, row = pair // data.n_rounds, pair % data.n_rounds
-            on_pair = np.searchsorted(pair, player_index[on_bet & active] * np.int64(data.n_rounds)
-                                      + bets["row"][on_bet & active])
-            amount = np.bincount(on_pair, weights=bets["stake"][on_bet & active], minlength=len(pair))
-            local = np.searchsorted(bettors, who)  # pairs are sorted by player: each player's pairs are a slice
-            moments = _moments(amount, true[row], local, len(bettors))
-            shifted, spread = _permutation_moments(amount, true[row], local, shoe[row], len(bettors))
-            bounds = np.searchsorted(local, np.arange(len(bettors) + 1))
+            amount = np.bincount(pair_of_bet[on_bet], weights=stakes[on_bet], minlength=len(pair))
+            true_of_pair = true[row]
+            moments = _moments(amount, true_of_pair, local, len(bettors))
+            shifted, spread = _permutation_moments(amount, true_of_pair, local, shoe[row], len(bettors))
             found = into.setdefault((rule_id, bet_id), {})
             for k, player in enumerate(bettors):
                 mine = slice(bounds[k], bounds[k + 1])
                 staked = amount[mine]
+                days = data.rounds["day"][row[mine]]
                 record = {"on_bets": int(per_player[player]), "moments": moments[:, k],
                           "permutation": (float(shifted[k]), float(spread[k])),
                           "rounds": int(bounds[k + 1] - bounds[k]), "bets": int((staked > 0).sum()),
                           "amount_bet": float(staked.sum()),
-                          "money_at_stake": float((staked * count.edge(true[row[mine]])).sum()),
-                          "table": data.table(row[mine][0]), "first_day": data.rounds["day"][row[mine]].min(),
-                          "last_day": data.rounds["day"][row[mine]].max(), "count": count}
+                          "money_at_stake": float((staked * count.edge(true_of_pair[mine])).sum()),
+                          "table": data.table(row[mine][0]), "first_day": days.min(), "last_day": days.max(),
+                          "count": count}
                 found.setdefault(str(keys[player]), []).append(record)
 
 

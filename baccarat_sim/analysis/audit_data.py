@@ -58,6 +58,8 @@ class AuditData:
     bets: dict
     results: dict
     rules: dict
+    #: What the analyses ask of the batch more than once (a rule set's rounds), kept for the batch's life.
+    cache: dict = dataclasses.field(default_factory=dict, repr=False)
 
     @property
     def n_rounds(self) -> int:
@@ -77,9 +79,14 @@ class AuditData:
         return str(self.rounds["rule_names"][self.rounds["rule_code"][row]])
 
     def of_rule(self, rule_id: str) -> np.ndarray:
-        """Which rounds are of rule set ``rule_id`` (a bool per round)."""
-        names = list(self.rounds["rule_names"])
-        return self.rounds["rule_code"] == (names.index(rule_id) if rule_id in names else -1)
+        """Which rounds are of rule set ``rule_id`` (a bool per round; read-only)."""
+        key = ("of_rule", rule_id)
+        if key not in self.cache:
+            names = list(self.rounds["rule_names"])
+            found = self.rounds["rule_code"] == (names.index(rule_id) if rule_id in names else -1)
+            found.flags.writeable = False
+            self.cache[key] = found
+        return self.cache[key]
 
     def bets_on(self, rule_id: str, bet_id: str) -> np.ndarray:
         """The indexes of the bets on ``bet_id`` in rounds of rule set ``rule_id``, in the bets' order."""

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ..model.cards import N_RANKS, N_SUITS
+from ..model.cards import N_SUITS
 from ..model.rules import Rules
 from .eor import derive_tags, effect_of_removal
 
@@ -107,19 +107,20 @@ def counts_before_rounds(cards: np.ndarray, shoe_start: np.ndarray, tags, n_card
     (ndarray(float64), ndarray(float64))
         The running count and the true count (per 52 unseen cards) before each round.
     """
-    cards = np.asarray(cards, np.int64)
-    tag_of_card = np.append(np.repeat(np.asarray(tags, np.int64), N_SUITS), 0)  # index -1: no card
-    n_ranks_cards = N_RANKS * N_SUITS
-    safe = np.where(cards >= 0, cards, n_ranks_cards)
-    round_tags = tag_of_card[safe].sum(axis=1)
-    round_cards = (cards >= 0).sum(axis=1)
+    cards = np.asarray(cards)
+    # Looked up at card + 1 (no card, -1, at 0) in the cards' own small integers: a year's rounds by six cards as
+    # int64 indexes were gigabytes.
+    tag_of_card = np.r_[0, np.repeat(np.asarray(tags, np.int64), N_SUITS)]
+    shifted = cards.astype(np.int16) + 1
+    round_tags = tag_of_card[shifted].sum(axis=1)
+    round_cards = np.count_nonzero(shifted, axis=1)
     seen_turned = np.zeros(len(cards), np.int64)
     seen_tag = np.zeros(len(cards), np.int64)
     if turned is not None:
         turned = np.asarray(turned, np.int64)
         shown = turned >= 0
         seen_turned[shown] = 1
-        seen_tag[shown] = tag_of_card[turned[shown]]
+        seen_tag[shown] = tag_of_card[turned[shown] + 1]
     running = _within_shoe_exclusive(round_tags, shoe_start) + _carry(seen_tag, shoe_start)
     seen = _within_shoe_exclusive(round_cards, shoe_start) + _carry(seen_turned, shoe_start)
     unseen = np.maximum(n_cards - seen, 1)

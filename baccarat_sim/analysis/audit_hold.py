@@ -32,7 +32,7 @@ from .audit_actual import theoretical
 from .audit_data import AuditData
 from .audit_settle import settles_on_codes
 from .audit_stats import FDR, benjamini_hochberg
-from .hold import check_observed, sum_distribution
+from .hold import check_observed, sum_distribution, summarize
 from .one_round import OneRound, house_round, one_round
 from .settlement import line_nets
 
@@ -275,8 +275,9 @@ def _period(rule_id, scope, period, label, results, rows, house, slip, churn, ro
         return {**row, "range_95": None, "range_99": None, "p": 1.0, "investigate": False, "method": "none"}
     key = (id(house), n_eff)
     if key not in _SUMS:
-        _SUMS[key] = (house, sum_distribution(house, n_eff) if n_eff <= LATTICE_MAX_ROUNDS else None)
-    dist = _SUMS[key][1]
+        lattice = sum_distribution(house, n_eff) if n_eff <= LATTICE_MAX_ROUNDS else None
+        _SUMS[key] = (house, lattice, summarize(lattice, 1) if lattice is not None else None)
+    dist, summary = _SUMS[key][1:]
     if dist is None:  # past the lattice's rounds: the normal law, its mean and variance the period's
         sd = handle * math.sqrt(float(slip.variance) / n_eff)
         z = (win - edge * handle) / sd
@@ -287,7 +288,7 @@ def _period(rule_id, scope, period, label, results, rows, house, slip, churn, ro
     # The mixture's shares are the logged ones in hundredths: its mean is moved to the exact mix's.
     shift = edge + float(slip.mean)
     verdict = check_observed(dist, 1, Fraction(win - shift * handle).limit_denominator(10**6),
-                             Fraction(handle).limit_denominator(10**6))
+                             Fraction(handle).limit_denominator(10**6), summary)
     scale = handle / drop
     range_95 = [(float(v) + shift) * scale for v in verdict.range_95]
     range_99 = [(float(v) + shift) * scale for v in verdict.range_99]

@@ -20,6 +20,7 @@ the edge the count gives at the rounds they were bet (``base EV + EV per true co
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -56,11 +57,15 @@ def _countable(data: AuditData) -> dict:
     return found
 
 
-def _moments(x, y, group, n_groups) -> np.ndarray:
-    """Per group: n and the sums of x, y, x², y², xy (a row each; the sums of two sets of rounds add)."""
-    return np.stack([np.bincount(group, minlength=n_groups).astype(float), np.bincount(group, x, n_groups),
-                     np.bincount(group, y, n_groups), np.bincount(group, x * x, n_groups),
-                     np.bincount(group, y * y, n_groups), np.bincount(group, x * y, n_groups)])
+def _moments(x, y, group, n_groups, placed, rounds) -> np.ndarray:
+    """Per group: n and the sums of x, y, x², y², xy (a row each; the sums of two sets of rounds add).
+
+    ``placed``: where x is not 0 (the sums of x run over those alone: a zero adds nothing); ``rounds``: n.
+    """
+    xs, gs = x[placed], group[placed]
+    return np.stack([rounds, np.bincount(gs, xs, n_groups), np.bincount(group, y, n_groups),
+                     np.bincount(gs, xs * xs, n_groups), np.bincount(group, y * y, n_groups),
+                     np.bincount(gs, xs * y[placed], n_groups)])
 
 
 def _correlation(moments: np.ndarray) -> np.ndarray:
@@ -78,28 +83,43 @@ def _p_normal(r: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.array([0.5 * math.erfc(v / math.sqrt(2)) for v in z])
 
 
-def _permutation_moments(x, y, player, shoe, n_players) -> tuple[np.ndarray, np.ndarray]:
+class _Shoes(NamedTuple):
+    """A rule set's (player, shoe) segments of the (player, round) pairs, pairs sorted by player and round."""
+
+    segment: np.ndarray  # the segment of each pair
+    size: np.ndarray  # pairs in each segment (float)
+    owner: np.ndarray  # the player of each segment
+
+    @classmethod
+    def of(cls, player: np.ndarray, shoe: np.ndarray) -> _Shoes:
+        """The segments of pairs with these ``player`` and ``shoe`` numbers."""
+        segment = np.cumsum(np.r_[True, (player[1:] != player[:-1]) | (shoe[1:] != shoe[:-1])]) - 1
+        return cls(segment, np.bincount(segment).astype(float), player[np.r_[0, np.flatnonzero(np.diff(segment)) + 1]])
+
+
+def _permutation_moments(x, y, player, shoes: _Shoes, n_players, placed) -> tuple[np.ndarray, np.ndarray]:
     """Each player's observed correlation against its permutation law within shoes: the z-score's numerator, variance.
 
     Sums over the shoes (the sums of two sets of shoes add). The amounts ``x`` are shuffled among the rounds of each
-    shoe (``player`` and ``shoe`` of each round, the rounds of one player's shoe consecutive); the true counts ``y``
-    stay. The correlation moves with ``T = sum x y`` alone
-    (the amounts' mean and spread do not change), and within a shoe of ``n`` rounds ``T`` has mean
+    shoe (``player`` of each round, ``shoes`` its segments: :class:`_Shoes`; ``placed``: where x is not 0); the true
+    counts ``y`` stay. The correlation moves with ``T = sum x y`` alone (the amounts' mean and spread do not
+    change), and within a shoe of ``n`` rounds ``T`` has mean
     ``n mean(x) mean(y)`` and variance ``SSx SSy / (n - 1)`` (``SS``: sum of squared deviations from the shoe's
     mean), shoes independent. So ``z = sum x (y - mean_shoe(y)) / sqrt(sum SSx SSy / (n - 1))``: the exact moments
     that drawing permutations estimates, at no drawing's cost.
     """
     if not len(x):
         return np.zeros(n_players), np.zeros(n_players)
-    segment = np.cumsum(np.r_[True, (player[1:] != player[:-1]) | (shoe[1:] != shoe[:-1])]) - 1
-    n = np.bincount(segment).astype(float)
-    centred_y = y - (np.bincount(segment, y) / n)[segment]
-    centred_x = x - (np.bincount(segment, x) / n)[segment]
-    owner = player[np.r_[0, np.flatnonzero(np.diff(segment)) + 1]]
+    segment, n = shoes.segment, shoes.size
+    centred_y = y - (np.bincount(segment, y, len(n)) / n)[segment]
+    xs, ss = x[placed], segment[placed]
+    mean_x = np.bincount(ss, xs, len(n)) / n
+    # The deviations of the zeros from their shoe's mean: (rounds - rounds bet) x mean².
+    spread_x = np.bincount(ss, (xs - mean_x[ss]) ** 2, len(n)) + (n - np.bincount(ss, minlength=len(n))) * mean_x ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
-        spread = np.where(n > 1, np.bincount(segment, centred_x * centred_x)
-                          * np.bincount(segment, centred_y * centred_y) / (n - 1), 0.0)
-    return (np.bincount(player, x * centred_y, n_players), np.bincount(owner, spread, n_players))
+        spread = np.where(n > 1, spread_x * np.bincount(segment, centred_y * centred_y, len(n)) / (n - 1), 0.0)
+    return (np.bincount(player[placed], xs * centred_y[placed], n_players),
+            np.bincount(shoes.owner, spread, n_players))
 
 
 def _count_sums(data: AuditData, countable: dict, into: dict) -> None:
@@ -126,13 +146,16 @@ def _count_sums(data: AuditData, countable: dict, into: dict) -> None:
         bounds = np.searchsorted(local, np.arange(len(bettors) + 1))
         stakes = bets["stake"][active]
         code_of = {str(name): k for k, name in enumerate(bets["bet_names"])}
+        shoes = _Shoes.of(local, shoe[row])
+        rounds = np.bincount(local, minlength=len(bettors)).astype(float)
         for bet_id, (count, true) in by_bet.items():
             on_bet = codes == code_of[bet_id]
             per_player = np.bincount(player_index[on_bet], minlength=len(keys))
             amount = np.bincount(pair_of_bet[on_bet], weights=stakes[on_bet], minlength=len(pair))
+            placed = np.flatnonzero(amount)
             true_of_pair = true[row]
-            moments = _moments(amount, true_of_pair, local, len(bettors))
-            shifted, spread = _permutation_moments(amount, true_of_pair, local, shoe[row], len(bettors))
+            moments = _moments(amount, true_of_pair, local, len(bettors), placed, rounds)
+            shifted, spread = _permutation_moments(amount, true_of_pair, local, shoes, len(bettors), placed)
             found = into.setdefault((rule_id, bet_id), {})
             for k, player in enumerate(bettors):
                 mine = slice(bounds[k], bounds[k + 1])

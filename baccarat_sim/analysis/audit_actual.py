@@ -34,7 +34,7 @@ from ..engines.exact import exact_histogram
 from ..model.cards import N_SUITS
 from ..model.codes import decode
 from ..model.rules import Rules
-from .audit_data import AuditData, unique_inverse
+from .audit_data import COUNT_BLOCK, AuditData, unique_inverse
 from .audit_stats import FDR, Runs, benjamini_hochberg, chi_square_sf
 from .hold import sum_distribution
 from .one_round import one_round
@@ -193,9 +193,8 @@ def _bet_rows(rules: Rules, rule_id: str, sums: dict) -> list[dict]:
     return rows_out
 
 
-def _outcome_classes(codes: np.ndarray) -> np.ndarray:
-    """Winner (Player, Banker, Tie) by the hands' card counts: 12 classes."""
-    fields = decode(codes)
+def _outcome_classes(fields: dict) -> np.ndarray:
+    """Winner (Player, Banker, Tie) by the hands' card counts: 12 classes (of the :func:`decode` fields of codes)."""
     winner = np.sign(fields["banker_score"] - fields["player_score"])  # -1 Player, 0 tie, 1 Banker
     return ((winner + 1) * 2 + fields["player_cards"]) * 2 + fields["banker_cards"]
 
@@ -207,18 +206,6 @@ def _chi_square(observed: np.ndarray, probabilities: np.ndarray, correction: flo
     statistic = float((((observed - expected) ** 2)[keep] / expected[keep]).sum()) / correction
     dof = int(keep.sum()) - 1
     return statistic, dof, chi_square_sf(statistic, dof)
-
-
-def _card_counts(cards: np.ndarray, rows: np.ndarray, block: int = 1 << 20) -> np.ndarray:
-    """How many times each card id was dealt in ``rows``.
-
-    A block of rounds at a time: a year's cards as int64 indexes are gigabytes.
-    """
-    counts = np.zeros(13 * N_SUITS, np.int64)
-    for first in range(0, len(rows), block):
-        dealt = cards[rows[first:first + block]].reshape(-1)
-        counts += np.bincount(dealt[dealt >= 0], minlength=13 * N_SUITS)
-    return counts
 
 
 def _round_sums(data: AuditData, rules: Rules, rule_id: str, into: dict) -> None:
@@ -233,19 +220,31 @@ def _round_sums(data: AuditData, rules: Rules, rule_id: str, into: dict) -> None
     sums = into.setdefault(rule_id, {"cards_used": 0, "shoes": 0, "groups": {}})
     sums["cards_used"] += int(data.resolved.cards_used[mine].sum())
     sums["shoes"] += int(data.shoe_start[mine].sum())
-    classes = _outcome_classes(data.resolved.code[mine])
-    months = data.rounds["day"][mine].astype("datetime64[M]").astype(str)
-    for group in ["all", *np.unique(months)]:
-        chosen = np.ones(len(mine), bool) if group == "all" else months == group
-        rows = mine[chosen]
-        found = sums["groups"].setdefault(str(group), {"rounds": 0, "classes": np.zeros(12, np.int64),
-                                                       "cards": np.zeros(13 * N_SUITS, np.int64), "runs": Runs()})
-        found["rounds"] += int(chosen.sum())
-        found["classes"] += np.bincount(classes[chosen], minlength=12)
-        found["cards"] += _card_counts(data.rounds["cards"], rows)
-        fields = decode(data.resolved.code[rows])
-        decided = fields["banker_score"] != fields["player_score"]
-        found["runs"].add((fields["banker_score"] > fields["player_score"])[decided], data.shoe_start[rows][decided])
+    _, keys, month_of = _round_groups(data)[1]
+    month = month_of[mine]
+    fields = decode(data.resolved.code[mine])
+    size = len(keys)
+    rounds = np.bincount(month, minlength=size)
+    classes = np.bincount(month * 12 + _outcome_classes(fields), minlength=size * 12).reshape(size, 12)
+    cards = np.zeros(size * 13 * N_SUITS, np.int64)
+    for first in range(0, len(mine), COUNT_BLOCK):  # a block at a time: a year's cards as int64 keys are gigabytes
+        dealt = data.rounds["cards"][mine[first:first + COUNT_BLOCK]]
+        present = dealt >= 0
+        keys_dealt = month[first:first + COUNT_BLOCK, None] * (13 * N_SUITS) + dealt
+        cards += np.bincount(keys_dealt[present], minlength=cards.size)
+    cards = cards.reshape(size, 13 * N_SUITS)
+    decided = fields["banker_score"] != fields["player_score"]
+    banker = fields["banker_score"] > fields["player_score"]
+    starts = data.shoe_start[mine]
+    for g in [None, *np.flatnonzero(rounds)]:
+        name = "all" if g is None else keys[g][1]
+        found = sums["groups"].setdefault(name, {"rounds": 0, "classes": np.zeros(12, np.int64),
+                                                 "cards": np.zeros(13 * N_SUITS, np.int64), "runs": Runs()})
+        chosen = decided if g is None else decided & (month == g)
+        found["rounds"] += int(rounds.sum() if g is None else rounds[g])
+        found["classes"] += classes.sum(axis=0) if g is None else classes[g]
+        found["cards"] += cards.sum(axis=0) if g is None else cards[g]
+        found["runs"].add(banker[chosen], starts[chosen])
 
 
 def _round_tests(rules: Rules, rule_id: str, sums: dict) -> list[dict]:
@@ -254,7 +253,7 @@ def _round_tests(rules: Rules, rule_id: str, sums: dict) -> list[dict]:
         return []
     sums = sums[rule_id]
     hist = theoretical(rules)["hist"]
-    class_probabilities = np.bincount(_outcome_classes(np.arange(hist.code_counts.size)),
+    class_probabilities = np.bincount(_outcome_classes(decode(np.arange(hist.code_counts.size))),
                                       weights=hist.code_counts.astype(float), minlength=12)
     class_probabilities /= class_probabilities.sum()
     n_cards = rules.shoe.decks * 52

@@ -17,7 +17,8 @@ import numpy as np
 from ..model.rules import Rules
 from .audit_rounds import CARD_COLUMNS, ResolvedRounds, resolve_rounds
 
-__all__ = ["AuditData", "BATCH_ROUNDS", "plan_batches", "read_audit_data", "read_results", "unique_inverse"]
+__all__ = ["BATCH_ROUNDS", "COUNT_BLOCK", "AuditData", "plan_batches", "read_audit_data", "read_results",
+           "unique_inverse"]
 
 
 def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -294,6 +295,8 @@ def _read_bets(cursor, rounds: dict) -> dict:
     return bets
 
 
+#: Rounds whose cards are counted at a time (a year's cards as int64 keys are gigabytes).
+COUNT_BLOCK = 1 << 20
 #: Rounds the audit reads at a time, about (whole tables at a time: a batch holds at least one table).
 BATCH_ROUNDS = 1_500_000
 

@@ -18,7 +18,7 @@ import numpy as np
 from ..model.cards import card_name
 from .audit_actual import theoretical
 from .audit_counts import shoe_number
-from .audit_data import AuditData
+from .audit_data import COUNT_BLOCK, AuditData
 from .audit_rounds import MISDEAL_PARTS
 from .audit_settle import card_level_lines, expected_nets, line_names, settles_on_codes
 
@@ -52,10 +52,6 @@ def sort_findings(findings: list) -> list:
     """Findings by check, then table, shoe and round (those of one round in the order they were found)."""
     order = {name: k for k, name in enumerate(CHECKS)}
     return sorted(findings, key=lambda f: (order[f["check"]], f["table"], f["shoe"], f["round"] or 0))
-
-
-#: Rounds whose cards are counted at a time.
-COUNT_BLOCK = 1 << 20
 
 
 def _card_counts(data: AuditData, rules, mine: np.ndarray) -> list[dict]:

@@ -201,24 +201,20 @@ def _round_variances(data: AuditData) -> np.ndarray:
     variance = np.zeros(data.n_rounds)
     if not len(bets["row"]):
         return variance
-    order = np.argsort(bets["row"], kind="stable")  # a block of rounds is then a block of bets
-    rows = bets["row"][order]
-    stake = bets["stake"][order]
-    rule_of_bet = data.rounds["rule_code"][rows]
-    block = 200_000  # rounds at a time: a (rounds x bets) matrix of stakes
+    block = 1 << 18  # rounds at a time: a (rounds x bets) matrix of stakes
     for rule_id, rules in data.rules.items():
         ids, cov = _covariance(rules)
         index_of_code = np.array([ids.index(b) if b in ids else -1 for b in bets["bet_names"]], np.int64)
-        bet_index = index_of_code[bets["bet_code"][order]]
-        mine = (rule_of_bet == list(data.rounds["rule_names"]).index(rule_id)) & (bet_index >= 0)
+        bet_index = index_of_code[bets["bet_code"]]
+        mine = np.flatnonzero(data.of_rule(rule_id)[bets["row"]] & (bet_index >= 0))
+        rows, bet_index, stake = bets["row"][mine], bet_index[mine], bets["stake"][mine]
+        # Blocks by a mask, in the bets' order: the stakes of one round and bet add in the order they were logged.
         for first in range(0, data.n_rounds, block):
-            lo, hi = np.searchsorted(rows, (first, first + block))
-            chosen = mine[lo:hi]
+            chosen = (rows >= first) & (rows < first + block)
             size = min(block, data.n_rounds - first)
-            cell = (rows[lo:hi][chosen] - first) * len(ids) + bet_index[lo:hi][chosen]
-            stakes = np.bincount(cell, weights=stake[lo:hi][chosen],
-                                 minlength=size * len(ids)).reshape(size, len(ids))
-            variance[first:first + size] += np.einsum("ij,jk,ik->i", stakes, cov, stakes)
+            cell = (rows[chosen] - first) * len(ids) + bet_index[chosen]
+            stakes = np.bincount(cell, weights=stake[chosen], minlength=size * len(ids)).reshape(size, len(ids))
+            variance[first:first + size] += ((stakes @ cov) * stakes).sum(axis=1)
     return variance
 
 

@@ -269,62 +269,84 @@ def _together_flags(data: AuditData, countable: dict, seat_sums: dict) -> tuple[
 
     ``seat_sums[(table, day, bet, seat)]`` gets each tested pair's seats' amount on the bet that day and the money at
     stake (each bet times the count's edge): a group's figures are the sums over its seats.
+
+    Each table's gaming day is a group; its seats are those that bet there. The counts of every pair of seats are
+    made for all the groups at once (a bincount over the rounds per pair), the tests in the order of group, bet and
+    pair.
     """
     bets = data.bets
-    tests = []
-    untested = pairs = 0
-    day_of = data.rounds["day"][bets["row"]]
     # Sorted: a set of text is iterated in an order that changes from one process to the next (hash seeds).
     side_ids = sorted({bet for by_bet in countable.values() for bet in by_bet})
     if not len(bets["row"]):
-        return tests, 0, 0
-    players = (bets["player_names"], bets["player_code"])
+        return [], 0, 0
+    rows_of = bets["row"]
+    day = (data.rounds["day"] - data.rounds["day"].min()).astype(np.int64)
+    key = data.rounds["table_code"].astype(np.int64) * (int(day.max()) + 1) + day  # table-major, then day
+    present = np.bincount(key[rows_of]) > 0
+    rank = np.cumsum(present) - 1
+    group_of_round = np.where(present[np.minimum(key, len(present) - 1)] & (key < len(present)),
+                              rank[np.minimum(key, len(present) - 1)], -1)
+    group = group_of_round[rows_of]
+    n_groups = int(rank[-1]) + 1
+    seat_values, seat_index = np.unique(bets["seat"], return_inverse=True)
+    seated = np.zeros((n_groups, len(seat_values)), bool)
+    seated[group, seat_index] = True
+    n_seats = seated.sum(axis=1)
+    pairs_of = n_seats * (n_seats - 1) // 2
+    pairs = int(pairs_of.sum())
+    if not side_ids or len(seat_values) < 2:
+        return [], 0, pairs
+    # Seats by rounds: the rounds each seat played (any bet), and placed a side bet on.
+    active = np.zeros((len(seat_values), data.n_rounds), bool)
+    active[seat_index, rows_of] = True
+    seat_pairs = list(zip(*np.triu_indices(len(seat_values), 1)))
+    shared = [np.bincount(group_of_round[active[i] & active[j]], minlength=n_groups) for i, j in seat_pairs]
     code_of = {str(name): k for k, name in enumerate(bets["bet_names"])}
-    group = data.rounds["table_code"][bets["row"]] * 1_000_000 + (day_of - day_of.min()).astype(np.int64)
-    order = np.argsort(group, kind="stable")
-    bounds = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1], True])
-    for start, end in zip(bounds[:-1], bounds[1:]):
-        chosen = order[start:end]
-        seats = np.unique(bets["seat"][chosen])
-        if len(seats) < 2:
-            continue
-        pairs += len(seats) * (len(seats) - 1) // 2
-        rows, row_index = np.unique(bets["row"][chosen], return_inverse=True)
-        seat_index = np.searchsorted(seats, bets["seat"][chosen])
-        active = np.zeros((len(rows), len(seats)), bool)
-        active[row_index, seat_index] = True
-        codes = bets["bet_code"][chosen]
-        for bet_id in side_ids:
-            on = codes == code_of[bet_id]
-            if on.sum() < 2 * MIN_BETS:
-                untested += len(seats) * (len(seats) - 1) // 2
+    untested = 0
+    found = []
+    for order_of_bet, bet_id in enumerate(side_ids):
+        on = bets["bet_code"] == code_of[bet_id]
+        enough = np.bincount(group[on], minlength=n_groups) >= 2 * MIN_BETS
+        untested += int(pairs_of[~enough].sum())
+        placed = np.zeros_like(active)
+        placed[seat_index[on], rows_of[on]] = True
+        for (i, j), n in zip(seat_pairs, shared):
+            valid = enough & seated[:, i] & seated[:, j]
+            if not valid.any():
                 continue
-            placed = np.zeros_like(active)
-            placed[row_index[on], seat_index[on]] = True
-            # Every pair at once: rounds both played, rounds each bet it while the other played, rounds both bet it.
-            played, bet_on = active.astype(np.int64), placed.astype(np.int64)
-            shared_all, alone_all, both_all = played.T @ played, bet_on.T @ played, bet_on.T @ bet_on
-            for i, j in zip(*np.triu_indices(len(seats), 1)):
-                n, a, b, both = (int(shared_all[i, j]), int(alone_all[i, j]), int(alone_all[j, i]),
-                                 int(both_all[i, j]))
-                if both < 3 or both <= a * b / max(n, 1):
-                    untested += 1
-                    continue
-                p = _hypergeometric_upper(both, n, a, b)
-                name = {s: _main_player(players, chosen[bets["seat"][chosen] == s]) for s in (seats[i], seats[j])}
-                together = np.isin(bets["row"][chosen], rows[placed[:, i] & placed[:, j]])
-                staked = float(bets["stake"][chosen][on & np.isin(bets["seat"][chosen], (seats[i], seats[j]))
-                                                     & together].sum())
-                table, day = data.table(bets["row"][chosen[0]]), str(day_of[chosen][0])
-                tests.append({"kind": "together", "table": table, "day": day,
-                              "bet": bet_id, "seats": [int(seats[i]), int(seats[j])],
-                              "players": [name[seats[i]], name[seats[j]]], "rounds": n, "both": both,
-                              "expected_both": a * b / max(n, 1), "p": p, "amount_bet": staked,
-                              "money_at_stake": None})
-                for seat in (seats[i], seats[j]):
-                    if (table, day, bet_id, int(seat)) not in seat_sums:
-                        seat_sums[(table, day, bet_id, int(seat))] = _seat_stakes(
-                            data, countable, chosen[on & (bets["seat"][chosen] == seat)], bet_id)
+            a = np.bincount(group_of_round[placed[i] & active[j]], minlength=n_groups)
+            b = np.bincount(group_of_round[placed[j] & active[i]], minlength=n_groups)
+            placed_both = placed[i] & placed[j]
+            both = np.bincount(group_of_round[placed_both], minlength=n_groups)
+            tested = valid & (both >= 3) & (both > a * b / np.maximum(n, 1))
+            untested += int((valid & ~tested).sum())
+            if not tested.any():
+                continue
+            together = on & ((seat_index == i) | (seat_index == j)) & placed_both[rows_of]
+            staked = np.bincount(group[together], weights=bets["stake"][together], minlength=n_groups)
+            found += [(g, order_of_bet, i, j, int(n[g]), int(a[g]), int(b[g]), int(both[g]), float(staked[g]))
+                      for g in np.flatnonzero(tested)]
+    if not found:
+        return [], untested, pairs
+    players = (bets["player_names"], bets["player_code"])
+    order = np.argsort(group, kind="stable")
+    bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
+    tests = []
+    for g, order_of_bet, i, j, n, a, b, both, staked in sorted(found):
+        chosen = order[bounds[g]:bounds[g + 1]]
+        bet_id = side_ids[order_of_bet]
+        seat_i, seat_j = seat_values[i], seat_values[j]
+        name = {s: _main_player(players, chosen[bets["seat"][chosen] == s]) for s in (seat_i, seat_j)}
+        table, when = data.table(rows_of[chosen[0]]), str(data.rounds["day"][rows_of[chosen[0]]])
+        tests.append({"kind": "together", "table": table, "day": when, "bet": bet_id,
+                      "seats": [int(seat_i), int(seat_j)], "players": [name[seat_i], name[seat_j]], "rounds": n,
+                      "both": both, "expected_both": a * b / max(n, 1), "p": _hypergeometric_upper(both, n, a, b),
+                      "amount_bet": staked, "money_at_stake": None})
+        on = bets["bet_code"][chosen] == code_of[bet_id]
+        for seat in (seat_i, seat_j):
+            if (table, when, bet_id, int(seat)) not in seat_sums:
+                seat_sums[(table, when, bet_id, int(seat))] = _seat_stakes(
+                    data, countable, chosen[on & (bets["seat"][chosen] == seat)], bet_id)
     return tests, untested, pairs
 
 

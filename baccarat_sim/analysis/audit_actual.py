@@ -128,16 +128,20 @@ def _add_sums(found: dict, keys: list, group: np.ndarray, group_of_pair: np.ndar
                      np.bincount(group, weights=nets, minlength=size),
                      np.bincount(group_of_pair, weights=per_round, minlength=size),
                      np.bincount(group_of_pair, weights=per_round > 0, minlength=size)], axis=1)
+    by_group = None
     for g in np.flatnonzero(sums[:, 0]):
         key = keys[g]
         if key not in found:
             found[key] = sums[g].astype(float)
             continue
+        if by_group is None:  # the pairs by group, each group's in their order (a stable sort of small integers)
+            by_group = np.argsort(group_of_pair.astype(np.int32), kind="stable")
+            starts = np.searchsorted(group_of_pair[by_group], np.arange(size + 1))
         earlier = found[key][4]
         found[key] = found[key] + sums[g]
         # The rounds' results go on from the earlier batches' sum, one by one as np.bincount adds them: the
         # normal-law p-value of a large group cancels most of the sum's digits.
-        found[key][4] = np.add.accumulate(np.r_[earlier, per_round[group_of_pair == g]])[-1]
+        found[key][4] = np.add.accumulate(np.r_[earlier, per_round[by_group[starts[g]:starts[g + 1]]]])[-1]
 
 
 def _bet_sums(data: AuditData, rules: Rules, rule_id: str, into: dict) -> None:

@@ -300,29 +300,33 @@ def _together_flags(data: AuditData, countable: dict, seat_sums: dict) -> tuple[
     active = np.zeros((len(seat_values), data.n_rounds), bool)
     active[seat_index, rows_of] = True
     seat_pairs = list(zip(*np.triu_indices(len(seat_values), 1)))
-    shared = [np.bincount(group_of_round[active[i] & active[j]], minlength=n_groups) for i, j in seat_pairs]
+    played = [np.flatnonzero(active[i]) for i in range(len(seat_values))]
+    shared = [np.bincount(group_of_round[played[i][active[j][played[i]]]], minlength=n_groups) for i, j in seat_pairs]
     code_of = {str(name): k for k, name in enumerate(bets["bet_names"])}
     untested = 0
     found = []
     for order_of_bet, bet_id in enumerate(side_ids):
-        on = bets["bet_code"] == code_of[bet_id]
+        on = np.flatnonzero(bets["bet_code"] == code_of[bet_id])
         enough = np.bincount(group[on], minlength=n_groups) >= 2 * MIN_BETS
         untested += int(pairs_of[~enough].sum())
         placed = np.zeros_like(active)
         placed[seat_index[on], rows_of[on]] = True
+        # Each seat's rounds of the bet: the pairs' counts run over those, not over every round.
+        bet_rows = [np.flatnonzero(placed[i]) for i in range(len(seat_values))]
         for (i, j), n in zip(seat_pairs, shared):
             valid = enough & seated[:, i] & seated[:, j]
             if not valid.any():
                 continue
-            a = np.bincount(group_of_round[placed[i] & active[j]], minlength=n_groups)
-            b = np.bincount(group_of_round[placed[j] & active[i]], minlength=n_groups)
-            placed_both = placed[i] & placed[j]
-            both = np.bincount(group_of_round[placed_both], minlength=n_groups)
+            rows_i, rows_j = bet_rows[i], bet_rows[j]
+            a = np.bincount(group_of_round[rows_i[active[j][rows_i]]], minlength=n_groups)
+            b = np.bincount(group_of_round[rows_j[active[i][rows_j]]], minlength=n_groups)
+            both = np.bincount(group_of_round[rows_i[placed[j][rows_i]]], minlength=n_groups)
             tested = valid & (both >= 3) & (both > a * b / np.maximum(n, 1))
             untested += int((valid & ~tested).sum())
             if not tested.any():
                 continue
-            together = on & ((seat_index == i) | (seat_index == j)) & placed_both[rows_of]
+            at = seat_index[on]
+            together = on[((at == i) | (at == j)) & placed[i][rows_of[on]] & placed[j][rows_of[on]]]
             staked = np.bincount(group[together], weights=bets["stake"][together], minlength=n_groups)
             found += [(g, order_of_bet, i, j, int(n[g]), int(a[g]), int(b[g]), int(both[g]), float(staked[g]))
                       for g in np.flatnonzero(tested)]

@@ -207,14 +207,14 @@ def _round_variances(data: AuditData) -> np.ndarray:
         index_of_code = np.array([ids.index(b) if b in ids else -1 for b in bets["bet_names"]], np.int64)
         bet_index = index_of_code[bets["bet_code"]]
         mine = np.flatnonzero(data.of_rule(rule_id)[bets["row"]] & (bet_index >= 0))
-        rows, bet_index, stake = bets["row"][mine], bet_index[mine], bets["stake"][mine]
-        # Blocks by a mask, in the bets' order: the stakes of one round and bet add in the order they were logged.
+        # Every round's stakes by bet at once, in the bets' order (the stakes of one round and bet add in the order
+        # they were logged); the products a block of rounds at a time.
+        stakes = np.bincount(bets["row"][mine].astype(np.int64) * len(ids) + bet_index[mine],
+                             weights=bets["stake"][mine], minlength=data.n_rounds * len(ids)
+                             ).reshape(data.n_rounds, len(ids))
         for first in range(0, data.n_rounds, block):
-            chosen = (rows >= first) & (rows < first + block)
-            size = min(block, data.n_rounds - first)
-            cell = (rows[chosen] - first) * len(ids) + bet_index[chosen]
-            stakes = np.bincount(cell, weights=stake[chosen], minlength=size * len(ids)).reshape(size, len(ids))
-            variance[first:first + size] += ((stakes @ cov) * stakes).sum(axis=1)
+            part = stakes[first:first + block]
+            variance[first:first + block] += ((part @ cov) * part).sum(axis=1)
     return variance
 
 

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .audit_counts import best_count, counts_before_rounds
-from .audit_data import AuditData, unique_inverse
+from .audit_data import AuditData
 from .audit_stats import FDR, benjamini_hochberg
 
 __all__ = ["SCREEN", "AdvantageSums", "advantage_flags"]
@@ -139,7 +139,11 @@ def _count_sums(data: AuditData, countable: dict, into: dict) -> None:
         if not active.size or not by_bet:
             continue
         player_index, codes = bets["player_code"][active], bets["bet_code"][active]
-        pair, pair_of_bet = unique_inverse(player_index * np.int64(data.n_rounds) + bets["row"][active])
+        # The batch's (player, round) pairs of this rule set's rounds, in their order.
+        every_pair, pair_of_every_bet = data.player_rounds()
+        in_rule = data.of_rule(rule_id)[every_pair % data.n_rounds]
+        pair = every_pair[in_rule]
+        pair_of_bet = (np.cumsum(in_rule) - 1)[pair_of_every_bet[active]]
         who, row = pair // data.n_rounds, pair % data.n_rounds
         bettors = np.unique(who)
         local = np.searchsorted(bettors, who)  # pairs are sorted by player: each player's pairs are a slice
@@ -201,8 +205,8 @@ def _late_sums(data: AuditData, into: dict) -> None:
     n = np.int64(data.n_rounds)
     # Rounds, not bets: a round of several bets counts once, and a side bet offered only early in the shoe (Max
     # Round Availability) does not make the rounds look early.
-    played = unique_inverse(who.astype(np.int64) * n + bets["row"])[0]
-    maxed = unique_inverse(who[is_max].astype(np.int64) * n + bets["row"][is_max])[0]
+    played, pair_of_bet = data.player_rounds()
+    maxed = played[np.bincount(pair_of_bet[is_max], minlength=len(played)) > 0]
     n_played = np.bincount(played // n, minlength=len(keys))
     late_played = np.bincount(played // n, late_round[played % n], len(keys))
     n_max = np.bincount(maxed // n, minlength=len(keys))

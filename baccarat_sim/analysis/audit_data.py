@@ -30,7 +30,9 @@ def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     (array([3, 5, 9]), array([1, 0, 1, 2]))
     """
     keys = np.asarray(keys)
-    order = np.argsort(keys, kind="stable")
+    # Sorted as 32-bit integers where they fit (the same order, sooner).
+    fits = len(keys) and keys.dtype.kind in "iu" and 0 <= keys.min() and keys.max() < 2**31
+    order = np.argsort(keys.astype(np.int32) if fits else keys, kind="stable")
     ordered = keys[order]
     new = np.r_[True, ordered[1:] != ordered[:-1]] if len(keys) else np.zeros(0, bool)
     inverse = np.empty(len(keys), np.int64)
@@ -88,6 +90,13 @@ class AuditData:
             found.flags.writeable = False
             self.cache[key] = found
         return self.cache[key]
+
+    def player_rounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The (player, round) pairs of the bets, as sorted keys ``player * n_rounds + row``, and each bet's pair."""
+        if "player_rounds" not in self.cache:
+            self.cache["player_rounds"] = unique_inverse(self.bets["player_code"].astype(np.int64) * self.n_rounds
+                                                         + self.bets["row"])
+        return self.cache["player_rounds"]
 
     def bets_on(self, rule_id: str, bet_id: str) -> np.ndarray:
         """The indexes of the bets on ``bet_id`` in rounds of rule set ``rule_id``, in the bets' order."""

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .audit_counts import best_count, counts_before_rounds
+from .audit_counts import ShoeCounts, best_count
 from .audit_data import AuditData
 from .audit_stats import FDR, benjamini_hochberg
 
@@ -40,7 +40,8 @@ def _countable(data: AuditData) -> dict:
     """Rule set to {bet id: (BetCount, true count per round row)}."""
     found = {}
     for rule_id, rules in data.rules.items():
-        mine = data.of_rule(rule_id)
+        rows = np.flatnonzero(data.of_rule(rule_id))
+        shoes = None
         bets = {}
         for bet in rules.bets:
             if bet.group == "main" or bet.card_level or not data.bets_on(rule_id, bet.id).size:
@@ -48,10 +49,11 @@ def _countable(data: AuditData) -> dict:
             count = best_count(rules, bet.id)
             if count is None:
                 continue
+            if shoes is None:
+                shoes = ShoeCounts(data.rounds["cards"][rows], data.shoe_start[rows], rules.shoe.decks * 52,
+                                   data.rounds["turned"][rows])
             true = np.full(data.n_rounds, np.nan)
-            rows = np.flatnonzero(mine)
-            true[rows] = counts_before_rounds(data.rounds["cards"][rows], data.shoe_start[rows], count.tags,
-                                              rules.shoe.decks * 52, data.rounds["turned"][rows])[1]
+            true[rows] = shoes.before_rounds(count.tags)[1]
             bets[bet.id] = (count, true)
         found[rule_id] = bets
     return found

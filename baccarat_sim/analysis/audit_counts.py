@@ -106,13 +106,12 @@ class ShoeCounts:
     def __init__(self, cards: np.ndarray, shoe_start: np.ndarray, n_cards: int, turned: np.ndarray | None = None):
         cards = np.asarray(cards)
         n = len(cards)
-        # Each round's cards by rank (the 14th column: no card), small integers as float32 (exact): a count's tags
-        # are then one matrix product, not a gather of six int64 columns a year long.
-        by_rank = np.zeros((n, N_RANKS + 1), np.float32)
+        # Each round's cards of each rank (the last row: no card), in small integers: a count's tags are then 13
+        # multiply-adds over the rounds, not a gather of six int64 columns a year long.
+        self.by_rank = np.zeros((N_RANKS + 1, n), np.int8)
         every = np.arange(n)
         for column in cards.T:  # a card a round per column: no two adds to one cell
-            by_rank[every, np.where(column >= 0, column // N_SUITS, N_RANKS)] += 1
-        self.by_rank = np.ascontiguousarray(by_rank[:, :N_RANKS])
+            self.by_rank[np.where(column >= 0, column // N_SUITS, N_RANKS), every] += 1
         self.shoe_start = np.asarray(shoe_start, bool)
         round_cards = (cards >= 0).sum(axis=1)
         seen_turned = np.zeros(n, np.int64)
@@ -128,7 +127,10 @@ class ShoeCounts:
     def before_rounds(self, tags) -> tuple[np.ndarray, np.ndarray]:
         """The running and the true count (per 52 unseen cards) before each round, float64, of ``tags`` (Ace..King)."""
         tags = np.asarray(tags, np.int64)
-        round_tags = (self.by_rank @ tags.astype(np.float32)).astype(np.int64)
+        round_tags = np.zeros(self.by_rank.shape[1], np.int64)
+        for rank, tag in enumerate(tags.tolist()):
+            if tag:
+                round_tags += tag * self.by_rank[rank].astype(np.int64)
         shown = self.turned_rank >= 0
         seen_tag = np.where(shown, tags[np.maximum(self.turned_rank, 0)], 0)
         running = _within_shoe_exclusive(round_tags, self.shoe_start) + _carry(seen_tag, self.shoe_start)

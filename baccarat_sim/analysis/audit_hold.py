@@ -214,7 +214,8 @@ def _round_variances(data: AuditData) -> np.ndarray:
                              ).reshape(data.n_rounds, len(ids))
         for first in range(0, data.n_rounds, block):
             part = stakes[first:first + block]
-            variance[first:first + block] += ((part @ cov) * part).sum(axis=1)
+            # einsum, not a matrix product: OpenBLAS's threads on a busy machine took ten times as long.
+            variance[first:first + block] += np.einsum("ij,jk,ik->i", part, cov, part)
     return variance
 
 

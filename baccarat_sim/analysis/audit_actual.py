@@ -34,7 +34,7 @@ from ..engines.exact import exact_histogram
 from ..model.cards import N_SUITS
 from ..model.codes import decode
 from ..model.rules import Rules
-from .audit_data import COUNT_BLOCK, AuditData, unique_inverse
+from .audit_data import COUNT_BLOCK, AuditData
 from .audit_stats import FDR, Runs, benjamini_hochberg, chi_square_sf
 from .hold import sum_distribution
 from .one_round import one_round
@@ -69,6 +69,14 @@ def theoretical(rules: Rules) -> dict:
                             "hit_law": one_round([1, 0], [hit, scale - hit]) if 0 < hit < scale else None}
         _THEORY[key] = {"hist": hist, "bets": bets}
     return _THEORY[key]
+
+
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values (in the order they first appear) and where each value is among them (by hashing)."""
+    import pandas as pd
+
+    code, distinct = pd.factorize(values)
+    return np.asarray(distinct), code
 
 
 def stake_band(stakes: np.ndarray) -> np.ndarray:
@@ -169,10 +177,16 @@ def _bet_sums(data: AuditData, rules: Rules, rule_id: str, into: dict) -> None:
         for by, keys, of_round in _round_groups(data):
             _add_sums(by_breakdown.setdefault(by, {}), keys, of_round[rounds_of], of_round[played], stakes, nets,
                       per_round)
-        names, group = np.unique(stake_band(stakes), return_inverse=True)
-        pairs, where = unique_inverse(group * np.int64(data.n_rounds + 1) + rounds_of)
+        # The bands of the distinct stakes (a few), then each bet's; a (band, round) pair's results by dense sums.
+        distinct, code = _distinct(stakes)
+        names, band_of = np.unique(stake_band(distinct), return_inverse=True)
+        group = band_of[code]
+        cell = group * np.int64(data.n_rounds) + rounds_of
+        bets_in_cell = np.bincount(cell, minlength=len(names) * data.n_rounds)
+        pairs = np.flatnonzero(bets_in_cell)
+        per_pair = np.bincount(cell, weights=units, minlength=len(bets_in_cell))[pairs] / bets_in_cell[pairs]
         _add_sums(by_breakdown.setdefault("stake", {}), [(float(band), f"{band:g}") for band in names], group,
-                  pairs // (data.n_rounds + 1), stakes, nets, np.bincount(where, weights=units) / np.bincount(where))
+                  pairs // data.n_rounds, stakes, nets, per_pair)
 
 
 def _bet_rows(rules: Rules, rule_id: str, sums: dict) -> list[dict]:

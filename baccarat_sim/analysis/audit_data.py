@@ -94,8 +94,15 @@ class AuditData:
     def player_rounds(self) -> tuple[np.ndarray, np.ndarray]:
         """The (player, round) pairs of the bets, as sorted keys ``player * n_rounds + row``, and each bet's pair."""
         if "player_rounds" not in self.cache:
-            self.cache["player_rounds"] = unique_inverse(self.bets["player_code"].astype(np.int64) * self.n_rounds
-                                                         + self.bets["row"])
+            keys = self.bets["player_code"].astype(np.int64) * self.n_rounds + self.bets["row"]
+            cells = len(self.bets["player_names"]) * self.n_rounds
+            if cells > DENSE_CELLS:
+                self.cache["player_rounds"] = unique_inverse(keys)
+            else:  # marks in a (player, round) grid: the same keys in order, no sort
+                marked = np.zeros(cells, bool)
+                marked[keys] = True
+                self.cache["player_rounds"] = (np.flatnonzero(marked),
+                                               (np.cumsum(marked, dtype=np.int32) - 1)[keys].astype(np.int64))
         return self.cache["player_rounds"]
 
     def bets_on(self, rule_id: str, bet_id: str) -> np.ndarray:
@@ -304,6 +311,8 @@ def _read_bets(cursor, rounds: dict) -> dict:
     return bets
 
 
+#: Most cells of a dense grid (of players by rounds) the audit marks instead of sorting keys (4 bytes a cell).
+DENSE_CELLS = 1 << 25
 #: Rounds whose cards are counted at a time (a year's cards as int64 keys are gigabytes).
 COUNT_BLOCK = 1 << 20
 #: Rounds the audit reads at a time, about (whole tables at a time: a batch holds at least one table).

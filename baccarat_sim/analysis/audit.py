@@ -61,32 +61,13 @@ def _where(finding: dict) -> str:
     return text + (f" round {finding['round']}" if finding.get("round") is not None else "")
 
 
-def _read_ahead(connection, rules_of: dict, since, until, batches: list, results: dict):
-    """The batches' data in order, the next one read (by DuckDB and Arrow, on another core) while this one is audited.
-
-    Two batches are in memory at once at most.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as reader:
-        coming = None
-        for k in range(len(batches)):
-            if coming is None:
-                coming = reader.submit(read_audit_data, connection, rules_of, since, until, batches[k], results)
-            data = coming.result()
-            coming = reader.submit(read_audit_data, connection, rules_of, since, until, batches[k + 1], results) \
-                if k + 1 < len(batches) else None
-            yield data
-            del data
-
-
 def run_audit(connection, rules_of: dict, *, since=None, until=None, mix=None, churn=None,
               batch_rounds: int = BATCH_ROUNDS) -> AuditReport:
     """Audit the database's rounds, bets and table results (days ``since`` to ``until``, None: all).
 
     Whole tables at a time, about ``batch_rounds`` rounds a batch (:func:`~.audit_data.plan_batches`): each part
     adds a batch to its sums, and the report is made of the sums; the batches change nothing in it (beyond the
-    round-off of sums added in another order). The next batch is read while one is audited.
+    round-off of sums added in another order).
     """
     started = time.perf_counter()
     results = read_results(connection, since, until)
@@ -95,7 +76,8 @@ def run_audit(connection, rules_of: dict, *, since=None, until=None, mix=None, c
     actual, hold, advantage = ActualSums(), HoldSums(results), AdvantageSums()
     scope = {"rounds": 0, "bets": 0, "results": int(len(results["day"])), "tables": [], "rule_sets": set(),
              "first_day": None, "last_day": None}
-    for data in _read_ahead(connection, rules_of, since, until, batches, results):
+    for tables in batches:
+        data = read_audit_data(connection, rules_of, since, until, tables, results)
         if not data.n_rounds:
             continue
         scope["rounds"] += data.n_rounds

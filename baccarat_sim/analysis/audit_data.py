@@ -315,8 +315,10 @@ def _read_bets(cursor, rounds: dict) -> dict:
 DENSE_CELLS = 1 << 25
 #: Rounds whose cards are counted at a time (a year's cards as int64 keys are gigabytes).
 COUNT_BLOCK = 1 << 20
-#: Rounds the audit reads at a time, about (whole tables at a time: a batch holds at least one table).
-BATCH_ROUNDS = 1_500_000
+#: Rounds the audit reads at a time, about (whole tables at a time: a batch holds at least one table). Smaller
+#: batches are no slower (1e6 rounds: 9.7 s in batches of 5e5 rounds, 11.3 s in one) and hold less (651 against
+#: 930 MB; 1e7 rounds in batches of one table of 4e5 rounds: 889 MB).
+BATCH_ROUNDS = 500_000
 
 
 def _clause(since, until, tables=None) -> tuple[str, list]:

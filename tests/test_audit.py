@@ -248,3 +248,26 @@ def test_runs_added_a_part_at_a_time_equal_the_whole():
         for part in np.split(np.arange(300), cuts):
             runs.add(outcomes[part], starts[part])
         assert runs.result() == runs_test(outcomes, starts)
+
+
+def test_permutation_moments_equal_every_shuffle_within_shoes():
+    # Brute force: every shuffle of the amounts within each shoe of one player (4! x 3! x 1 orders) against the
+    # kernel's mean and variance of sum(amount x true count); a second player's sums stay apart.
+    import itertools
+
+    from baccarat_sim.kernels.audit_moments import pair_moments
+
+    x = np.array([0.0, 25.0, 0.0, 100.0, 5.0, 0.0, 5.0, 40.0, 0.0, 10.0])
+    y = np.array([-1.5, 0.25, 2.0, 3.5, -0.5, 1.0, 4.0, 7.0, 1.0, -2.0])
+    player = np.array([0, 0, 0, 0, 0, 0, 0, 0, 1, 1])
+    segment = np.array([0, 0, 0, 0, 1, 1, 1, 2, 3, 3])
+    found = pair_moments(player, x, y, segment, 2, 4)
+    shoes = [np.arange(0, 4), np.arange(4, 7), np.arange(7, 8)]
+    totals = [float(x[list(a) + list(b) + list(c)] @ y[:8])
+              for a in itertools.permutations(shoes[0]) for b in itertools.permutations(shoes[1])
+              for c in itertools.permutations(shoes[2])]
+    observed = float(x[:8] @ y[:8])
+    assert found.shifted[0] == pytest.approx(observed - np.mean(totals), rel=1e-12)
+    assert found.spread[0] == pytest.approx(np.var(totals), rel=1e-12)
+    assert found.sums[:, 1].tolist() == [2, 10, -1, 100, 5, -20]
+    assert found.spread[1] == pytest.approx(np.var([10 * -2, 10 * 1]), rel=1e-12)

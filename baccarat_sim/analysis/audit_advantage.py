@@ -5,7 +5,7 @@
   player played of the amount on that bet with the true count before the round. Its p-value is a permutation
   p-value within shoes (the amounts shuffled among the rounds of each shoe, so that a shoe's count path is kept:
   the observed correlation's z-score in that permutation law, whose mean and variance are exact,
-  :func:`_permutation_moments`) for every player whose normal-law p-value is below :data:`SCREEN`; the others keep
+  :func:`_count_sums`) for every player whose normal-law p-value is below :data:`SCREEN`; the others keep
   the normal-law p-value, which is larger.
 * **late max bets**: the rounds of a player's maximum bets (their largest stake, on any bet) in the last third of
   the shoe against the share of the rounds they played there (one-sided binomial).
@@ -20,10 +20,10 @@ the edge the count gives at the rounds they were bet (``base EV + EV per true co
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
+from ..kernels.audit_moments import pair_moments
 from .audit_counts import ShoeCounts, best_count
 from .audit_data import AuditData
 from .audit_stats import FDR, benjamini_hochberg
@@ -59,19 +59,8 @@ def _countable(data: AuditData) -> dict:
     return found
 
 
-def _moments(x, y, group, n_groups, placed, rounds) -> np.ndarray:
-    """Per group: n and the sums of x, y, x², y², xy (a row each; the sums of two sets of rounds add).
-
-    ``placed``: where x is not 0 (the sums of x run over those alone: a zero adds nothing); ``rounds``: n.
-    """
-    xs, gs = x[placed], group[placed]
-    return np.stack([rounds, np.bincount(gs, xs, n_groups), np.bincount(group, y, n_groups),
-                     np.bincount(gs, xs * xs, n_groups), np.bincount(group, y * y, n_groups),
-                     np.bincount(gs, xs * y[placed], n_groups)])
-
-
 def _correlation(moments: np.ndarray) -> np.ndarray:
-    """The correlation of x and y from their :func:`_moments` (0 where either is constant)."""
+    """The correlation of x and y from their sums (``PairMoments.sums``), 0 where either is constant."""
     n, sx, sy, sxx, syy, sxy = moments
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = sxy - sx * sy / n
@@ -85,51 +74,28 @@ def _p_normal(r: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.array([0.5 * math.erfc(v / math.sqrt(2)) for v in z])
 
 
-class _Shoes(NamedTuple):
-    """A rule set's (player, shoe) segments of the (player, round) pairs, pairs sorted by player and round."""
-
-    segment: np.ndarray  # the segment of each pair
-    size: np.ndarray  # pairs in each segment (float)
-    owner: np.ndarray  # the player of each segment
-
-    @classmethod
-    def of(cls, player: np.ndarray, shoe: np.ndarray) -> _Shoes:
-        """The segments of pairs with these ``player`` and ``shoe`` numbers."""
-        segment = np.cumsum(np.r_[True, (player[1:] != player[:-1]) | (shoe[1:] != shoe[:-1])]) - 1
-        return cls(segment, np.bincount(segment).astype(float), player[np.r_[0, np.flatnonzero(np.diff(segment)) + 1]])
-
-
-def _permutation_moments(x, y, player, shoes: _Shoes, n_players, placed) -> tuple[np.ndarray, np.ndarray]:
-    """Each player's observed correlation against its permutation law within shoes: the z-score's numerator, variance.
-
-    Sums over the shoes (the sums of two sets of shoes add). The amounts ``x`` are shuffled among the rounds of each
-    shoe (``player`` of each round, ``shoes`` its segments: :class:`_Shoes`; ``placed``: where x is not 0); the true
-    counts ``y`` stay. The correlation moves with ``T = sum x y`` alone (the amounts' mean and spread do not
-    change), and within a shoe of ``n`` rounds ``T`` has mean
-    ``n mean(x) mean(y)`` and variance ``SSx SSy / (n - 1)`` (``SS``: sum of squared deviations from the shoe's
-    mean), shoes independent. So ``z = sum x (y - mean_shoe(y)) / sqrt(sum SSx SSy / (n - 1))``: the exact moments
-    that drawing permutations estimates, at no drawing's cost.
-    """
-    if not len(x):
-        return np.zeros(n_players), np.zeros(n_players)
-    segment, n = shoes.segment, shoes.size
-    centred_y = y - (np.bincount(segment, y, len(n)) / n)[segment]
-    xs, ss = x[placed], segment[placed]
-    mean_x = np.bincount(ss, xs, len(n)) / n
-    # The deviations of the zeros from their shoe's mean: (rounds - rounds bet) x mean².
-    spread_x = np.bincount(ss, (xs - mean_x[ss]) ** 2, len(n)) + (n - np.bincount(ss, minlength=len(n))) * mean_x ** 2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        spread = np.where(n > 1, spread_x * np.bincount(segment, centred_y * centred_y, len(n)) / (n - 1), 0.0)
-    return (np.bincount(player[placed], xs * centred_y[placed], n_players),
-            np.bincount(shoes.owner, spread, n_players))
+def _segments(player: np.ndarray, shoe: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each (player, round) pair's (player, shoe) segment, pairs sorted by player and round, and how many there are."""
+    if not len(player):
+        return np.zeros(0, np.int64), 0
+    segment = np.cumsum(np.r_[True, (player[1:] != player[:-1]) | (shoe[1:] != shoe[:-1])]) - 1
+    return segment, int(segment[-1]) + 1
 
 
 def _count_sums(data: AuditData, countable: dict, into: dict) -> None:
     """Add a batch's part of every (rule set, countable bet, player) correlation to ``into``.
 
     ``into[(rule_id, bet_id)][player]``: a list of one record per batch the player bet in: the bets on the bet,
-    the :func:`_moments` of the amount on it against the true count over the rounds the player played, the
-    :func:`_permutation_moments` of the same, the amounts and money at stake, where and when.
+    the sums of the amount on it and the true count over the rounds the player played and their permutation
+    moments (:func:`~baccarat_sim.kernels.audit_moments.pair_moments`), the amounts and money at stake, where and
+    when.
+
+    The permutation law: the amounts ``x`` shuffled among the rounds of each shoe, the true counts ``y`` staying.
+    The correlation moves with ``T = sum x y`` alone (the amounts' mean and spread do not change), and within a shoe
+    of ``n`` rounds ``T`` has mean ``n mean(x) mean(y)`` and variance ``SSx SSy / (n - 1)`` (``SS``: sum of squared
+    deviations from the shoe's mean), shoes independent. So ``z = sum x (y - mean_shoe(y)) / sqrt(sum SSx SSy /
+    (n - 1))``: the exact moments that drawing permutations estimates, at no drawing's cost, and sums over shoes
+    that add from batch to batch.
     """
     bets = data.bets
     shoe = np.cumsum(data.shoe_start) - 1
@@ -152,16 +118,13 @@ def _count_sums(data: AuditData, countable: dict, into: dict) -> None:
         bounds = np.searchsorted(local, np.arange(len(bettors) + 1))
         stakes = bets["stake"][active]
         code_of = {str(name): k for k, name in enumerate(bets["bet_names"])}
-        shoes = _Shoes.of(local, shoe[row])
-        rounds = np.bincount(local, minlength=len(bettors)).astype(float)
+        segment, n_segments = _segments(local, shoe[row])
         for bet_id, (count, true) in by_bet.items():
             on_bet = codes == code_of[bet_id]
             per_player = np.bincount(player_index[on_bet], minlength=len(keys))
             amount = np.bincount(pair_of_bet[on_bet], weights=stakes[on_bet], minlength=len(pair))
-            placed = np.flatnonzero(amount)
             true_of_pair = true[row]
-            moments = _moments(amount, true_of_pair, local, len(bettors), placed, rounds)
-            shifted, spread = _permutation_moments(amount, true_of_pair, local, shoes, len(bettors), placed)
+            moments, shifted, spread = pair_moments(local, amount, true_of_pair, segment, len(bettors), n_segments)
             found = into.setdefault((rule_id, bet_id), {})
             for k, player in enumerate(bettors):
                 mine = slice(bounds[k], bounds[k + 1])

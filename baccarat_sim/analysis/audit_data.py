@@ -243,8 +243,8 @@ def _read_bets(cursor, rounds: dict) -> dict:
 
     Read in the database's order (the order the bet files listed them) without a join: the rounds are already in
     memory, and a bet's round and table are looked up there; a bet of a round outside the rounds read is skipped.
-    (Through a join, the bets came in an order that changed with DuckDB's threads, and so did the advantage-play
-    figures that depend on it: the permutation tests and the order of ties.) Only the rid ranges of the rounds read
+    (Through a join, the bets came in an order that changed with DuckDB's threads, and so did the figures that
+    depend on it: sums of floats and the order of ties and first appearances.) Only the rid ranges of the rounds read
     are scanned; ``position`` (DuckDB's ``rowid``) keeps the database's order across ranges.
     """
     import pyarrow as pa

@@ -212,23 +212,38 @@ def _binomial_upper(k: int, n: int, p: float) -> float:
         return 0.0
     if p >= 1:
         return 1.0
-    terms = [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) + j * math.log(p)
-             + (n - j) * math.log1p(-p) for j in range(k, n + 1)]
-    top = max(terms)
-    return min(1.0, math.exp(top) * sum(math.exp(t - top) for t in terms))
+    # The terms j = k..n at once, log-factorials from math.lgamma (a player's thousands of rounds of maximum bets
+    # took a second in a Python loop).
+    j = np.arange(k, n + 1)
+    log_factorial = _log_factorials(n)
+    terms = log_factorial[n] - log_factorial[j] - log_factorial[n - j] + j * math.log(p) + (n - j) * math.log1p(-p)
+    top = float(terms.max())
+    return min(1.0, math.exp(top) * float(np.exp(terms - top).sum()))
+
+
+def _log_factorials(n: int) -> np.ndarray:
+    """``log(m!)`` for m = 0..n at least, by math.lgamma (kept, and doubled when a larger n asks)."""
+    if len(_LOG_FACTORIALS[0]) <= n:
+        size = max(n + 1, 2 * len(_LOG_FACTORIALS[0]))
+        _LOG_FACTORIALS[0] = np.array([math.lgamma(m + 1) for m in range(size)])
+    return _LOG_FACTORIALS[0]
+
+
+_LOG_FACTORIALS = [np.zeros(0)]
 
 
 def _hypergeometric_upper(both: int, n: int, a: int, b: int) -> float:
     """P(X >= both), X the overlap of random subsets of sizes a and b of n (Fisher's exact test, one-sided)."""
+    log_factorial = _log_factorials(n)
+
     def log_choose(x, y):
-        return math.lgamma(x + 1) - math.lgamma(y + 1) - math.lgamma(x - y + 1)
-    top = min(a, b)
-    terms = [log_choose(a, j) + log_choose(n - a, b - j) - log_choose(n, b) for j in range(both, top + 1)
-             if b - j <= n - a]
-    if not terms:
+        return log_factorial[x] - log_factorial[y] - log_factorial[x - y]
+    j = np.arange(max(both, b - (n - a)), min(a, b) + 1)
+    if not len(j):
         return 0.0
-    peak = max(terms)
-    return min(1.0, math.exp(peak) * sum(math.exp(t - peak) for t in terms))
+    terms = log_choose(a, j) + log_choose(n - a, b - j) - log_choose(n, b)
+    peak = float(terms.max())
+    return min(1.0, math.exp(peak) * float(np.exp(terms - peak).sum()))
 
 
 def _together_flags(data: AuditData, countable: dict, seat_sums: dict) -> tuple[list[dict], int, int]:

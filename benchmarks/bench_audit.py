@@ -3,13 +3,17 @@
     python benchmarks/bench_audit.py                     # 1e6 rounds (25 tables x 40 days x 1000 rounds)
     python benchmarks/bench_audit.py --days 4            # 1e5 rounds, quick
     python benchmarks/bench_audit.py --days 400 --stages simulate,import --out results/bench_audit_import.json
+    python benchmarks/bench_audit.py --copies 10         # the report of 1e7 rounds: the 1e6 imported, copied ten times
 
 Each stage runs in its own process (``python -m baccarat_sim.audit ...``, Parquet logs), timed by wall clock and
 CPU (user + system of the process and its threads) with its peak resident memory (``getrusage`` of the child).
 The issue's target: import and full audit of 1e7 logged rounds (25 tables, a year) in at most 60 s and 2 GB on 2
 cores; the figures at 1e6 are extrapolated linearly to 1e7 (the audit's stages are linear in the rounds, apart
-from the per-period lattices of the hold, whose number grows with the days, not the rounds). Writes
-``results/bench_audit.json`` with the machine it ran on.
+from the per-period lattices of the hold, whose number grows with the days, not the rounds). With ``--copies N``
+the imported database is copied N times by SQL into another one (:func:`copy_database`: each copy's days moved
+past the last copy's, its shoes renamed and its rounds renumbered, so that the copies are distinct shoes of a
+longer run of days at the same tables), and the report runs on that one (25 tables x 40 days x 10 copies: 1e7
+rounds over 400 days). Writes ``results/bench_audit.json`` with the machine it ran on.
 """
 
 from __future__ import annotations
@@ -44,11 +48,40 @@ def _stage(args: list[str], cwd: Path) -> dict:
             "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "said": said.strip().splitlines()[:2]}
 
 
+def copy_database(source: Path, target: Path, copies: int) -> None:
+    """Copy the audit database ``source`` ``copies`` times into a new database ``target``.
+
+    Copy ``k`` (from 0, the rows as they are) has its days moved by ``k`` times the days the source spans, its
+    shoes renamed ``SHOE-k`` and its rids moved past the copies before it; players and tables are kept.
+    """
+    from baccarat_sim.audit_store.database import open_database
+
+    target.unlink(missing_ok=True)
+    connection = open_database(target)
+    connection.execute(f"ATTACH '{source}' AS source (READ_ONLY)")
+    first, last, top = connection.execute(
+        "SELECT least(min(r.day), (SELECT min(day) FROM source.results)), greatest(max(r.day), (SELECT max(day) "
+        "FROM source.results)), max(rid) FROM source.rounds r").fetchone()
+    span = (last - first).days + 1
+    for table in ("imports", "rule_sets"):
+        connection.execute(f"INSERT INTO {table} SELECT * FROM source.{table}")
+    for k in range(copies):
+        shoe = "shoe" if k == 0 else f"shoe || '-{k}'"
+        connection.execute(f"INSERT INTO rounds SELECT rid + {k * top}, table_id, {shoe}, round, day + {k * span}, "
+                           "rule_set, p1, b1, p2, b2, p3, b3, turned, burned, cut FROM source.rounds ORDER BY rid")
+        connection.execute(f"INSERT INTO bets SELECT rid + {k * top}, seat, player, bet, stake, net FROM source.bets")
+        connection.execute(f"INSERT INTO results SELECT table_id, day + {k * span}, shift, drop_amount, win, handle "
+                           "FROM source.results")
+    connection.execute("DETACH source")
+    connection.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=25)
     parser.add_argument("--days", type=int, default=40)
     parser.add_argument("--rounds-per-day", type=int, default=1000)
+    parser.add_argument("--copies", type=int, default=1, help="report on the database copied this many times")
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_audit.json"))
     parser.add_argument("--stages", default="simulate,import,report", metavar="STAGE[,...]",
                         help="stages run, in order (simulate is always run: the others read its files)")
@@ -67,7 +100,15 @@ def main() -> int:
                                        *(f"logs/{kind}.{options.format}" for kind in ("rounds", "bets", "results"))],
                                       work)
         if "report" in wanted:
-            stages["report"] = _stage(["report", "--db", "audit.duckdb", "--out", "report", "--no-plots"], work)
+            db = "audit.duckdb"
+            if options.copies > 1:
+                started = time.perf_counter()
+                db = f"audit-x{options.copies}.duckdb"
+                copy_database(work / "audit.duckdb", work / db, options.copies)
+                (work / "audit.duckdb").unlink()
+                stages["copy"] = {"wall_s": round(time.perf_counter() - started, 2), "copies": options.copies}
+                rounds *= options.copies
+            stages["report"] = _stage(["report", "--db", db, "--out", "report", "--no-plots"], work)
     if "report" not in stages:  # simulate and import only
         figures = {"rounds": rounds, "format": options.format, "stages": stages,
                    "peak_rss_mb": max(s["peak_rss_mb"] for s in stages.values()),
@@ -77,13 +118,14 @@ def main() -> int:
         Path(options.out).write_text(json.dumps(figures, indent=2) + "\n")
         print(json.dumps(figures, indent=2))
         return 0
-    import_and_audit = stages["import"]["wall_s"] + stages["report"]["wall_s"]
+    import_and_audit = stages["import"]["wall_s"] * options.copies + stages["report"]["wall_s"]
     scale = 1e7 / rounds
     figures = {
         "rounds": rounds, "stages": stages,
+        # With copies: the import of one copy times the copies (the import of them all is not run).
         "import_and_audit_wall_s": round(import_and_audit, 2),
-        "import_and_audit_cpu_s": round(stages["import"]["cpu_s"] + stages["report"]["cpu_s"], 2),
-        "peak_rss_mb": max(s["peak_rss_mb"] for s in stages.values()),
+        "import_and_audit_cpu_s": round(stages["import"]["cpu_s"] * options.copies + stages["report"]["cpu_s"], 2),
+        "peak_rss_mb": max(s["peak_rss_mb"] for s in stages.values() if "peak_rss_mb" in s),
         "extrapolated_1e7_wall_s": round(import_and_audit * scale, 1),
         "target": "import and full audit of 1e7 rounds in at most 60 s and 2 GB on 2 cores",
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),

@@ -2,13 +2,16 @@
 
     git worktree add /tmp/before <commit>
     python benchmarks/compare_audit.py --before /tmp/before [--tables 4 --days 30 --seed 1]
+    python benchmarks/compare_audit.py --before /tmp/before --db audit.duckdb    # both reports of one database
 
 Each tree runs ``audit simulate`` (every anomaly, Parquet and CSV), ``audit import`` into its own database and
 ``audit report --format json`` in a fresh interpreter (``PYTHONPATH`` set to the tree). The simulated files are
 compared column by column, and the two JSON reports value by value: every finding, flag, p-value and figure must be
 equal; a float may differ only by round-off (relative 1e-12), which summing the same numbers in another order (SQL
 ``GROUP BY`` against ``np.bincount``) gives. Prints each difference and a summary; exits 1 when any differs.
-Both trees run with one ``PYTHONHASHSEED``, so that an order taken from a set of text is the same in both.
+Both trees run with one ``PYTHONHASHSEED``, so that an order taken from a set of text is the same in both, and the
+other tree with its own numba cache (``NUMBA_CACHE_DIR`` in a temporary folder) and no bytecode written into it.
+With ``--db`` the two trees' reports of that database (opened read-only) are compared, nothing simulated.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ ROUND_OFF = 1e-12
 
 def _audit(tree: Path, work: Path, args: list[str]) -> str:
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0"}
+    if tree != HERE:  # a second copy of the package: its kernels in a cache of its own, nothing written into it
+        env.update(NUMBA_CACHE_DIR=str(work.parent / "numba-cache-before"), PYTHONDONTWRITEBYTECODE="1")
     done = subprocess.run([sys.executable, "-m", "baccarat_sim.audit", *args], cwd=work, env=env,
                           capture_output=True, text=True)
     if done.returncode != 0:
@@ -44,7 +49,7 @@ def _run_tree(tree: Path, work: Path, options, file_format: str) -> tuple[dict, 
     suffix = "parquet" if file_format == "parquet" else "csv"
     _audit(tree, work, ["import", "--db", "audit.duckdb", *(f"logs/{k}.{suffix}" for k in ("rounds", "bets",
                                                                                             "results"))])
-    report = json.loads(_audit(tree, work, ["report", "--db", "audit.duckdb", "--format", "json", "--seed", "0"]))
+    report = json.loads(_audit(tree, work, ["report", "--db", "audit.duckdb", "--format", "json"]))
     return report, work / "logs"
 
 
@@ -95,7 +100,20 @@ def main() -> int:
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--rounds-per-day", type=int, default=400)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--db", help="compare the two trees' reports of this database (nothing simulated)")
     options = parser.parse_args()
+    if options.db:
+        with tempfile.TemporaryDirectory() as folder:
+            reports = []
+            for tree, name in ((Path(options.before).resolve(), "before"), (HERE, "after")):
+                (Path(folder) / name).mkdir()
+                reports.append(json.loads(_audit(tree, Path(folder) / name, [
+                    "report", "--db", str(Path(options.db).resolve()), "--format", "json"])))
+        found = _differences(*reports)
+        print(f"{options.db}: {'same' if not found else f'{len(found)} differences'}")
+        for line in found[:40]:
+            print(f"  {line}")
+        return 1 if found else 0
     failed = 0
     with tempfile.TemporaryDirectory() as folder:
         for file_format in ("parquet", "csv"):

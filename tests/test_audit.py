@@ -7,6 +7,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from baccarat_sim.analysis.audit import run_audit
@@ -27,7 +28,7 @@ def month(tmp_path_factory):
                  str(logs / "results.csv")]) == 0
     connection = open_database(db)
     rules = {r: load_rules(r) for r in ("live-8deck-side-bets", "ez-baccarat")}
-    report = run_audit(connection, rules, seed=1)
+    report = run_audit(connection, rules)
     connection.close()
     return folder, json.loads((logs / "anomalies.json").read_text()), report
 
@@ -193,3 +194,80 @@ def test_a_report_of_a_database_without_rounds_is_refused(tmp_path, capsys):
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.endswith(f"--db: {db} holds no rounds; import round logs into it first "
                          f"(audit import --db {db} FILE ...)")
+
+
+def _same(one, other, where: str = "") -> list[str]:
+    """Where two reports' JSON differ beyond the round-off of sums added in another order (relative 1e-12)."""
+    if isinstance(one, dict) and isinstance(other, dict):
+        return ([f"{where}: keys"] if set(one) != set(other) else
+                [d for key in one for d in _same(one[key], other[key], f"{where}/{key}")])
+    if isinstance(one, list) and isinstance(other, list):
+        return ([f"{where}: {len(one)} items, {len(other)}"] if len(one) != len(other) else
+                [d for k, (a, b) in enumerate(zip(one, other)) for d in _same(a, b, f"{where}[{k}]")])
+    if isinstance(one, float) and isinstance(other, float):
+        return [] if abs(one - other) <= 1e-12 * max(abs(one), abs(other)) else [f"{where}: {one!r}, {other!r}"]
+    return [] if one == other else [f"{where}: {one!r}, {other!r}"]
+
+
+@pytest.mark.slow
+def test_a_report_a_table_at_a_time_equals_one_batch(month, tmp_path):
+    # The audit reads whole tables a batch at a time and adds each batch to its sums. A logged player who plays at
+    # two tables (the counter, given a seat at a second table here) is in two batches: their correlation and its
+    # permutation test add both batches' sums, their maximum bets take the largest stake of both.
+    from baccarat_sim.analysis.audit_data import plan_batches
+    from baccarat_sim.report.audit_report import audit_json
+
+    folder, anomalies, _ = month
+    db = tmp_path / "audit.duckdb"
+    shutil.copy(folder / "audit.duckdb", db)
+    (counter,) = [a for a in anomalies if a["kind"] == "counter"]
+    connection = open_database(db)
+    other = connection.execute("SELECT min(table_id) FROM rounds WHERE table_id <> ? AND rule_set = (SELECT any_value("
+                               "rule_set) FROM rounds WHERE table_id = ?)", [counter["table"]] * 2).fetchone()[0]
+    connection.execute("UPDATE bets SET player = ? WHERE seat = 1 AND rid IN (SELECT rid FROM rounds WHERE "
+                       "table_id = ?)", [counter["players"][0], other])
+    rules = {r: load_rules(r) for r in ("live-8deck-side-bets", "ez-baccarat")}
+    assert len(plan_batches(connection, batch_rounds=1)) == 4
+    whole, by_table = (json.loads(json.dumps(audit_json(run_audit(connection, rules, batch_rounds=size))))
+                       for size in (10**9, 1))
+    connection.close()
+    assert _same(whole, by_table) == []
+    tested = [t for t in by_table["advantage"]["count"] if t["player"] == counter["players"][0]]
+    assert other is not None and {t["table"] for t in tested} == {min(other, counter["table"])}
+    assert any(t["method"] == "permutation" and t["flag"] for t in tested)
+
+
+def test_runs_added_a_part_at_a_time_equal_the_whole():
+    from baccarat_sim.analysis.audit_stats import Runs, runs_test
+
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        outcomes, starts = rng.random(300) < 0.5, rng.random(300) < 0.05
+        cuts = np.sort(rng.choice(np.arange(1, 300), 4, replace=False))
+        runs = Runs()
+        for part in np.split(np.arange(300), cuts):
+            runs.add(outcomes[part], starts[part])
+        assert runs.result() == runs_test(outcomes, starts)
+
+
+def test_permutation_moments_equal_every_shuffle_within_shoes():
+    # Brute force: every shuffle of the amounts within each shoe of one player (4! x 3! x 1 orders) against the
+    # kernel's mean and variance of sum(amount x true count); a second player's sums stay apart.
+    import itertools
+
+    from baccarat_sim.kernels.audit_moments import pair_moments
+
+    x = np.array([0.0, 25.0, 0.0, 100.0, 5.0, 0.0, 5.0, 40.0, 0.0, 10.0])
+    y = np.array([-1.5, 0.25, 2.0, 3.5, -0.5, 1.0, 4.0, 7.0, 1.0, -2.0])
+    player = np.array([0, 0, 0, 0, 0, 0, 0, 0, 1, 1])
+    segment = np.array([0, 0, 0, 0, 1, 1, 1, 2, 3, 3])
+    found = pair_moments(player, x, y, segment, 2, 4)
+    shoes = [np.arange(0, 4), np.arange(4, 7), np.arange(7, 8)]
+    totals = [float(x[list(a) + list(b) + list(c)] @ y[:8])
+              for a in itertools.permutations(shoes[0]) for b in itertools.permutations(shoes[1])
+              for c in itertools.permutations(shoes[2])]
+    observed = float(x[:8] @ y[:8])
+    assert found.shifted[0] == pytest.approx(observed - np.mean(totals), rel=1e-12)
+    assert found.spread[0] == pytest.approx(np.var(totals), rel=1e-12)
+    assert found.sums[:, 1].tolist() == [2, 10, -1, 100, 5, -20]
+    assert found.spread[1] == pytest.approx(np.var([10 * -2, 10 * 1]), rel=1e-12)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from .audit_actual import actual_vs_theoretical
-from .audit_advantage import advantage_flags
-from .audit_data import read_audit_data
-from .audit_hold import hold_on_drop
-from .audit_integrity import integrity_findings
+from .audit_actual import ActualSums
+from .audit_advantage import AdvantageSums
+from .audit_data import BATCH_ROUNDS, plan_batches, read_audit_data, read_results
+from .audit_hold import HoldSums
+from .audit_integrity import integrity_findings, sort_findings
 
 __all__ = ["AuditReport", "run_audit"]
 
@@ -61,17 +61,37 @@ def _where(finding: dict) -> str:
     return text + (f" round {finding['round']}" if finding.get("round") is not None else "")
 
 
-def run_audit(connection, rules_of: dict, *, since=None, until=None, mix=None, churn=None, seed: int = 0
-              ) -> AuditReport:
-    """Audit the database's rounds, bets and table results (days ``since`` to ``until``, None: all)."""
+def run_audit(connection, rules_of: dict, *, since=None, until=None, mix=None, churn=None,
+              batch_rounds: int = BATCH_ROUNDS) -> AuditReport:
+    """Audit the database's rounds, bets and table results (days ``since`` to ``until``, None: all).
+
+    Whole tables at a time, about ``batch_rounds`` rounds a batch (:func:`~.audit_data.plan_batches`): each part
+    adds a batch to its sums, and the report is made of the sums; the batches change nothing in it (beyond the
+    round-off of sums added in another order).
+    """
     started = time.perf_counter()
-    data = read_audit_data(connection, rules_of, since, until)
-    scope = {"rounds": data.n_rounds, "bets": int(len(data.bets["row"])), "results": int(len(data.results["day"])),
-             "tables": sorted(str(t) for t in data.rounds["table_names"]), "rule_sets": sorted(data.rules),
-             "first_day": str(data.rounds["day"].min()) if data.n_rounds else None,
-             "last_day": str(data.rounds["day"].max()) if data.n_rounds else None}
-    integrity = integrity_findings(data)
-    actual = actual_vs_theoretical(data)
-    hold = hold_on_drop(data, mix, churn)
-    advantage = advantage_flags(data, seed)
-    return AuditReport(scope, integrity, actual, hold, advantage, time.perf_counter() - started)
+    results = read_results(connection, since, until)
+    batches = plan_batches(connection, since, until, batch_rounds)
+    integrity: list = []
+    actual, hold, advantage = ActualSums(), HoldSums(results), AdvantageSums()
+    scope = {"rounds": 0, "bets": 0, "results": int(len(results["day"])), "tables": [], "rule_sets": set(),
+             "first_day": None, "last_day": None}
+    for tables in batches:
+        data = read_audit_data(connection, rules_of, since, until, tables, results)
+        if not data.n_rounds:
+            continue
+        scope["rounds"] += data.n_rounds
+        scope["bets"] += int(len(data.bets["row"]))
+        scope["tables"] += [str(t) for t in data.rounds["table_names"]]
+        scope["rule_sets"] |= set(data.rules)
+        days = [str(data.rounds["day"].min()), str(data.rounds["day"].max())]
+        scope["first_day"] = min(filter(None, (scope["first_day"], days[0])))
+        scope["last_day"] = max(filter(None, (scope["last_day"], days[1])))
+        integrity += integrity_findings(data)
+        actual.add(data)
+        hold.add(data)
+        advantage.add(data)
+        del data
+    scope["tables"], scope["rule_sets"] = sorted(scope["tables"]), sorted(scope["rule_sets"])
+    return AuditReport(scope, sort_findings(integrity), actual.finish(), hold.finish(mix, churn),
+                       advantage.finish(), time.perf_counter() - started)

@@ -18,7 +18,7 @@ from ..model.cards import N_RANKS, N_SUITS
 from ..model.rules import Rules
 from .eor import derive_tags, effect_of_removal
 
-__all__ = ["MAX_LEVEL", "BetCount", "best_count", "counts_before_rounds"]
+__all__ = ["MAX_LEVEL", "BetCount", "ShoeCounts", "best_count", "counts_before_rounds"]
 
 #: Largest tag a count may use.
 MAX_LEVEL = 3
@@ -85,6 +85,58 @@ def _best_count(rules: Rules, bet_id: str) -> BetCount | None:
                     best.break_even_true_count)
 
 
+class ShoeCounts:
+    """What every count of logged shoes shares: the cards of each rank each round dealt and the cards seen before it.
+
+    :meth:`before_rounds` gives one count's running and true count before each round; made once for the rounds of
+    a rule set, it serves the count of each of its bets (:func:`counts_before_rounds` for one count).
+
+    Parameters
+    ----------
+    cards : ndarray(int, shape=(n, 6))
+        Card ids of each round (-1: none), rounds of a shoe consecutive and in order.
+    shoe_start : ndarray(bool, shape=(n,))
+        True on each shoe's first round.
+    n_cards : int
+        Cards in a full shoe.
+    turned : ndarray(int, shape=(n,)) or None
+        The card turned for the burn, on each shoe's first round (-1 elsewhere or where not logged): it is seen.
+    """
+
+    def __init__(self, cards: np.ndarray, shoe_start: np.ndarray, n_cards: int, turned: np.ndarray | None = None):
+        cards = np.asarray(cards)
+        n = len(cards)
+        # Each round's cards of each rank (the last row: no card), in small integers: a count's tags are then 13
+        # multiply-adds over the rounds, not a gather of six int64 columns a year long.
+        self.by_rank = np.zeros((N_RANKS + 1, n), np.int8)
+        every = np.arange(n)
+        for column in cards.T:  # a card a round per column: no two adds to one cell
+            self.by_rank[np.where(column >= 0, column // N_SUITS, N_RANKS), every] += 1
+        self.shoe_start = np.asarray(shoe_start, bool)
+        round_cards = (cards >= 0).sum(axis=1)
+        seen_turned = np.zeros(n, np.int64)
+        self.turned_rank = np.full(n, -1, np.int64)
+        if turned is not None:
+            turned = np.asarray(turned, np.int64)
+            shown = turned >= 0
+            seen_turned[shown] = 1
+            self.turned_rank[shown] = turned[shown] // N_SUITS
+        seen = _within_shoe_exclusive(round_cards, self.shoe_start) + _carry(seen_turned, self.shoe_start)
+        self.unseen = np.maximum(n_cards - seen, 1)
+
+    def before_rounds(self, tags) -> tuple[np.ndarray, np.ndarray]:
+        """The running and the true count (per 52 unseen cards) before each round, float64, of ``tags`` (Ace..King)."""
+        tags = np.asarray(tags, np.int64)
+        round_tags = np.zeros(self.by_rank.shape[1], np.int64)
+        for rank, tag in enumerate(tags.tolist()):
+            if tag:
+                round_tags += tag * self.by_rank[rank].astype(np.int64)
+        shown = self.turned_rank >= 0
+        seen_tag = np.where(shown, tags[np.maximum(self.turned_rank, 0)], 0)
+        running = _within_shoe_exclusive(round_tags, self.shoe_start) + _carry(seen_tag, self.shoe_start)
+        return running.astype(float), running * 52.0 / self.unseen
+
+
 def counts_before_rounds(cards: np.ndarray, shoe_start: np.ndarray, tags, n_cards: int,
                          turned: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Running and true count before each round.
@@ -107,23 +159,7 @@ def counts_before_rounds(cards: np.ndarray, shoe_start: np.ndarray, tags, n_card
     (ndarray(float64), ndarray(float64))
         The running count and the true count (per 52 unseen cards) before each round.
     """
-    cards = np.asarray(cards, np.int64)
-    tag_of_card = np.append(np.repeat(np.asarray(tags, np.int64), N_SUITS), 0)  # index -1: no card
-    n_ranks_cards = N_RANKS * N_SUITS
-    safe = np.where(cards >= 0, cards, n_ranks_cards)
-    round_tags = tag_of_card[safe].sum(axis=1)
-    round_cards = (cards >= 0).sum(axis=1)
-    seen_turned = np.zeros(len(cards), np.int64)
-    seen_tag = np.zeros(len(cards), np.int64)
-    if turned is not None:
-        turned = np.asarray(turned, np.int64)
-        shown = turned >= 0
-        seen_turned[shown] = 1
-        seen_tag[shown] = tag_of_card[turned[shown]]
-    running = _within_shoe_exclusive(round_tags, shoe_start) + _carry(seen_tag, shoe_start)
-    seen = _within_shoe_exclusive(round_cards, shoe_start) + _carry(seen_turned, shoe_start)
-    unseen = np.maximum(n_cards - seen, 1)
-    return running.astype(float), running * 52.0 / unseen
+    return ShoeCounts(cards, shoe_start, n_cards, turned).before_rounds(tags)
 
 
 def shoe_number(shoe_start: np.ndarray) -> np.ndarray:

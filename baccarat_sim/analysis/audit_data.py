@@ -1,6 +1,11 @@
-"""The audit's data, read from its database into arrays: rounds by table, shoe and round; bets by round.
+"""The audit's data, read from its database into arrays a batch of tables at a time.
 
-One query per table of the database (:mod:`baccarat_sim.audit_store.database`); everything after is numpy.
+Rounds by table, shoe and round; bets by round.
+
+A year of rounds and bets does not fit in memory at once beside the analyses' temporaries: the audit reads whole
+tables at a time (:func:`plan_batches`, :func:`read_audit_data` with ``tables``), each batch's analyses adding to
+sums that the report finishes. Within a batch: one query per table of the database
+(:mod:`baccarat_sim.audit_store.database`); everything after is numpy.
 """
 
 from __future__ import annotations
@@ -12,7 +17,8 @@ import numpy as np
 from ..model.rules import Rules
 from .audit_rounds import CARD_COLUMNS, ResolvedRounds, resolve_rounds
 
-__all__ = ["AuditData", "read_audit_data", "unique_inverse"]
+__all__ = ["BATCH_ROUNDS", "COUNT_BLOCK", "AuditData", "plan_batches", "read_audit_data", "read_results",
+           "unique_inverse"]
 
 
 def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -24,7 +30,9 @@ def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     (array([3, 5, 9]), array([1, 0, 1, 2]))
     """
     keys = np.asarray(keys)
-    order = np.argsort(keys, kind="stable")
+    # Sorted as 32-bit integers where they fit (the same order, sooner).
+    fits = len(keys) and keys.dtype.kind in "iu" and 0 <= keys.min() and keys.max() < 2**31
+    order = np.argsort(keys.astype(np.int32) if fits else keys, kind="stable")
     ordered = keys[order]
     new = np.r_[True, ordered[1:] != ordered[:-1]] if len(keys) else np.zeros(0, bool)
     inverse = np.empty(len(keys), np.int64)
@@ -41,8 +49,9 @@ class AuditData:
     ``rule_code``/``rule_names`` (:meth:`table`, :meth:`shoe`, :meth:`rule_set` of a row; :meth:`of_rule`);
     ``shoe_start`` marks each shoe's first row. ``bets``: ``row`` (the round's row in ``rounds``), ``seat
     stake net``, ``bet_code`` and ``player_code`` (indexes into ``bet_names`` and ``player_names``; a player
-    is the logged id, else the table and seat). ``results``: ``table day shift drop win handle`` (handle nan
-    where not known).
+    is the logged id, else the table and seat), ``position`` (the bet's place in the database's order of bets,
+    which orders ties and first appearances the same whatever the batches). ``results``: ``table day shift drop
+    win handle`` (handle nan where not known).
     ``rules``: every rule set the rounds name, by id.
     """
 
@@ -52,6 +61,8 @@ class AuditData:
     bets: dict
     results: dict
     rules: dict
+    #: What the analyses ask of the batch more than once (a rule set's rounds), kept for the batch's life.
+    cache: dict = dataclasses.field(default_factory=dict, repr=False)
 
     @property
     def n_rounds(self) -> int:
@@ -71,9 +82,28 @@ class AuditData:
         return str(self.rounds["rule_names"][self.rounds["rule_code"][row]])
 
     def of_rule(self, rule_id: str) -> np.ndarray:
-        """Which rounds are of rule set ``rule_id`` (a bool per round)."""
-        names = list(self.rounds["rule_names"])
-        return self.rounds["rule_code"] == (names.index(rule_id) if rule_id in names else -1)
+        """Which rounds are of rule set ``rule_id`` (a bool per round; read-only)."""
+        key = ("of_rule", rule_id)
+        if key not in self.cache:
+            names = list(self.rounds["rule_names"])
+            found = self.rounds["rule_code"] == (names.index(rule_id) if rule_id in names else -1)
+            found.flags.writeable = False
+            self.cache[key] = found
+        return self.cache[key]
+
+    def player_rounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The (player, round) pairs of the bets, as sorted keys ``player * n_rounds + row``, and each bet's pair."""
+        if "player_rounds" not in self.cache:
+            keys = self.bets["player_code"].astype(np.int64) * self.n_rounds + self.bets["row"]
+            cells = len(self.bets["player_names"]) * self.n_rounds
+            if cells > DENSE_CELLS:
+                self.cache["player_rounds"] = unique_inverse(keys)
+            else:  # marks in a (player, round) grid: the same keys in order, no sort
+                marked = np.zeros(cells, bool)
+                marked[keys] = True
+                self.cache["player_rounds"] = (np.flatnonzero(marked),
+                                               (np.cumsum(marked, dtype=np.int32) - 1)[keys].astype(np.int64))
+        return self.cache["player_rounds"]
 
     def bets_on(self, rule_id: str, bet_id: str) -> np.ndarray:
         """The indexes of the bets on ``bet_id`` in rounds of rule set ``rule_id``, in the bets' order."""
@@ -195,13 +225,27 @@ def _read_rounds(cursor, clause: str, params: list) -> dict:
     return rounds
 
 
+def _rid_ranges(rids: np.ndarray, gap: int = 4096) -> list[tuple[int, int]]:
+    """The sorted ``rids`` as a few ranges ``(low, high)``: runs of them closer than ``gap`` joined.
+
+    A batch's bets are read by these ranges (DuckDB skips the row groups outside them); the rids in a gap belong to
+    other tables, and their bets are dropped after reading.
+    """
+    if not len(rids):
+        return []
+    ordered = np.sort(rids)
+    cut = np.flatnonzero(np.diff(ordered) > gap)
+    return list(zip(ordered[np.r_[0, cut + 1]].tolist(), ordered[np.r_[cut, len(ordered) - 1]].tolist()))
+
+
 def _read_bets(cursor, rounds: dict) -> dict:
     """The bets of the rounds read, streamed into their arrays; ``row`` is the bet's round's row in ``rounds``.
 
     Read in the database's order (the order the bet files listed them) without a join: the rounds are already in
-    memory, and a bet's round and table are looked up there; a bet of a round outside the days read is skipped.
-    (Through a join, the bets came in an order that changed with DuckDB's threads, and so did the advantage-play
-    figures that depend on it: the permutation tests and the order of ties.)
+    memory, and a bet's round and table are looked up there; a bet of a round outside the rounds read is skipped.
+    (Through a join, the bets came in an order that changed with DuckDB's threads, and so did the figures that
+    depend on it: sums of floats and the order of ties and first appearances.) Only the rid ranges of the rounds read
+    are scanned; ``position`` (DuckDB's ``rowid``) keeps the database's order across ranges.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -209,15 +253,17 @@ def _read_bets(cursor, rounds: dict) -> dict:
     n_rounds = len(rounds["rid"])
     bets = {"bet_names": np.zeros(0, str), "player_names": np.zeros(0, object)}
     if not n_rounds:
-        bets.update({key: np.zeros(0, np.int64) for key in ("seat", "bet_code", "player_code", "row")})
+        bets.update({key: np.zeros(0, np.int64) for key in ("seat", "bet_code", "player_code", "row", "position")})
         bets.update({key: np.zeros(0) for key in ("stake", "net")})
         return bets
-    n = cursor.sql("SELECT count(*) FROM bets").fetchall()[0][0]
+    ranges = _rid_ranges(rounds["rid"])
+    n = sum(cursor.sql("SELECT count(*) FROM bets WHERE rid BETWEEN ? AND ?", params=[low, high]).fetchall()[0][0]
+            for low, high in ranges)
     # The bets are the audit's largest arrays: codes and rows in the smallest integers that hold them (a bet
     # code below 2**15, a player below 2**31; the analyses widen to int64 where they combine them into keys).
     bets.update({"seat": np.empty(n, np.int16), "stake": np.empty(n), "net": np.empty(n),
                  "bet_code": np.empty(n, np.int16), "player_code": np.empty(n, np.int32),
-                 "row": np.empty(n, np.int32 if n_rounds < 2**31 else np.int64)})
+                 "row": np.empty(n, np.int32 if n_rounds < 2**31 else np.int64), "position": np.empty(n, np.int64)})
     position_of_rid = np.full(int(rounds["rid"].max()) + 2, -1, np.int64)
     position_of_rid[rounds["rid"]] = np.arange(n_rounds)
     table_names = pa.array(rounds["table_names"].tolist(), pa.string())
@@ -225,34 +271,57 @@ def _read_bets(cursor, rounds: dict) -> dict:
     # logged id or else the table and seat.
     encoders = {"bet": _Encoder(), "player": _Encoder()}
     filled = 0
-    for _, batch in _batches(cursor, "SELECT rid, seat, stake, net, bet, nullif(player, '') AS player FROM bets",
-                             []):
-        rids = np.minimum(_integers(batch.column("rid"), 0), len(position_of_rid) - 1)
-        rows = position_of_rid[rids]
-        keep = rows >= 0
-        if not keep.all():
-            batch = batch.filter(pa.array(keep))
-            rows = rows[keep]
-        part = slice(filled, filled + batch.num_rows)
-        filled += batch.num_rows
-        bets["row"][part] = rows
-        bets["seat"][part] = _integers(batch.column("seat"), 0, np.int16)
-        for key in ("stake", "net"):
-            bets[key][part] = batch.column(key).to_numpy(zero_copy_only=False)
-        bets["bet_code"][part] = encoders["bet"].codes(batch.column("bet"))
-        seat_of = pc.binary_join_element_wise(table_names.take(pa.array(rounds["table_code"][rows])),
-                                              pc.cast(batch.column("seat"), pa.string()), " seat ")
-        bets["player_code"][part] = encoders["player"].codes(pc.coalesce(batch.column("player"), seat_of))
+    for low, high in ranges:
+        sql = ("SELECT rowid AS position, rid, seat, stake, net, bet, nullif(player, '') AS player FROM bets "
+               "WHERE rid BETWEEN ? AND ?")
+        for _, batch in _batches(cursor, sql, [low, high]):
+            rids = np.minimum(_integers(batch.column("rid"), 0), len(position_of_rid) - 1)
+            rows = position_of_rid[rids]
+            keep = rows >= 0
+            if not keep.all():
+                batch = batch.filter(pa.array(keep))
+                rows = rows[keep]
+            part = slice(filled, filled + batch.num_rows)
+            filled += batch.num_rows
+            bets["row"][part] = rows
+            bets["position"][part] = _integers(batch.column("position"), 0)
+            bets["seat"][part] = _integers(batch.column("seat"), 0, np.int16)
+            for key in ("stake", "net"):
+                bets[key][part] = batch.column(key).to_numpy(zero_copy_only=False)
+            bets["bet_code"][part] = encoders["bet"].codes(batch.column("bet"))
+            seat_of = pc.binary_join_element_wise(table_names.take(pa.array(rounds["table_code"][rows])),
+                                                  pc.cast(batch.column("seat"), pa.string()), " seat ")
+            bets["player_code"][part] = encoders["player"].codes(pc.coalesce(batch.column("player"), seat_of))
+    columns = ("seat", "stake", "net", "bet_code", "player_code", "row", "position")
     if filled < n:
-        for key in ("seat", "stake", "net", "bet_code", "player_code", "row"):
+        for key in columns:
             bets[key] = bets[key][:filled].copy()
+    if filled > 1 and (np.diff(bets["position"]) < 0).any():  # ranges out of the database's order: put it back
+        order = np.argsort(bets["position"], kind="stable")
+        for key in columns:
+            bets[key] = bets[key][order]
+        bet_codes, bet_names = _first_appearance(bets["bet_code"].astype(np.int64), encoders["bet"].names())
+        player_codes, player_names = _first_appearance(bets["player_code"].astype(np.int64),
+                                                       encoders["player"].names())
+        bets["bet_code"], bets["player_code"] = bet_codes.astype(np.int16), player_codes.astype(np.int32)
+        bets["bet_names"], bets["player_names"] = bet_names, player_names.astype(object)
+        return bets
     bets["bet_names"] = encoders["bet"].names()
     bets["player_names"] = encoders["player"].names().astype(object)
     return bets
 
 
-def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=None) -> AuditData:
-    """Read the database (days ``since`` to ``until`` inclusive, None: all) into :class:`AuditData`."""
+#: Most cells of a dense grid (of players by rounds) the audit marks instead of sorting keys (4 bytes a cell).
+DENSE_CELLS = 1 << 25
+#: Rounds whose cards are counted at a time (a year's cards as int64 keys are gigabytes).
+COUNT_BLOCK = 1 << 20
+#: Rounds the audit reads at a time, about (whole tables at a time: a batch holds at least one table). Smaller
+#: batches are no slower (1e6 rounds: 9.7 s in batches of 5e5 rounds, 11.3 s in one) and hold less (651 against
+#: 930 MB; 1e7 rounds in batches of one table of 4e5 rounds: 889 MB).
+BATCH_ROUNDS = 500_000
+
+
+def _clause(since, until, tables=None) -> tuple[str, list]:
     where, params = [], []
     if since is not None:
         where.append("day >= ?")
@@ -260,7 +329,45 @@ def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=No
     if until is not None:
         where.append("day <= ?")
         params.append(until)
-    clause = (" WHERE " + " AND ".join(where)) if where else ""
+    if tables is not None:
+        where.append(f"table_id IN ({', '.join('?' * len(tables))})")
+        params.extend(tables)
+    return (" WHERE " + " AND ".join(where)) if where else "", params
+
+
+def plan_batches(connection, since=None, until=None, batch_rounds: int = BATCH_ROUNDS) -> list[list[str]]:
+    """The tables in batches of about ``batch_rounds`` rounds (whole tables, in the order of their ids)."""
+    clause, params = _clause(since, until)
+    found = connection.execute(f"SELECT table_id, count(*) FROM rounds{clause} GROUP BY table_id ORDER BY table_id",
+                               params).fetchall()
+    batches, size = [], 0
+    for table, rounds in found:
+        if not batches or size + rounds > batch_rounds:
+            batches.append([])
+            size = 0
+        batches[-1].append(table)
+        size += rounds
+    return batches
+
+
+def read_results(connection, since=None, until=None) -> dict:
+    """The table results (days ``since`` to ``until``): ``table day shift drop win handle`` (handle nan: unknown)."""
+    clause, params = _clause(since, until)
+    raw = connection.execute(
+        f"SELECT table_id, day, shift, drop_amount, win, coalesce(handle, 'nan'::DOUBLE) AS handle FROM results"
+        f"{clause} ORDER BY day, table_id, shift", params).fetchnumpy()
+    return {"table": np.asarray(raw["table_id"]), "day": np.asarray(raw["day"]).astype("datetime64[D]"),
+            "shift": np.asarray(raw["shift"]), "drop": np.asarray(raw["drop_amount"], float),
+            "win": np.asarray(raw["win"], float), "handle": np.asarray(raw["handle"], float)}
+
+
+def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=None, tables=None,
+                    results: dict | None = None) -> AuditData:
+    """Read the database (days ``since`` to ``until`` inclusive, None: all) into :class:`AuditData`.
+
+    ``tables``: those tables only (None: all); ``results``: the table results already read (None: read here).
+    """
+    clause, params = _clause(since, until, tables)
     # Read through Arrow, a batch at a time: a text column is dictionary-encoded there (codes into its distinct
     # values), and numpy gets the codes and fixed-width text, never a Python object per row.
     reader = connection.cursor()  # a fresh cursor: no earlier result of the connection is left unfinished
@@ -272,12 +379,6 @@ def read_audit_data(connection, rules_of: dict[str, Rules], since=None, until=No
                           | (rounds["shoe_code"][1:] != rounds["shoe_code"][:-1]))
     resolved = resolve_rounds(rounds["cards"])
     bets = _read_bets(reader, rounds)
-    results_raw = connection.execute(
-        f"SELECT table_id, day, shift, drop_amount, win, coalesce(handle, 'nan'::DOUBLE) AS handle FROM results"
-        f"{clause} ORDER BY day, table_id, shift", params).fetchnumpy()
-    results = {"table": np.asarray(results_raw["table_id"]), "day": np.asarray(results_raw["day"]).astype(
-        "datetime64[D]"), "shift": np.asarray(results_raw["shift"]), "drop": np.asarray(results_raw["drop_amount"],
-                                                                                          float),
-               "win": np.asarray(results_raw["win"], float), "handle": np.asarray(results_raw["handle"], float)}
     named = {str(r) for r in rounds["rule_names"]} if n else set()
-    return AuditData(rounds, resolved, shoe_start, bets, results, {r: rules_of[r] for r in sorted(named)})
+    return AuditData(rounds, resolved, shoe_start, bets, read_results(connection, since, until) if results is None
+                     else results, {r: rules_of[r] for r in sorted(named)})

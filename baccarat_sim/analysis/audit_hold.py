@@ -32,11 +32,11 @@ from .audit_actual import theoretical
 from .audit_data import AuditData
 from .audit_settle import settles_on_codes
 from .audit_stats import FDR, benjamini_hochberg
-from .hold import check_observed, sum_distribution
+from .hold import check_observed, sum_distribution, summarize
 from .one_round import OneRound, house_round, one_round
 from .settlement import line_nets
 
-__all__ = ["PERIODS", "hold_on_drop"]
+__all__ = ["PERIODS", "HoldSums", "hold_on_drop"]
 
 #: Most units of the bet mix whose sum is computed on the payout lattice (the normal law above, where the central
 #: limit has long taken over: a month of a busy table).
@@ -53,25 +53,14 @@ def _two_digits(n: float) -> int:
     return int(round(n / scale) * scale)
 
 
-def _mix_of(data: AuditData, rule_id: str, given: dict | None) -> dict:
-    """Each bet's share of the rule set's logged handle (else ``given``)."""
-    key = (id(data), rule_id)
-    if key not in _MIXES:
-        _MIXES.clear()
-        _MIXES[key] = _logged_mix(data, rule_id, given)
-    return _MIXES[key]
+def _logged_mix(staked: dict, rule_id: str, given: dict | None) -> dict:
+    """Each bet's share of the rule set's logged handle, else ``given``.
 
-
-_MIXES: dict = {}
-
-
-def _logged_mix(data: AuditData, rule_id: str, given: dict | None) -> dict:
-    bets = data.bets
-    if len(bets["row"]):
-        staked = {str(bet): float(bets["stake"][data.bets_on(rule_id, str(bet))].sum()) for bet in bets["bet_names"]}
-        total = sum(staked.values())
-        if total > 0:
-            return {bet: amount / total for bet, amount in staked.items() if amount > 0}
+    ``staked``: bet to amount, in the order of the bets' first appearance.
+    """
+    total = sum(staked.values())
+    if total > 0:
+        return {bet: amount / total for bet, amount in staked.items() if amount > 0}
     if not given:
         raise InputError("mix", f"rule set {rule_id}: no bets are logged; give the bet mix (e.g. banker=0.55,"
                                 "player=0.4,tie=0.05)")
@@ -101,56 +90,98 @@ def _mixture(rules: Rules, mix: dict) -> OneRound:
     return one_round(values, weights, cost=1)
 
 
-def hold_on_drop(data: AuditData, mix: dict | None = None, churn: float | None = None) -> dict:
-    """Hold by day, month and year for every table and every rule set's floor, with ranges and p-values.
+class HoldSums:
+    """Hold on drop, a batch of tables at a time: :meth:`add` each batch's rounds and bets, then :meth:`finish`.
 
-    Parameters
-    ----------
-    data : AuditData
-    mix : dict of str to float or None
-        Share of the handle per bet, where no bets are logged.
-    churn : float or None
-        Handle over drop, where no handle is reported.
+    ``results``: the table results (:func:`~.audit_data.read_results`); without any, there is no hold to check.
     """
-    results = data.results
-    if not len(results["day"]):
-        return {"periods": [], "rule_sets": {}}
-    table_rule = {}
-    firsts = np.flatnonzero(data.shoe_start)
-    for row in firsts:
-        table_rule.setdefault(data.table(row), data.rule_set(row))
-    known = np.isfinite(results["handle"])
-    measured = float(results["handle"][known].sum() / results["drop"][known].sum()) if known.any() and \
-        results["drop"][known].sum() > 0 else None
-    use_churn = measured if measured is not None else churn
-    if use_churn is None:
-        raise InputError("churn", "no handle is reported with the table results; give the drop-to-handle ratio "
-                                  "(handle / drop, e.g. 2.2)")
-    row_variance = _variance_by_result_row(data, _round_variances(data))
-    row_rounds = _variance_by_result_row(data, np.ones(data.n_rounds))  # rounds logged, where no bets are
-    figures, periods = {}, []
-    for rule_id in sorted(set(table_rule.values())):
-        rules = data.rules[rule_id]
-        slip = _mixture(rules, _mix_of(data, rule_id, mix))
-        house = house_round(slip)
-        edge = _exact_edge(rules, _mix_of(data, rule_id, mix))
-        figures[rule_id] = {"mix": _mix_of(data, rule_id, mix), "house_edge": edge, "churn": use_churn,
-                            "churn_source": "logs" if measured is not None else "given",
-                            "expected_hold": edge * use_churn}
-        tables = [t for t, r in table_rule.items() if r == rule_id]
-        in_rule = np.isin(results["table"], tables)
-        for period, unit in PERIODS.items():
-            labels = results["day"].astype(f"datetime64[{unit}]").astype(str)
-            for scope in [*tables, "all tables"]:
-                chosen = in_rule & ((results["table"] == scope) if scope != "all tables" else True)
-                for label in np.unique(labels[chosen]):
-                    rows = chosen & (labels == label)
-                    periods.append(_period(rule_id, scope, period, label, results, rows, house, slip, use_churn,
-                                           row_variance, edge, row_rounds))
-    flagged = benjamini_hochberg([p["p"] for p in periods], FDR)
-    for p, flag in zip(periods, flagged):
-        p["flag"] = bool(flag)
-    return {"periods": periods, "rule_sets": figures}
+
+    def __init__(self, results: dict):
+        self.results = results
+        self.table_rule: dict = {}
+        self.rules: dict = {}
+        self.variance: dict = {}  # (table, day) -> the logged rounds' variance of the house result
+        self.rounds: dict = {}  # (table, day) -> rounds logged
+        self.staked: dict = {}  # rule set -> bet -> amount staked
+        self.first_seen: dict = {}  # bet -> its first place in the database's bets
+
+    def add(self, data: AuditData) -> None:
+        """Add a batch: its tables' rule sets, each table-day's variance and rounds, the amounts staked by bet."""
+        if not len(self.results["day"]):
+            return
+        for row in np.flatnonzero(data.shoe_start):
+            self.table_rule.setdefault(data.table(row), data.rule_set(row))
+        self.rules.update(data.rules)
+        for into, values in ((self.variance, _round_variances(data)), (self.rounds, np.ones(data.n_rounds))):
+            for key, value in _by_table_day(data, values).items():
+                into[key] = into.get(key, 0.0) + value
+        bets = data.bets
+        if not len(bets["row"]):
+            return
+        first = np.full(len(bets["bet_names"]), np.iinfo(np.int64).max)
+        np.minimum.at(first, bets["bet_code"], bets["position"])
+        for name, at in zip(bets["bet_names"], first):
+            self.first_seen[str(name)] = min(int(at), self.first_seen.get(str(name), int(at)))
+        for rule_id in data.rules:
+            staked = self.staked.setdefault(rule_id, {})
+            for bet in bets["bet_names"]:
+                staked[str(bet)] = staked.get(str(bet), 0.0) + float(bets["stake"][data.bets_on(rule_id, str(bet))]
+                                                                     .sum())
+
+    def finish(self, mix: dict | None = None, churn: float | None = None) -> dict:
+        """Hold by day, month and year for every table and every rule set's floor, with ranges and p-values.
+
+        Parameters
+        ----------
+        mix : dict of str to float or None
+            Share of the handle per bet, where no bets are logged.
+        churn : float or None
+            Handle over drop, where no handle is reported.
+        """
+        results = self.results
+        if not len(results["day"]):
+            return {"periods": [], "rule_sets": {}}
+        known = np.isfinite(results["handle"])
+        measured = float(results["handle"][known].sum() / results["drop"][known].sum()) if known.any() and \
+            results["drop"][known].sum() > 0 else None
+        use_churn = measured if measured is not None else churn
+        if use_churn is None:
+            raise InputError("churn", "no handle is reported with the table results; give the drop-to-handle ratio "
+                                      "(handle / drop, e.g. 2.2)")
+        row_variance = _by_result_row(results, self.variance, set(self.table_rule))
+        row_rounds = _by_result_row(results, self.rounds, set(self.table_rule))  # rounds logged, where no bets are
+        figures, periods = {}, []
+        for rule_id in sorted(set(self.table_rule.values())):
+            rules = self.rules[rule_id]
+            staked = self.staked.get(rule_id, {})
+            bet_mix = _logged_mix({bet: staked[bet] for bet in sorted(staked, key=self.first_seen.get)}, rule_id, mix)
+            slip = _mixture(rules, bet_mix)
+            house = house_round(slip)
+            edge = _exact_edge(rules, bet_mix)
+            figures[rule_id] = {"mix": bet_mix, "house_edge": edge, "churn": use_churn,
+                                "churn_source": "logs" if measured is not None else "given",
+                                "expected_hold": edge * use_churn}
+            tables = [t for t, r in self.table_rule.items() if r == rule_id]
+            in_rule = np.isin(results["table"], tables)
+            for period, unit in PERIODS.items():
+                labels = results["day"].astype(f"datetime64[{unit}]").astype(str)
+                for scope in [*tables, "all tables"]:
+                    chosen = in_rule & ((results["table"] == scope) if scope != "all tables" else True)
+                    for label in np.unique(labels[chosen]):
+                        rows = chosen & (labels == label)
+                        periods.append(_period(rule_id, scope, period, label, results, rows, house, slip, use_churn,
+                                               row_variance, edge, row_rounds))
+        flagged = benjamini_hochberg([p["p"] for p in periods], FDR)
+        for p, flag in zip(periods, flagged):
+            p["flag"] = bool(flag)
+        return {"periods": periods, "rule_sets": figures}
+
+
+def hold_on_drop(data: AuditData, mix: dict | None = None, churn: float | None = None) -> dict:
+    """Hold on drop of one batch holding every table (:class:`HoldSums`)."""
+    sums = HoldSums(data.results)
+    sums.add(data)
+    return sums.finish(mix, churn)
 
 
 def _covariance(rules: Rules) -> tuple[tuple[str, ...], np.ndarray]:
@@ -170,24 +201,21 @@ def _round_variances(data: AuditData) -> np.ndarray:
     variance = np.zeros(data.n_rounds)
     if not len(bets["row"]):
         return variance
-    order = np.argsort(bets["row"], kind="stable")  # a block of rounds is then a block of bets
-    rows = bets["row"][order]
-    stake = bets["stake"][order]
-    rule_of_bet = data.rounds["rule_code"][rows]
-    block = 200_000  # rounds at a time: a (rounds x bets) matrix of stakes
+    block = 1 << 18  # rounds at a time: a (rounds x bets) matrix of stakes
     for rule_id, rules in data.rules.items():
         ids, cov = _covariance(rules)
         index_of_code = np.array([ids.index(b) if b in ids else -1 for b in bets["bet_names"]], np.int64)
-        bet_index = index_of_code[bets["bet_code"][order]]
-        mine = (rule_of_bet == list(data.rounds["rule_names"]).index(rule_id)) & (bet_index >= 0)
+        bet_index = index_of_code[bets["bet_code"]]
+        mine = np.flatnonzero(data.of_rule(rule_id)[bets["row"]] & (bet_index >= 0))
+        # Every round's stakes by bet at once, in the bets' order (the stakes of one round and bet add in the order
+        # they were logged); the products a block of rounds at a time.
+        stakes = np.bincount(bets["row"][mine].astype(np.int64) * len(ids) + bet_index[mine],
+                             weights=bets["stake"][mine], minlength=data.n_rounds * len(ids)
+                             ).reshape(data.n_rounds, len(ids))
         for first in range(0, data.n_rounds, block):
-            lo, hi = np.searchsorted(rows, (first, first + block))
-            chosen = mine[lo:hi]
-            size = min(block, data.n_rounds - first)
-            cell = (rows[lo:hi][chosen] - first) * len(ids) + bet_index[lo:hi][chosen]
-            stakes = np.bincount(cell, weights=stake[lo:hi][chosen],
-                                 minlength=size * len(ids)).reshape(size, len(ids))
-            variance[first:first + size] += np.einsum("ij,jk,ik->i", stakes, cov, stakes)
+            part = stakes[first:first + block]
+            # einsum, not a matrix product: OpenBLAS's threads on a busy machine took ten times as long.
+            variance[first:first + block] += np.einsum("ij,jk,ik->i", part, cov, part)
     return variance
 
 
@@ -198,26 +226,30 @@ def _exact_edge(rules: Rules, mix: dict) -> float:
     return -sum(share * bets[bet]["ev"] for bet, share in mix.items() if bet in bets) / total
 
 
-def _variance_by_result_row(data: AuditData, variance: np.ndarray) -> np.ndarray:
-    """The logged rounds' variance of each table result's table and gaming day (shared evenly among its shifts)."""
-    results = data.results
-    if not len(results["day"]) or not data.n_rounds:
+def _by_table_day(data: AuditData, values: np.ndarray) -> dict:
+    """The sum of a value per round over each table's gaming day, as ``{(table, day): sum}``."""
+    if not data.n_rounds:
+        return {}
+    first = data.rounds["day"].min()
+    span = int((data.rounds["day"].max() - first) / np.timedelta64(1, "D")) + 1
+    cell = data.rounds["table_code"].astype(np.int64) * span + (data.rounds["day"] - first).astype(np.int64)
+    sums = np.bincount(cell, weights=values, minlength=len(data.rounds["table_names"]) * span)
+    present = np.flatnonzero(np.bincount(cell, minlength=sums.size))
+    tables, days = np.divmod(present, span)
+    return {(str(data.rounds["table_names"][t]), first + np.timedelta64(int(d), "D")): float(sums[k])
+            for k, t, d in zip(present, tables, days)}
+
+
+def _by_result_row(results: dict, by_table_day: dict, tables: set) -> np.ndarray:
+    """Each table result's share of its table-day's sum (``by_table_day``; shared evenly among its shifts)."""
+    if not len(results["day"]) or not by_table_day:
         return np.zeros(len(results["day"]))
-    order = np.argsort(data.rounds["table_names"])
-    tables = data.rounds["table_names"][order]
-    rank = np.empty(len(order), np.int64)
-    rank[order] = np.arange(len(order))
-    table_of_round = rank[data.rounds["table_code"]]
-    first = min(data.rounds["day"].min(), results["day"].min())
-    span = int((max(data.rounds["day"].max(), results["day"].max()) - first) / np.timedelta64(1, "D")) + 1
-    by_table_day = np.bincount(table_of_round * span + (data.rounds["day"] - first).astype(np.int64),
-                               weights=variance, minlength=len(tables) * span)
-    at = np.searchsorted(tables, results["table"])
-    known = (at < len(tables)) & (tables[np.minimum(at, len(tables) - 1)] == results["table"])
-    cell = np.minimum(at, len(tables) - 1) * span + (results["day"] - first).astype(np.int64)
-    keys = cell.copy()
-    _, where, shifts = np.unique(keys, return_inverse=True, return_counts=True)
-    return np.where(known, by_table_day[cell] / shifts[where], 0.0)
+    keys = list(zip(results["table"].tolist(), results["day"].tolist()))
+    shifts: dict = {}
+    for key in keys:
+        shifts[key] = shifts.get(key, 0) + 1
+    return np.array([by_table_day.get((str(t), np.datetime64(d, "D")), 0.0) / shifts[(t, d)]
+                     if str(t) in tables else 0.0 for t, d in keys])
 
 
 def _period(rule_id, scope, period, label, results, rows, house, slip, churn, row_variance, edge,
@@ -240,8 +272,9 @@ def _period(rule_id, scope, period, label, results, rows, house, slip, churn, ro
         return {**row, "range_95": None, "range_99": None, "p": 1.0, "investigate": False, "method": "none"}
     key = (id(house), n_eff)
     if key not in _SUMS:
-        _SUMS[key] = (house, sum_distribution(house, n_eff) if n_eff <= LATTICE_MAX_ROUNDS else None)
-    dist = _SUMS[key][1]
+        lattice = sum_distribution(house, n_eff) if n_eff <= LATTICE_MAX_ROUNDS else None
+        _SUMS[key] = (house, lattice, summarize(lattice, 1) if lattice is not None else None)
+    dist, summary = _SUMS[key][1:]
     if dist is None:  # past the lattice's rounds: the normal law, its mean and variance the period's
         sd = handle * math.sqrt(float(slip.variance) / n_eff)
         z = (win - edge * handle) / sd
@@ -252,7 +285,7 @@ def _period(rule_id, scope, period, label, results, rows, house, slip, churn, ro
     # The mixture's shares are the logged ones in hundredths: its mean is moved to the exact mix's.
     shift = edge + float(slip.mean)
     verdict = check_observed(dist, 1, Fraction(win - shift * handle).limit_denominator(10**6),
-                             Fraction(handle).limit_denominator(10**6))
+                             Fraction(handle).limit_denominator(10**6), summary)
     scale = handle / drop
     range_95 = [(float(v) + shift) * scale for v in verdict.range_95]
     range_99 = [(float(v) + shift) * scale for v in verdict.range_99]

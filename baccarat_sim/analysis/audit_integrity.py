@@ -18,11 +18,11 @@ import numpy as np
 from ..model.cards import card_name
 from .audit_actual import theoretical
 from .audit_counts import shoe_number
-from .audit_data import AuditData
+from .audit_data import COUNT_BLOCK, AuditData
 from .audit_rounds import MISDEAL_PARTS
 from .audit_settle import card_level_lines, expected_nets, line_names, settles_on_codes
 
-__all__ = ["CHECKS", "PAYOUT_TOLERANCE", "integrity_findings"]
+__all__ = ["CHECKS", "PAYOUT_TOLERANCE", "integrity_findings", "sort_findings"]
 
 #: The integrity checks, by name.
 CHECKS = ("cards", "misdeal", "payout", "cut_card", "burn")
@@ -45,12 +45,13 @@ def integrity_findings(data: AuditData) -> list[dict]:
         findings += _shoe_rules(data, rules, mine)
     findings += _misdeals(data)
     findings += _payouts(data)
+    return sort_findings(findings)
+
+
+def sort_findings(findings: list) -> list:
+    """Findings by check, then table, shoe and round (those of one round in the order they were found)."""
     order = {name: k for k, name in enumerate(CHECKS)}
     return sorted(findings, key=lambda f: (order[f["check"]], f["table"], f["shoe"], f["round"] or 0))
-
-
-#: Rounds whose cards are counted at a time.
-COUNT_BLOCK = 1 << 20
 
 
 def _card_counts(data: AuditData, rules, mine: np.ndarray) -> list[dict]:

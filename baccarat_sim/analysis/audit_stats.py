@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-__all__ = ["benjamini_hochberg", "chi_square_sf", "runs_test"]
+__all__ = ["Runs", "benjamini_hochberg", "chi_square_sf", "runs_test"]
 
 #: The false discovery rate every family of the audit is held to.
 FDR = 0.05
@@ -78,6 +78,60 @@ def benjamini_hochberg(p_values, rate: float = FDR) -> np.ndarray:
     return rejected
 
 
+class Runs:
+    """Wald-Wolfowitz runs of a two-valued sequence split into groups (shoes), added a part at a time.
+
+    The parts come in the sequence's order; a part whose first element does not start a group continues the last
+    group of the part before (the sequence's first element always starts one). :meth:`result` gives what
+    :func:`runs_test` gives on the whole sequence.
+    """
+
+    def __init__(self):
+        self.runs = 0
+        self.elements = 0
+        self.last = None
+        self.sizes: list = []  # each closed group's (elements, ones), a part at a time
+        self.open = (0.0, 0.0)
+
+    def add(self, outcomes, group_start) -> None:
+        """Add the next part of the sequence (``outcomes``, and True where a group starts)."""
+        x = np.asarray(outcomes, bool)
+        start = np.asarray(group_start, bool)
+        if not x.size:
+            return
+        self.elements += x.size
+        if self.last is None:
+            start = start.copy()
+            start[0] = True
+        self.runs += int(np.count_nonzero(start[1:] | (x[1:] != x[:-1]))) + int(bool(start[0])
+                                                                                 or x[0] != self.last)
+        group = np.cumsum(start)  # 0: the elements that continue the open group
+        n = np.bincount(group).astype(float)
+        n1 = np.bincount(group, weights=x.astype(float))
+        if len(n) > 1:
+            closed_n, closed_n1 = n[:-1].copy(), n1[:-1].copy()
+            closed_n[0] += self.open[0]
+            closed_n1[0] += self.open[1]
+            keep = closed_n > 0  # the open group is empty before the sequence's first element
+            self.sizes.append((closed_n[keep], closed_n1[keep]))
+            self.open = (n[-1], n1[-1])
+        else:
+            self.open = (self.open[0] + n[0], self.open[1] + n1[0])
+        self.last = bool(x[-1])
+
+    def result(self) -> tuple[int, float, float]:
+        """The runs counted within groups, their expectation and the z-score (as :func:`runs_test`)."""
+        parts = self.sizes + ([(np.array([self.open[0]]), np.array([self.open[1]]))] if self.open[0] else [])
+        n = np.concatenate([a for a, _ in parts]) if parts else np.zeros(0)
+        n1 = np.concatenate([b for _, b in parts]) if parts else np.zeros(0)
+        n2 = n - n1
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(n > 0, 2 * n1 * n2 / n + 1, 0)
+            var = np.where(n > 1, 2 * n1 * n2 * (2 * n1 * n2 - n) / (n * n * (n - 1)), 0)
+        expected, variance = float(mean.sum()), float(var.sum())
+        return self.runs, expected, (self.runs - expected) / math.sqrt(variance) if variance > 0 else 0.0
+
+
 def runs_test(outcomes: np.ndarray, group_start: np.ndarray) -> tuple[int, float, float]:
     """Wald-Wolfowitz runs of a two-valued sequence split into groups (shoes): runs, expected runs, z.
 
@@ -86,23 +140,17 @@ def runs_test(outcomes: np.ndarray, group_start: np.ndarray) -> tuple[int, float
     outcomes : ndarray(bool)
         The sequence (e.g. Banker won), groups consecutive.
     group_start : ndarray(bool)
-        True where a group starts.
+        True where a group starts (the first element always starts one).
 
     Returns
     -------
     (int, float, float)
         The runs counted within groups, their expectation and the z-score (summed over groups: expectations and
         variances of independent groups add).
+
+    >>> runs_test(np.array([1, 1, 0, 1, 0, 0]), np.array([1, 0, 0, 1, 0, 0]))[0]
+    4
     """
-    x = np.asarray(outcomes, bool)
-    start = np.asarray(group_start, bool)
-    runs = int(np.count_nonzero(start | np.r_[True, x[1:] != x[:-1]]))
-    group = np.cumsum(start) - 1
-    n = np.bincount(group).astype(float)
-    n1 = np.bincount(group, weights=x.astype(float))
-    n2 = n - n1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(n > 0, 2 * n1 * n2 / n + 1, 0)
-        var = np.where(n > 1, 2 * n1 * n2 * (2 * n1 * n2 - n) / (n * n * (n - 1)), 0)
-    expected, variance = float(mean.sum()), float(var.sum())
-    return runs, expected, (runs - expected) / math.sqrt(variance) if variance > 0 else 0.0
+    runs = Runs()
+    runs.add(outcomes, group_start)
+    return runs.result()

@@ -303,7 +303,7 @@ class ObservedVerdict:
         return {95: self.inside_95, 99: self.inside_99}[level]
 
 
-def check_observed(dist: Distribution, total_stake, win, handle) -> ObservedVerdict:
+def check_observed(dist: Distribution, total_stake, win, handle, summary: HoldSummary | None = None) -> ObservedVerdict:
     """Where an observed win ``win`` on ``handle`` falls in the distribution of the hold over ``dist.n_rounds`` rounds.
 
     Parameters
@@ -316,6 +316,8 @@ def check_observed(dist: Distribution, total_stake, win, handle) -> ObservedVerd
         Observed house win (negative when the house lost), chips.
     handle : number
         Observed handle, > 0.
+    summary : HoldSummary or None
+        ``summarize(dist, total_stake)`` where the caller has it (one distribution checked against many periods).
 
     Raises
     ------
@@ -325,7 +327,7 @@ def check_observed(dist: Distribution, total_stake, win, handle) -> ObservedVerd
     win, handle = Fraction(win), Fraction(handle)
     if handle <= 0:
         raise InputError("observed_handle", f"must be > 0, got {handle}")
-    summary = summarize(dist, total_stake)
+    summary = summarize(dist, total_stake) if summary is None else summary
     hold = win / handle
     model_win = hold * summary.handle
     at_most, at_least = dist.cdf(model_win), dist.prob_at_least(model_win)

@@ -107,7 +107,6 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     report.add_argument("--format", choices=("text", "json"), default="text", help="what is printed")
     report.add_argument("--out", metavar="DIR", help="write the report's files (JSON, CSV, Markdown, HTML, PNG)")
     report.add_argument("--no-plots", action="store_true", help="no PNG control charts")
-    report.add_argument("--seed", type=seed_type, default=0, metavar="S", help="seed of the permutation tests")
     query = commands.add_parser("query", help="run one SQL query on the database (read-only) and print its rows",
                                 formatter_class=HelpFormatter)
     query.add_argument("sql", metavar="SQL", help="a query, e.g. \"select rule_set, count(*) from rounds group by 1\"")
@@ -234,7 +233,7 @@ def _run_report(args) -> int:
             raise UsageError(f"--db: the rounds name rule set {missing[0]!r}, neither shipped nor imported with "
                              "--rules")
         report = run_audit(connection, rules_of, since=args.since, until=args.until, mix=args.mix,
-                           churn=args.churn, seed=args.seed)
+                           churn=args.churn)
     finally:
         connection.close()
     if args.format == "json":

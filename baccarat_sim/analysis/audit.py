@@ -45,7 +45,7 @@ class AuditReport:
                  "detail": f"hold {p['hold']:.4f}, 95% range {p['range_95'][0]:.4f}..{p['range_95'][1]:.4f}, "
                            f"p {p['p']:.2g}"} for p in self.hold["periods"] if p["flag"]]
         for family in ("count", "late_max_bets"):
-            out += [{"part": "advantage", "what": family, "where": f"{t['table']} {t['player']}",
+            out += [{"part": "advantage", "what": family, "where": _player_where(t),
                      "detail": f"p {t['p']:.2g}" + (f", money at stake {t['money_at_stake']:.2f}"
                                                     if t.get("money_at_stake") is not None else "")}
                     for t in self.advantage[family] if t["flag"]]
@@ -54,6 +54,15 @@ class AuditReport:
                  f"stake {g['money_at_stake']:.2f}"}
                 for g in self.advantage["groups"]]
         return out
+
+
+def _player_where(test: dict) -> str:
+    """Where a player's flag is: the table of their first round, then the player.
+
+    A player without a logged id is named by table and seat (``"T01 seat 5"``): the table is not said twice.
+    """
+    player, table = test["player"], test["table"]
+    return player if player.startswith(f"{table} seat ") else f"{table} {player}"
 
 
 def _where(finding: dict) -> str:

@@ -16,6 +16,7 @@ import queue
 import signal
 import threading
 import traceback
+import warnings
 
 from .audit_advantage import AdvantageSums
 from .audit_data import AuditData
@@ -29,7 +30,11 @@ _DONE = b""
 
 def _serve(connection, results: dict, mix: dict | None, churn: float | None) -> None:
     """The second process: add each batch to the hold and advantage sums, then send back both parts finished."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a stop is the first process's to handle: it ends this one
+    # A terminal's stop reaches both processes: the first handles it and ends this one (SIGTERM, by default here).
+    for name in ("SIGINT", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         hold, advantage = HoldSums(results), AdvantageSums()
         while (payload := connection.recv_bytes()) != _DONE:
@@ -60,7 +65,11 @@ class SecondProcess:
         self._connection, their_end = context.Pipe()
         self._process = context.Process(target=_serve, args=(their_end, results, mix, churn), daemon=True,
                                         name="audit-hold-advantage")
-        self._process.start()
+        with warnings.catch_warnings():
+            # Python 3.12 on warns of fork() beside other threads (DuckDB's pool): the child never touches DuckDB
+            # nor any lock those threads take; it runs numpy and numba on the batches it is sent.
+            warnings.filterwarnings("ignore", message=r".*fork\(\) may lead to deadlocks", category=DeprecationWarning)
+            self._process.start()
         their_end.close()
         # One batch waiting beside the one on its way: the first process runs at most that far ahead.
         self._outbox: queue.Queue = queue.Queue(maxsize=1)

@@ -184,6 +184,28 @@ def test_bad_input_found_in_the_second_process_is_the_callers(month, tmp_path):
     assert apart.hold == whole.hold and apart.hold["periods"]
 
 
+@pytest.mark.slow
+def test_an_error_in_the_second_process_midway_reaches_the_caller(month, tmp_path, monkeypatch):
+    from baccarat_sim.analysis import audit_parallel
+    from baccarat_sim.errors import InputError
+
+    folder, _, _ = month
+    connection = open_database(folder / "audit.duckdb", read_only=True)
+    rules = {r: load_rules(r) for r in ("live-8deck-side-bets", "ez-baccarat")}
+    added = []
+
+    def add_then_fail(self, data):  # the second batch fails there, as a bug or a bad row would
+        added.append(data.n_rounds)
+        if len(added) == 2:
+            raise InputError("rounds", "a batch the hold cannot use")
+
+    monkeypatch.setattr(audit_parallel.HoldSums, "add", add_then_fail)  # before the fork: the child has it
+    with pytest.raises(InputError, match="a batch the hold cannot use"):
+        run_audit(connection, rules, batch_rounds=1)
+    connection.close()
+    assert added == []  # it ran in the second process, not here
+
+
 def test_card_level_payouts_are_checked(tmp_path):
     """Colour Match (catalogue-colour-and-suits): 6 to 1 when P1, B1, P2, B2 are all red or all black."""
     rounds = tmp_path / "rounds.csv"

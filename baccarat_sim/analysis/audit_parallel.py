@@ -73,9 +73,9 @@ class SecondProcess:
         their_end.close()
         # One batch waiting beside the one on its way: the first process runs at most that far ahead.
         self._outbox: queue.Queue = queue.Queue(maxsize=1)
+        self._failed: BaseException | None = None
         self._sender = threading.Thread(target=self._send, daemon=True, name="audit-batch-sender")
         self._sender.start()
-        self._failed: BaseException | None = None
 
     def _send(self) -> None:
         while True:
@@ -88,19 +88,41 @@ class SecondProcess:
             if payload == _DONE:
                 return
 
+    def _put(self, payload: bytes) -> None:
+        while True:  # the process ended early (killed): its sender ends, and nothing would take the batch
+            if not self._sender.is_alive():
+                raise self._ended()
+            try:
+                self._outbox.put(payload, timeout=0.5)
+                return
+            except queue.Full:
+                continue
+
+    def _ended(self) -> BaseException:
+        """Why the process ended early: the error it sent back, else its exit code."""
+        if self._connection.poll(1):
+            try:
+                outcome = pickle.loads(self._connection.recv_bytes())
+            except EOFError:
+                outcome = None
+            if outcome is not None and outcome[0] == "failed":
+                return outcome[1]
+        self._process.join(timeout=1)
+        return RuntimeError(f"the audit's second process ended early (exit code {self._process.exitcode})"
+                            + (f": {self._failed}" if self._failed else ""))
+
     def add(self, data: AuditData) -> None:
         """Send a batch (pickled now, before this process's parts add their caches to it)."""
-        self._outbox.put(pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
+        self._put(pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
 
     def finish(self) -> tuple[dict, dict]:
         """The hold part and the advantage part (as ``HoldSums.finish`` and ``AdvantageSums.finish`` give them)."""
-        self._outbox.put(_DONE)
+        self._put(_DONE)
         self._sender.join()
         try:
             outcome = pickle.loads(self._connection.recv_bytes())
         except EOFError:
-            raise RuntimeError(f"the audit's second process ended without an answer (exit code "
-                               f"{self._process.exitcode}); {self._failed or ''}") from None
+            raise self._ended() from None
         if outcome[0] == "failed":
             raise outcome[1]
         return outcome[1], outcome[2]

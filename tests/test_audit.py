@@ -164,7 +164,6 @@ def test_hold_without_bets_needs_the_mix(month, tmp_path, capsys):
                            for p in periods)
 
 
-@pytest.mark.slow
 def test_bad_input_found_in_the_second_process_is_the_callers(month, tmp_path):
     """A batch at a time, the hold part runs in a second process: its refusal reaches the caller as it is."""
     from baccarat_sim.errors import InputError
@@ -184,7 +183,6 @@ def test_bad_input_found_in_the_second_process_is_the_callers(month, tmp_path):
     assert apart.hold == whole.hold and apart.hold["periods"]
 
 
-@pytest.mark.slow
 def test_an_error_in_the_second_process_midway_reaches_the_caller(month, tmp_path, monkeypatch):
     from baccarat_sim.analysis import audit_parallel
     from baccarat_sim.errors import InputError

@@ -164,6 +164,46 @@ def test_hold_without_bets_needs_the_mix(month, tmp_path, capsys):
                            for p in periods)
 
 
+def test_bad_input_found_in_the_second_process_is_the_callers(month, tmp_path):
+    """A batch at a time, the hold part runs in a second process: its refusal reaches the caller as it is."""
+    from baccarat_sim.errors import InputError
+
+    folder, _, _ = month
+    db = tmp_path / "no-bets.duckdb"
+    logs = folder / "logs"
+    assert main(["import", "--db", str(db), str(logs / "rounds.csv"), str(logs / "results.csv")]) == 0
+    connection = open_database(db)
+    rules = {r: load_rules(r) for r in ("live-8deck-side-bets", "ez-baccarat")}
+    with pytest.raises(InputError, match="no bets are logged") as refused:
+        run_audit(connection, rules, batch_rounds=1)
+    assert refused.value.param == "mix"
+    mix = {"banker": 0.5, "player": 0.45, "tie": 0.05}
+    apart, whole = (run_audit(connection, rules, mix=mix, batch_rounds=size) for size in (1, 10**9))
+    connection.close()
+    assert apart.hold == whole.hold and apart.hold["periods"]
+
+
+def test_an_error_in_the_second_process_midway_reaches_the_caller(month, tmp_path, monkeypatch):
+    from baccarat_sim.analysis import audit_parallel
+    from baccarat_sim.errors import InputError
+
+    folder, _, _ = month
+    connection = open_database(folder / "audit.duckdb", read_only=True)
+    rules = {r: load_rules(r) for r in ("live-8deck-side-bets", "ez-baccarat")}
+    added = []
+
+    def add_then_fail(self, data):  # the second batch fails there, as a bug or a bad row would
+        added.append(data.n_rounds)
+        if len(added) == 2:
+            raise InputError("rounds", "a batch the hold cannot use")
+
+    monkeypatch.setattr(audit_parallel.HoldSums, "add", add_then_fail)  # before the fork: the child has it
+    with pytest.raises(InputError, match="a batch the hold cannot use"):
+        run_audit(connection, rules, batch_rounds=1)
+    connection.close()
+    assert added == []  # it ran in the second process, not here
+
+
 def test_card_level_payouts_are_checked(tmp_path):
     """Colour Match (catalogue-colour-and-suits): 6 to 1 when P1, B1, P2, B2 are all red or all black."""
     rounds = tmp_path / "rounds.csv"

@@ -6,7 +6,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import multiprocessing
 import time
 
 from .audit_actual import ActualSums
@@ -14,6 +16,7 @@ from .audit_advantage import AdvantageSums
 from .audit_data import BATCH_ROUNDS, plan_batches, read_audit_data, read_results
 from .audit_hold import HoldSums
 from .audit_integrity import integrity_findings, sort_findings
+from .audit_parallel import SecondProcess
 
 __all__ = ["AuditReport", "run_audit"]
 
@@ -76,31 +79,42 @@ def run_audit(connection, rules_of: dict, *, since=None, until=None, mix=None, c
 
     Whole tables at a time, about ``batch_rounds`` rounds a batch (:func:`~.audit_data.plan_batches`): each part
     adds a batch to its sums, and the report is made of the sums; the batches change nothing in it (beyond the
-    round-off of sums added in another order).
+    round-off of sums added in another order). With more than one batch (and where processes fork), the hold and
+    advantage parts run in a second process (:class:`~.audit_parallel.SecondProcess`) while this one reads the
+    batches and adds them to the integrity and actual parts: the same figures, on two cores.
     """
     started = time.perf_counter()
     results = read_results(connection, since, until)
     batches = plan_batches(connection, since, until, batch_rounds)
     integrity: list = []
-    actual, hold, advantage = ActualSums(), HoldSums(results), AdvantageSums()
+    actual = ActualSums()
+    two = len(batches) > 1 and "fork" in multiprocessing.get_all_start_methods()
+    hold, advantage = (None, None) if two else (HoldSums(results), AdvantageSums())
     scope = {"rounds": 0, "bets": 0, "results": int(len(results["day"])), "tables": [], "rule_sets": set(),
              "first_day": None, "last_day": None}
-    for tables in batches:
-        data = read_audit_data(connection, rules_of, since, until, tables, results)
-        if not data.n_rounds:
-            continue
-        scope["rounds"] += data.n_rounds
-        scope["bets"] += int(len(data.bets["row"]))
-        scope["tables"] += [str(t) for t in data.rounds["table_names"]]
-        scope["rule_sets"] |= set(data.rules)
-        days = [str(data.rounds["day"].min()), str(data.rounds["day"].max())]
-        scope["first_day"] = min(filter(None, (scope["first_day"], days[0])))
-        scope["last_day"] = max(filter(None, (scope["last_day"], days[1])))
-        integrity += integrity_findings(data)
-        actual.add(data)
-        hold.add(data)
-        advantage.add(data)
-        del data
+    with SecondProcess(results, mix, churn) if two else contextlib.nullcontext() as second:
+        for tables in batches:
+            data = read_audit_data(connection, rules_of, since, until, tables, results)
+            if not data.n_rounds:
+                continue
+            if second is not None:
+                second.add(data)
+            scope["rounds"] += data.n_rounds
+            scope["bets"] += int(len(data.bets["row"]))
+            scope["tables"] += [str(t) for t in data.rounds["table_names"]]
+            scope["rule_sets"] |= set(data.rules)
+            days = [str(data.rounds["day"].min()), str(data.rounds["day"].max())]
+            scope["first_day"] = min(filter(None, (scope["first_day"], days[0])))
+            scope["last_day"] = max(filter(None, (scope["last_day"], days[1])))
+            integrity += integrity_findings(data)
+            actual.add(data)
+            if second is None:
+                hold.add(data)
+                advantage.add(data)
+            del data
+        actual_part = actual.finish()
+        hold_part, advantage_part = second.finish() if second is not None else (hold.finish(mix, churn),
+                                                                                 advantage.finish())
     scope["tables"], scope["rule_sets"] = sorted(scope["tables"]), sorted(scope["rule_sets"])
-    return AuditReport(scope, sort_findings(integrity), actual.finish(), hold.finish(mix, churn),
-                       advantage.finish(), time.perf_counter() - started)
+    return AuditReport(scope, sort_findings(integrity), actual_part, hold_part, advantage_part,
+                       time.perf_counter() - started)

@@ -2,11 +2,12 @@
 
     python benchmarks/bench_audit.py                     # 1e6 rounds (25 tables x 40 days x 1000 rounds)
     python benchmarks/bench_audit.py --days 4            # 1e5 rounds, quick
-    python benchmarks/bench_audit.py --days 400 --stages simulate,import --out results/bench_audit_import.json
+    python benchmarks/bench_audit.py --days 400          # 1e7 rounds, a simulated year: the issue's target
+    python benchmarks/bench_audit.py --days 400 --stages simulate,import   # without the report
     python benchmarks/bench_audit.py --copies 10         # the report of 1e7 rounds: the 1e6 imported, copied ten times
 
 Each stage runs in its own process (``python -m baccarat_sim.audit ...``, Parquet logs), timed by wall clock and
-CPU (user + system of the process, its threads and the second process the report forks) with its peak resident
+CPU (user + system of the process, its threads and the second process the report starts) with its peak resident
 memory (the largest of ``getrusage``'s peak of the child and the sum of the resident memory of the child and its
 own children, sampled 20 times a second: the report's two processes together, the pages they share counted twice).
 The issue's target: import and full audit of 1e7 logged rounds (25 tables, a year) in at most 60 s and 2 GB on 2

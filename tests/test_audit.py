@@ -4,6 +4,7 @@ is checked by SQL; a bad file is refused row by row; the HTML report renders in 
 import json
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -183,25 +184,44 @@ def test_bad_input_found_in_the_second_process_is_the_callers(month, tmp_path):
     assert apart.hold == whole.hold and apart.hold["periods"]
 
 
-def test_an_error_in_the_second_process_midway_reaches_the_caller(month, tmp_path, monkeypatch):
+def test_an_error_in_the_second_process_midway_reaches_the_caller(month, monkeypatch):
+    import pickle
+
     from baccarat_sim.analysis import audit_parallel
-    from baccarat_sim.errors import InputError
 
     folder, _, _ = month
     connection = open_database(folder / "audit.duckdb", read_only=True)
     rules = {r: load_rules(r) for r in ("live-8deck-side-bets", "ez-baccarat")}
-    added = []
+    sent = []
+    add = audit_parallel.SecondProcess.add
 
-    def add_then_fail(self, data):  # the second batch fails there, as a bug or a bad row would
-        added.append(data.n_rounds)
-        if len(added) == 2:
-            raise InputError("rounds", "a batch the hold cannot use")
+    def add_then_spoil(self, data):  # the second batch arrives spoilt, as a bug in either process would leave it
+        sent.append(data.n_rounds)
+        if len(sent) == 2:
+            self._put(b"not a pickled batch")
+        else:
+            add(self, data)
 
-    monkeypatch.setattr(audit_parallel.HoldSums, "add", add_then_fail)  # before the fork: the child has it
-    with pytest.raises(InputError, match="a batch the hold cannot use"):
+    monkeypatch.setattr(audit_parallel.SecondProcess, "add", add_then_spoil)
+    with pytest.raises(pickle.UnpicklingError):
         run_audit(connection, rules, batch_rounds=1)
     connection.close()
-    assert added == []  # it ran in the second process, not here
+    assert len(sent) >= 2
+
+
+def test_the_second_process_runs_under_a_script_without_a_main_guard(month, tmp_path):
+    # The second process is a fresh interpreter, not multiprocessing's spawn, which runs the caller's script again.
+    folder, _, _ = month
+    script = tmp_path / "script.py"
+    script.write_text("from baccarat_sim.analysis.audit import run_audit\n"
+                      "from baccarat_sim.audit_store.database import open_database\n"
+                      "from baccarat_sim.model.rules import load_rules\n"
+                      f"connection = open_database({str(folder / 'audit.duckdb')!r}, read_only=True)\n"
+                      "rules = {r: load_rules(r) for r in ('live-8deck-side-bets', 'ez-baccarat')}\n"
+                      "print(len(run_audit(connection, rules, batch_rounds=1).flags()))\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 0 and "Warning" not in done.stderr
 
 
 def test_card_level_payouts_are_checked(tmp_path):
@@ -295,7 +315,7 @@ def test_permutation_moments_equal_every_shuffle_within_shoes():
     # kernel's mean and variance of sum(amount x true count); a second player's sums stay apart.
     import itertools
 
-    from baccarat_sim.kernels.audit_moments import pair_moments
+    from baccarat_sim.engines.audit_moments import pair_moments
 
     x = np.array([0.0, 25.0, 0.0, 100.0, 5.0, 0.0, 5.0, 40.0, 0.0, 10.0])
     y = np.array([-1.5, 0.25, 2.0, 3.5, -0.5, 1.0, 4.0, 7.0, 1.0, -2.0])

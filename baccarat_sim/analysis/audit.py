@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import multiprocessing
 import time
 
 from .audit_actual import ActualSums
@@ -79,7 +78,7 @@ def run_audit(connection, rules_of: dict, *, since=None, until=None, mix=None, c
 
     Whole tables at a time, about ``batch_rounds`` rounds a batch (:func:`~.audit_data.plan_batches`): each part
     adds a batch to its sums, and the report is made of the sums; the batches change nothing in it (beyond the
-    round-off of sums added in another order). With more than one batch (and where processes fork), the hold and
+    round-off of sums added in another order). With more than one batch, the hold and
     advantage parts run in a second process (:class:`~.audit_parallel.SecondProcess`) while this one reads the
     batches and adds them to the integrity and actual parts: the same figures, on two cores.
     """
@@ -88,7 +87,7 @@ def run_audit(connection, rules_of: dict, *, since=None, until=None, mix=None, c
     batches = plan_batches(connection, since, until, batch_rounds)
     integrity: list = []
     actual = ActualSums()
-    two = len(batches) > 1 and "fork" in multiprocessing.get_all_start_methods()
+    two = len(batches) > 1
     hold, advantage = (None, None) if two else (HoldSums(results), AdvantageSums())
     scope = {"rounds": 0, "bets": 0, "results": int(len(results["day"])), "tables": [], "rule_sets": set(),
              "first_day": None, "last_day": None}

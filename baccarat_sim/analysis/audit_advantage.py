@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..kernels.audit_moments import pair_moments
+from ..engines.audit_moments import pair_moments
 from .audit_counts import ShoeCounts, best_count
 from .audit_data import AuditData
 from .audit_stats import FDR, benjamini_hochberg
@@ -87,7 +87,7 @@ def _count_sums(data: AuditData, countable: dict, into: dict) -> None:
 
     ``into[(rule_id, bet_id)][player]``: a list of one record per batch the player bet in: the bets on the bet,
     the sums of the amount on it and the true count over the rounds the player played and their permutation
-    moments (:func:`~baccarat_sim.kernels.audit_moments.pair_moments`), the amounts and money at stake, where and
+    moments (:func:`~baccarat_sim.engines.audit_moments.pair_moments`), the amounts and money at stake, where and
     when.
 
     The permutation law: the amounts ``x`` shuffled among the rounds of each shoe, the true counts ``y`` staying.

@@ -16,11 +16,11 @@ import numpy as np
 
 from .jit import jit
 
-__all__ = ["PairMoments", "pair_moments"]
+__all__ = ["PairMoments", "pair_sums"]
 
 
 class PairMoments(NamedTuple):
-    """What :func:`pair_moments` returns, per player.
+    """Per player, what :func:`pair_sums` gives (:func:`baccarat_sim.engines.audit_moments.pair_moments`: this type).
 
     Attributes
     ----------
@@ -39,7 +39,8 @@ class PairMoments(NamedTuple):
 
 
 @jit
-def _pair_moments(player, x, y, segment, n_players, n_segments):
+def pair_sums(player, x, y, segment, n_players, n_segments):
+    """The fields of :class:`PairMoments` for pairs in their order (arrays typed by the engine's wrapper)."""
     sums = np.zeros((6, n_players))
     size = np.zeros(n_segments)
     sum_x = np.zeros(n_segments)
@@ -80,20 +81,3 @@ def _pair_moments(player, x, y, segment, n_players, n_segments):
         else:
             spread[owner[s]] += 0.0
     return sums, shifted, spread
-
-
-def pair_moments(player: np.ndarray, x: np.ndarray, y: np.ndarray, segment: np.ndarray, n_players: int,
-                 n_segments: int) -> PairMoments:
-    """Each player's sums over their pairs and the permutation moments of ``sum x y`` within segments.
-
-    Parameters
-    ----------
-    player, segment : ndarray(int64, shape=(n,))
-        Each pair's player (``0 .. n_players - 1``) and segment (``0 .. n_segments - 1``: its player's shoe); a
-        segment's pairs are one player's.
-    x, y : ndarray(float64, shape=(n,))
-        The amount bet in the pair's round and the true count before it.
-    """
-    return PairMoments(*_pair_moments(np.asarray(player, np.int64), np.asarray(x, np.float64),
-                                      np.asarray(y, np.float64), np.asarray(segment, np.int64), int(n_players),
-                                      int(n_segments)))

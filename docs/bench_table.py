@@ -194,14 +194,18 @@ _HOLDS = {"<=": lambda v, limit: v <= limit, "<": lambda v, limit: v < limit,
 
 
 def target_status(figure: Figure) -> str:
-    """``"met"`` where every figure is within its bound, ``"missed"`` where one is not, ``""`` without bounds."""
+    """Whether the figures hold their target: ``"met"``, ``"missed"``, or each figure's word where they differ.
+
+    ``"met / missed"``: the first figure within its bound, the second not; ``""``: no bounds.
+    """
     if not figure.bounds:
         return ""
     value = figure.read(_load(figure.file))
     values = value if isinstance(value, tuple) else (value,)
     bounds = figure.bounds if len(figure.bounds) == len(values) else figure.bounds * len(values)
-    held = [_HOLDS[bound[0]](v, bound[1]) for v, bound in zip(values, bounds, strict=True) if bound is not None]
-    return "met" if all(held) else "missed"
+    words = ["met" if _HOLDS[bound[0]](v, bound[1]) else "missed"
+             for v, bound in zip(values, bounds, strict=True) if bound is not None]
+    return words[0] if len(set(words)) == 1 else " / ".join(words)  # "met / missed": figure by figure
 
 
 def _target(figure: Figure) -> str:

@@ -53,7 +53,7 @@ FIRST_FOUR = ("P1", "B1", "P2", "B2")
 TARGET_SECONDS = 10.0
 
 
-def timed(function, repeats: int) -> dict:
+def timed(function, repeats: int) -> tuple[dict, object]:
     """Median and minimum wall time of ``function()`` in seconds, and its last result."""
     times, result = [], None
     for _ in range(repeats):

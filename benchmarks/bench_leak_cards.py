@@ -24,9 +24,9 @@ import dataclasses
 import json
 import os
 import platform
-import statistics
-import time
 from pathlib import Path
+
+from bench_leak import timed  # beside this script
 
 from baccarat_sim._version import __version__
 from baccarat_sim.analysis.leak import each, high_low, leak_value
@@ -50,16 +50,6 @@ id = "banker_beats"
 pays = [{ when = "poker(banker) > poker(player)", pays = "1:1" }]
 otherwise = "lose"
 """
-
-
-def timed(function, repeats: int) -> tuple[dict, object]:
-    """Median and minimum wall time of ``function()`` in seconds, and its last result."""
-    times, result = [], None
-    for _ in range(repeats):
-        started = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - started)
-    return {"median_s": statistics.median(times), "min_s": min(times), "repeats": repeats}, result
 
 
 def refusal(rules) -> str:
